@@ -1,0 +1,1 @@
+"""ringbench: benchmarks for lightweight-process concurrency."""

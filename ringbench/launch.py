@@ -1,0 +1,128 @@
+"""Launching one driver process and collecting its records.
+
+The driver runs in its own process group (so a timeout or Ctrl-C kills it and
+everything it spawned), optionally pinned to one CPU, with a deadline.
+"""
+from __future__ import annotations
+
+import collections
+import os
+import signal
+import subprocess
+import threading
+from dataclasses import dataclass
+from typing import Callable
+
+from .drivers import Driver
+from .protocol import DriverFailed, parse_line
+
+
+def cores_value(cores: str) -> int:
+    """`--cores 1` → 1 scheduler thread; `all` → every core this process may use."""
+    return len(os.sched_getaffinity(0)) if cores == "all" else int(cores)
+
+
+def pin_cpu() -> int:
+    """The CPU a `--cores 1` driver is pinned to: the last one we may use."""
+    return max(os.sched_getaffinity(0))
+
+
+def max_procs(n: int) -> int:
+    """A process-table size for runtimes that need one (BEAM's +P): room for n plus helpers."""
+    return max(262_144, 2 * n + 1024)
+
+
+@dataclass
+class Launch:
+    argv: list[str]
+    env_overrides: dict[str, str]
+    pinned_cpu: int | None
+    records: list[dict]
+    stderr_tail: str
+    returncode: int
+
+
+def settings(d: Driver, cores: str, n: int) -> tuple[list[str], dict[str, str], int]:
+    c = cores_value(cores)
+    mp = max_procs(n)
+    overrides = {k: v for k, v in d.environ(c, mp).items() if os.environ.get(k) != v}
+    return d.argv(c, mp), overrides, c
+
+
+def run_driver(d: Driver, args: list[str], *, cores: str = "all", n: int = 1, timeout: float = 600,
+               on_record: Callable[[dict], None] | None = None) -> Launch:
+    """Run `<driver> args…`; return its records or raise DriverFailed.
+
+    The driver's own error record wins over the exit status; a non-zero exit without
+    one is a crash; silence past `timeout` seconds is a hang.
+    """
+    prefix, overrides, c = settings(d, cores, n)
+    argv = prefix + args
+    cpu = pin_cpu() if cores != "all" else None
+    preexec = (lambda: os.sched_setaffinity(0, {cpu})) if cpu is not None else None
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, **overrides}, start_new_session=True,
+                            preexec_fn=preexec, cwd=d.folder)
+    tail: collections.deque[str] = collections.deque(maxlen=20)
+    err_reader = threading.Thread(target=lambda: tail.extend(proc.stderr), daemon=True)
+    err_reader.start()
+    timed_out = threading.Event()
+
+    def kill() -> None:
+        timed_out.set()
+        _kill_group(proc)
+
+    timer = threading.Timer(timeout, kill)
+    timer.start()
+    records: list[dict] = []
+    failure: DriverFailed | None = None
+    try:
+        for line in proc.stdout:
+            if not line.strip() or failure:
+                continue
+            try:
+                rec = parse_line(line)
+            except DriverFailed as e:
+                failure = e
+                continue
+            records.append(rec)
+            if on_record:
+                on_record(rec)
+        proc.wait()
+    except BaseException:  # Ctrl-C, SIGTERM: never leave a driver running behind us
+        _kill_group(proc)
+        raise
+    finally:
+        timer.cancel()
+        err_reader.join(timeout=5)
+    stderr_tail = "".join(tail).strip()
+    if timed_out.is_set():
+        raise DriverFailed("timeout", f"no result within {timeout:g} s; the driver's process group was killed",
+                           stderr_tail)
+    if failure:
+        failure.stderr_tail = stderr_tail
+        raise failure
+    if proc.returncode != 0:
+        if proc.returncode < 0:
+            sig = signal.Signals(-proc.returncode).name
+            hint = " (SIGKILL: perhaps the kernel's out-of-memory killer)" if sig == "SIGKILL" else ""
+            raise DriverFailed("crashed", f"killed by {sig}{hint}", stderr_tail)
+        raise DriverFailed("crashed", f"exit status {proc.returncode} without an error record", stderr_tail)
+    _kill_group(proc)  # reap anything the driver left behind
+    return Launch(argv, overrides, cpu, records, stderr_tail, proc.returncode)
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def describe(d: Driver, timeout: float = 60) -> dict:
+    """The driver's self-description (contract section 4)."""
+    launch = run_driver(d, ["describe"], timeout=timeout)
+    for rec in launch.records:
+        if rec["type"] == "describe":
+            return rec
+    raise DriverFailed("garbled", "`describe` printed no describe record")

@@ -1,0 +1,75 @@
+"""Reading what a driver printed: JSON Lines records checked against the contract.
+
+Nothing a driver says becomes a number until it passes `check_result`: all fields
+present and integral, the echoed parameters equal to what was asked, the count
+equal to the expected count, timings physically possible.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Mapping
+
+RECORD_TYPES = {"describe", "result", "stats", "sample", "hop", "error"}
+RESULT_FIELDS = ("count", "setup_ns", "run_ns", "setup_cpu_ns", "run_cpu_ns", "rss_before", "rss_after")
+ERROR_KINDS = {"bad_param", "unknown_workload", "unsupported", "limit", "failure"}
+# A message hop costs at least a few instructions; below this a driver is not measuring.
+MIN_NS_PER_HOP = 0.5
+
+
+class DriverFailed(Exception):
+    """A driver run produced no usable result. `kind` says why (stored with the cell)."""
+
+    def __init__(self, kind: str, message: str, stderr_tail: str = ""):
+        super().__init__(message)
+        self.kind = kind          # a contract error kind, or crashed / timeout / garbled / wrong_count / absurd
+        self.message = message
+        self.stderr_tail = stderr_tail
+
+    def __str__(self) -> str:
+        return f"{self.kind}: {self.message}"
+
+
+def parse_line(line: str) -> dict:
+    try:
+        rec = json.loads(line)
+    except json.JSONDecodeError:
+        raise DriverFailed("garbled", f"output is not JSON: {line[:120]!r}") from None
+    if not isinstance(rec, dict) or rec.get("type") not in RECORD_TYPES:
+        raise DriverFailed("garbled", f"not a contract record: {line[:120]!r}")
+    if rec["type"] == "error":
+        kind = rec.get("kind") if rec.get("kind") in ERROR_KINDS else "failure"
+        raise DriverFailed(kind, str(rec.get("message", "(no message)")))
+    return rec
+
+
+def _int_field(rec: Mapping, name: str) -> int:
+    value = rec.get(name)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise DriverFailed("garbled", f"result field {name!r} missing or not an integer: {value!r}")
+    if value < 0:
+        raise DriverFailed("absurd", f"result field {name!r} is negative: {value}")
+    return value
+
+
+@dataclass(frozen=True)
+class Expectation:
+    workload: str
+    params: Mapping[str, int]
+    count: int   # what the driver must prove
+    hops: int    # messages in the timed run phase
+
+
+def check_result(rec: Mapping, want: Expectation) -> dict:
+    """Return the record if it is a believable result for `want`, else raise DriverFailed."""
+    if rec.get("workload") != want.workload:
+        raise DriverFailed("garbled", f"result is for workload {rec.get('workload')!r}, asked {want.workload!r}")
+    for k, v in want.params.items():
+        if rec.get(k) != v:
+            raise DriverFailed("garbled", f"result echoes {k}={rec.get(k)!r}, asked {k}={v}")
+    values = {f: _int_field(rec, f) for f in RESULT_FIELDS}
+    if values["count"] != want.count:
+        raise DriverFailed("wrong_count", f"driver counted {values['count']:,}, expected {want.count:,}")
+    if want.hops and values["run_ns"] < want.hops * MIN_NS_PER_HOP:
+        raise DriverFailed("absurd", f"run_ns={values['run_ns']} for {want.hops:,} hops is impossibly fast")
+    return dict(rec)

@@ -1,0 +1,88 @@
+"""Fake ringbench driver for the harness tests.
+
+Environment:
+  FAKE_NS_PER_HOP   ns per hop it reports (default 100); FAKE_JITTER a list "a,b,c" of
+                    multipliers applied to successive processes (via FAKE_COUNTER_FILE)
+  FAKE_FAULT        hang | crash | exit1 | garbage | wrong_count | absurd | missing_field |
+                    negative | limit | slow
+  FAKE_FAULT_ON     fault only in the k-th process launched (counted in FAKE_COUNTER_FILE)
+"""
+import json
+import os
+import sys
+import time
+
+
+def emit(rec):
+    print(json.dumps(rec), flush=True)
+
+
+def error(kind, msg, code):
+    emit({"type": "error", "kind": kind, "message": msg})
+    sys.exit(code)
+
+
+def launch_number():
+    path = os.environ.get("FAKE_COUNTER_FILE")
+    if not path:
+        return 1
+    k = int(open(path).read() or 0) + 1 if os.path.exists(path) else 1
+    with open(path, "w") as f:
+        f.write(str(k))
+    return k
+
+
+def main(argv):
+    if argv[:1] == ["describe"]:
+        emit({"type": "describe", "contract": 1, "name": "fake", "runtime": "Fake", "version": "0.0-fake",
+              "workloads": ["ring"], "features": ["tokens"], "variant": ""})
+        return
+    if len(argv) < 2 or argv[0] != "run":
+        error("bad_param", "usage: run <workload> key=value...", 2)
+    if argv[1] != "ring":
+        error("unknown_workload", f"unknown workload {argv[1]!r}", 2)
+    params = {"tokens": 1, "repeats": 1, "warmup": 0}
+    for arg in argv[2:]:
+        key, _, value = arg.partition("=")
+        if not value.isdigit() or int(value) < 0:
+            error("bad_param", f"{key} must be a non-negative integer, got {value!r}", 2)
+        params[key] = int(value)
+    k = launch_number()
+    fault = os.environ.get("FAKE_FAULT", "")
+    only = os.environ.get("FAKE_FAULT_ON")
+    if only and int(only) != k:
+        fault = ""
+    jitter = [float(x) for x in os.environ.get("FAKE_JITTER", "1").split(",")]
+    ns = float(os.environ.get("FAKE_NS_PER_HOP", "100")) * jitter[(k - 1) % len(jitter)]
+    n, m, t = params["n"], params["m"], params["tokens"]
+    if fault == "hang":
+        time.sleep(3600)
+    if fault == "crash":
+        os.kill(os.getpid(), 9)
+    if fault == "exit1":
+        print("fake: something broke", file=sys.stderr)
+        sys.exit(1)
+    if fault == "limit":
+        error("limit", "fake limit: too many processes (raise fake.max)", 3)
+    if fault == "garbage":
+        print("this is not json", flush=True)
+        return
+    if fault == "slow":
+        time.sleep(float(os.environ.get("FAKE_SLOW_S", "2")))
+    for i in range(1, params["repeats"] + 1):
+        hops = n * m * t
+        rec = {"type": "result", "workload": "ring", "iteration": i, "n": n, "m": m, "tokens": t,
+               "count": hops, "setup_ns": n * 1000, "run_ns": int(hops * ns), "setup_cpu_ns": n * 900,
+               "run_cpu_ns": int(hops * ns * 0.5), "rss_before": 10_000_000, "rss_after": 10_000_000 + n * 500}
+        if fault == "wrong_count":
+            rec["count"] = hops - 1
+        if fault == "absurd":
+            rec["run_ns"] = 1
+        if fault == "missing_field":
+            del rec["run_cpu_ns"]
+        if fault == "negative":
+            rec["setup_ns"] = -5
+        emit(rec)
+
+
+main(sys.argv[1:])
