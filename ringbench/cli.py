@@ -13,10 +13,11 @@ from rich.table import Table
 
 from . import environment, runner, workloads
 from .drivers import DriverError, build as build_driver, discover, select
-from .launch import describe
+from .launch import describe, run_driver
 from .protocol import DriverFailed
 from .store import DEFAULT_DB, Store, StoreError
-from .tables import Row, ring_json, ring_table
+from . import tables
+from .tables import Row
 
 # Tables are wide: when stdout is not a terminal (a file, a pipe, a test) do not squeeze them to 80 columns.
 out = Console(width=None if sys.stdout.isatty() else 220)
@@ -104,11 +105,11 @@ def _measure(workload: workloads.Workload, runtime: str, grid: list[dict], cores
     rows = [Row(o.spec.driver.name, o.spec.cores, o.spec.params, o.status, o.reason, o.records) for o in outcomes]
     if as_json:
         click.echo(json.dumps({"run_id": run_id, "status": status, "settings": settings,
-                               "cells": ring_json(rows)}, indent=1))
+                               "cells": tables.as_json(workload, rows)}, indent=1))
     else:
-        out.print(ring_table(rows, title=f"{workload.name} — run {run_id} ({status}), store {db}"))
-        out.print("ns/hop: median over repeats, spread = min–max; Rel % = throughput against the fastest row; "
-                  f"each repeat in a {'single warm process' if opts.in_process else 'fresh driver process'}, "
+        out.print(tables.table(workload, rows, title=f"{workload.name} — run {run_id} ({status}), store {db}"))
+        out.print(f"{workload.headline.label}: median over repeats, spread = min–max; Rel % = throughput against "
+                  f"the fastest row; each repeat in a {'single warm process' if opts.in_process else 'fresh driver process'}, "
                   f"{opts.warmup} unreported warm-up iteration(s) first.")
     return {"complete": 0, "interrupted": 130}.get(status, 1)
 
@@ -141,14 +142,20 @@ def common_options(cores_default: str):
     return wrap
 
 
-@main.command()
+def _workload_help() -> str:
+    return "\n".join(f"  {w.name:<10} {w.summary}" for w in workloads.WORKLOADS.values())
+
+
+@main.command(epilog="\b\nWorkloads:\n" + _workload_help())
 @click.argument("workload")
-@click.option("-n", "n", help="Processes in the ring (≥ 1).")
-@click.option("-m", "m", help="Laps: the token goes round M times (≥ 1).")
-@click.option("--tokens", "-k", "tokens", help="Tokens circulating at once (default 1; total hops N×M×K).")
+@click.option("-n", "n", help="Processes (≥ 1). Comma-separated values make a grid: -n 1000,10000.")
+@click.option("-m", "m", help="Laps (ring), round trips (pingpong), messages per sender (fanin), rounds (selective).")
+@click.option("--tokens", "-k", "tokens", help="ring: tokens circulating at once [default: 1; hops = N×M×K].")
+@click.option("--hops", "hops", help="msgcost: total hops per run, fixed while N varies [default: 1,000,000].")
+@click.option("--reverse", "reverse", help="selective: 0 arrival order, 1 reverse order [default: 0,1 (both)].")
 @common_options("all")
-def run(workload, n, m, tokens, runtime, cores, repeat, warmup, in_process, timeout, db, as_json):
-    """Measure WORKLOAD (ring) on one or more runtimes; print a table and store every repeat.
+def run(workload, n, m, tokens, hops, reverse, runtime, cores, repeat, warmup, in_process, timeout, db, as_json):
+    """Measure WORKLOAD on one or more runtimes; print a table and store every repeat.
 
     \b
     Examples:
@@ -156,19 +163,21 @@ def run(workload, n, m, tokens, runtime, cores, repeat, warmup, in_process, time
       ringbench run ring --runtime erlang -n 1000000 -m 10
       ringbench run ring --runtime go -n 10000 -m 100 --json
       ringbench run ring --runtime all --cores 1,all -n 10000 -m 100
+      ringbench run spawn --runtime all -n 100000
+      ringbench run msgcost --runtime go -n 2,100,10000,1000000
 
     Exit status: 0 all cells measured; 1 some cell failed (stored as failed with its reason);
     2 bad input (nothing run, nothing stored); 130 interrupted (finished cells kept).
     """
     try:
         w = workloads.get(workload)
-        given = {k: v for k, v in {"n": n, "m": m, "tokens": tokens}.items() if v is not None}
-        params = w.validate(given)
+        given = {"n": n, "m": m, "tokens": tokens, "hops": hops, "reverse": reverse}
+        grid = w.grid({k: v for k, v in given.items() if v is not None})
     except workloads.ParamError as e:
         raise BadInput(str(e)) from None
     opts = runner.Options(repeat=repeat, warmup=warmup, in_process=in_process, timeout=timeout)
     command = "ringbench " + shlex.join(sys.argv[1:])
-    sys.exit(_measure(w, runtime, [params], _parse_cores(cores), opts, db, as_json, command))
+    sys.exit(_measure(w, runtime, grid, _parse_cores(cores), opts, db, as_json, command))
 
 
 @main.command()
@@ -188,6 +197,72 @@ def bench(runtime, cores, repeat, warmup, in_process, timeout, db, as_json, n, m
     opts = runner.Options(repeat=repeat, warmup=warmup, in_process=in_process, timeout=timeout)
     command = "ringbench bench " + shlex.join(sys.argv[2:])
     sys.exit(_measure(workloads.RING, runtime, [params], cores_list, opts, db, as_json, command))
+
+
+@main.command()
+@click.option("--runtime", "-r", required=True, help="Runtime(s) to trace, comma-separated.")
+@click.option("-n", "n", default="3", show_default=True, help=f"Processes (1…{workloads.TRACE_LIMIT}).")
+@click.option("-m", "m", default="3", show_default=True, help=f"Laps (1…{workloads.TRACE_LIMIT}).")
+@click.option("--timeout", type=click.FloatRange(min=1), default=60, show_default=True)
+def trace(runtime, n, m, timeout):
+    """Print every hop of a small ring as it happens: which process received which lap from whom.
+
+    A teaching view, not a measurement (printing inside the loop is the point here). The output has
+    the same shape for every runtime, and ringbench checks each hop against the ring's rule.
+
+    \b
+    Example:
+      ringbench trace --runtime erlang -n 3 -m 3
+    """
+    try:
+        params = workloads.TRACE.validate({"n": n, "m": m})
+        drivers = select(runtime)
+    except workloads.ParamError as e:
+        raise BadInput(f"{e} (trace prints every hop; for larger rings use `ringbench run ring`)") from None
+    except DriverError as e:
+        raise BadInput(str(e)) from None
+    for d in drivers:
+        if "trace" not in runner._workloads_of(d):
+            raise BadInput(f"{d.name} does not implement trace")
+    n, m = params["n"], params["m"]
+    failed = False
+    for d in drivers:
+        out.print(f"[bold]{d.name}[/bold]: ring of {n} processes, {m} lap(s), {n * m} hops")
+        seen = []
+
+        def show(rec: dict) -> None:
+            if rec["type"] != "hop":
+                return
+            seen.append(rec)
+            sender = "main" if rec["from"] == -1 else f"p{rec['from']}"
+            out.print(f"  hop {rec['hop']:>5}  lap {rec['lap']:>3}:  p{rec['to']} ← {sender}")
+        try:
+            launch = run_driver(d, ["run", "trace", f"n={n}", f"m={m}"], n=n, timeout=timeout, on_record=show)
+            problem = _check_trace(seen, n, m, launch.records)
+        except DriverFailed as e:
+            problem = str(e)
+        if problem:
+            failed = True
+            err.print(f"[red]{d.name}: trace is wrong: {problem}[/red]")
+        else:
+            out.print(f"  [green]{n * m} hops, each from the predecessor, in order[/green]")
+    sys.exit(1 if failed else 0)
+
+
+def _check_trace(hops: list[dict], n: int, m: int, records: list[dict]) -> str | None:
+    """The ring's rule, hop by hop: hop h reaches p((h-1) mod n) on lap (h-1) div n + 1 from its predecessor."""
+    if len(hops) != n * m:
+        return f"{len(hops)} hops printed, expected {n * m}"
+    for h, rec in enumerate(hops, 1):
+        to = (h - 1) % n
+        frm = -1 if h == 1 else (to - 1) % n
+        want = {"hop": h, "lap": (h - 1) // n + 1, "to": to, "from": frm}
+        if {k: rec.get(k) for k in want} != want:
+            return f"hop {h} is {rec}, expected {want}"
+    results = [r for r in records if r["type"] == "result"]
+    if len(results) != 1 or results[0].get("count") != n * m:
+        return f"the result record does not verify {n * m} hops: {results}"
+    return None
 
 
 @main.command()

@@ -93,14 +93,15 @@ def _workloads_of(d: Driver) -> list[str]:
 def timeout_for(spec: CellSpec, iterations: int, opts: Options) -> float:
     if opts.timeout:
         return opts.timeout
-    p = spec.params
+    p = spec.workload.to_driver(spec.params)
     per_iteration = spec.workload.expected(p) * _TIMEOUT_PER_HOP_S + p.get("n", 2) * _TIMEOUT_PER_PROCESS_S
     return _TIMEOUT_BASE_S + iterations * per_iteration
 
 
 def run_cell(spec: CellSpec, opts: Options) -> Outcome:
     """Measure one cell; never raises DriverFailed (a failure is an Outcome)."""
-    d, w, p = spec.driver, spec.workload, spec.params
+    d, w = spec.driver, spec.workload
+    p = w.to_driver(spec.params)
     want = Expectation(w.verb, p, w.expected(p), w.hops(p))
     processes = 1 if opts.in_process else opts.repeat
     per_process = opts.repeat if opts.in_process else 1

@@ -1,13 +1,16 @@
-"""What a workload is: its parameters, their bounds, and the count a driver must prove.
+"""What a workload is: its parameters, their bounds, the count a driver must prove, the figures it yields.
 
-Each workload is defined once here; the CLI, the validator, the runner and the
-conformance suite all read these definitions. Bounds mirror section 6 of
-docs/driver-contract.md, which drivers check again on their side.
+Each workload is defined once here; the CLI, the validator, the runner, the
+tables and the conformance suite all read these definitions. Bounds mirror
+section 6 of docs/driver-contract.md, which drivers check again on their side.
+Adding a workload = one definition here + one function per driver.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Callable, Mapping
+
+Params = Mapping[str, int]
 
 
 class ParamError(ValueError):
@@ -20,7 +23,8 @@ class Param:
     help: str
     minimum: int = 1
     maximum: int = 10_000_000
-    default: int | None = None  # None: the user must give it
+    default: tuple[int, ...] | None = None  # None: the user must give it; several values: a grid by default
+    flag: str = ""                          # CLI spelling, e.g. "-n"
 
     def check(self, raw: object) -> int:
         if isinstance(raw, bool):
@@ -28,7 +32,7 @@ class Param:
         if isinstance(raw, int):
             value = raw
         else:
-            text = str(raw).strip().replace("_", "").replace(",", "")
+            text = str(raw).strip().replace("_", "")
             if not text.lstrip("-").isdigit():
                 raise ParamError(f"{self.name} must be an integer, got {str(raw)!r}")
             value = int(text)
@@ -39,36 +43,48 @@ class Param:
 
 
 @dataclass(frozen=True)
+class Metric:
+    """One figure per result record; None where the record cannot give it."""
+    name: str
+    label: str
+    of: Callable[[Mapping], float | None]
+    lower_is_better: bool = True
+
+
+@dataclass(frozen=True)
 class Workload:
     name: str
     summary: str
     params: tuple[Param, ...]
-    expected: Callable[[Mapping[str, int]], int]  # the count the driver must prove
-    hops: Callable[[Mapping[str, int]], int]      # messages in the timed run phase (for ns/hop)
-    driver_workload: str = ""                     # the driver verb, when it differs from name
-    extra_checks: tuple[Callable[[Mapping[str, int]], str | None], ...] = field(default=())
+    expected: Callable[[Params], int]           # the count the driver must prove (driver params)
+    hops: Callable[[Params], int]               # messages in the timed run phase (driver params)
+    metrics: tuple[Metric, ...]                 # the first is the headline: Rel % and comparisons use it
+    verb: str = ""                              # the driver's workload, when it differs from name
+    to_driver: Callable[[Params], dict] = dict  # user parameters -> the driver's keys
+    extra_checks: tuple[Callable[[Params], str | None], ...] = field(default=())
+
+    def __post_init__(self):
+        if not self.verb:
+            object.__setattr__(self, "verb", self.name)
 
     @property
-    def verb(self) -> str:
-        return self.driver_workload or self.name
-
-    def param_names(self) -> list[str]:
-        return [p.name for p in self.params]
+    def headline(self) -> Metric:
+        return self.metrics[0]
 
     def validate(self, given: Mapping[str, object]) -> dict[str, int]:
-        """Return complete, checked parameters or raise ParamError."""
+        """Return complete, checked parameters (one cell) or raise ParamError."""
         known = {p.name: p for p in self.params}
-        unknown = sorted(set(given) - set(known))
+        unknown = sorted(k for k, v in given.items() if k not in known and v is not None)
         if unknown:
             raise ParamError(f"workload {self.name!r} takes no parameter {', '.join(unknown)}"
-                             f" (it takes: {', '.join(known)})")
+                             f" (it takes: {', '.join(known) or 'none'})")
         out: dict[str, int] = {}
         for p in self.params:
             raw = given.get(p.name)
             if raw is None:
                 if p.default is None:
-                    raise ParamError(f"workload {self.name!r} needs {p.name} ({p.help})")
-                raw = p.default
+                    raise ParamError(f"workload {self.name!r} needs {p.flag or p.name} ({p.help})")
+                raw = p.default[0]
             out[p.name] = p.check(raw)
         for check in self.extra_checks:
             problem = check(out)
@@ -76,15 +92,33 @@ class Workload:
                 raise ParamError(problem)
         return out
 
+    def grid(self, given: Mapping[str, object]) -> list[dict[str, int]]:
+        """Cells for comma-separated values ("-n 1000,10000 -m 10,100"), in the order given."""
+        lists: dict[str, list[object]] = {}
+        for p in self.params:
+            raw = given.get(p.name)
+            if raw is None:
+                lists[p.name] = list(p.default) if p.default and len(p.default) > 1 else [None]
+            else:
+                values = [v for v in str(raw).split(",") if v.strip()] if isinstance(raw, str) else [raw]
+                if not values:
+                    raise ParamError(f"{p.name} is empty")
+                lists[p.name] = values
+        extra = {k: v for k, v in given.items() if k not in lists}
+        cells: list[dict[str, object]] = [dict(extra)]
+        for name, values in lists.items():
+            cells = [{**c, name: v} for c in cells for v in values]
+        return [self.validate(c) for c in cells]
 
-N = Param("n", "number of processes")
-M = Param("m", "laps of the ring (messages per process)", maximum=1_000_000_000)
-TOKENS = Param("tokens", "tokens circulating at once", default=1)
 
+# -- parameters -----------------------------------------------------------------
+N = Param("n", "number of processes", flag="-n")
+M = Param("m", "laps of the ring", maximum=1_000_000_000, flag="-m")
+TOKENS = Param("tokens", "tokens circulating at once", default=(1,), flag="--tokens")
 _MAX_HOPS = 2 ** 62
 
 
-def _tokens_fit(p: Mapping[str, int]) -> str | None:
+def _tokens_fit(p: Params) -> str | None:
     if p["tokens"] > p["n"]:
         return f"tokens ({p['tokens']:,}) cannot exceed n ({p['n']:,}): one token per process at most"
     if p["n"] * p["m"] * p["tokens"] >= _MAX_HOPS:
@@ -92,16 +126,107 @@ def _tokens_fit(p: Mapping[str, int]) -> str | None:
     return None
 
 
+# -- figures --------------------------------------------------------------------
+def _per(field_: str, divisor: Callable[[Mapping], float], scale: float = 1.0):
+    return lambda r: r[field_] / divisor(r) / scale if divisor(r) else None
+
+
+NS_PER_HOP = Metric("ns_per_hop", "ns/hop", _per("run_ns", lambda r: r["count"]))
+SPAWN_US = Metric("spawn_us_per_process", "spawn µs/proc", _per("setup_ns", lambda r: r["n"], 1e3))
+CPU_PER_WALL = Metric("cpu_per_wall", "CPU/wall", lambda r: r["run_cpu_ns"] / r["run_ns"] if r["run_ns"] else None,
+                      lower_is_better=False)
+RSS_PER_PROC = Metric("rss_bytes_per_process", "RSS B/proc", lambda r: (r["rss_after"] - r["rss_before"]) / r["n"])
+RUNTIME_PER_PROC = Metric(
+    "runtime_bytes_per_process", "runtime B/proc",
+    lambda r: (r["runtime_mem_after"] - r["runtime_mem_before"]) / r["n"]
+    if "runtime_mem_after" in r and "runtime_mem_before" in r else None)
+NS_PER_ROUND_TRIP = Metric("ns_per_round_trip", "ns/round trip", _per("run_ns", lambda r: r["count"]))
+NS_PER_MESSAGE = Metric("ns_per_message", "ns/message", _per("run_ns", lambda r: r["count"]))
+US_PER_REPLY = Metric("ns_per_reply", "ns/reply", _per("run_ns", lambda r: r["count"]))
+
+# -- the catalogue ----------------------------------------------------------------
 RING = Workload(
     name="ring",
-    summary="N processes in a ring; tokens travel M laps (N×M×K messages). Spawn and message phases timed apart.",
+    summary="N processes in a ring; K tokens travel M laps (N×M×K messages). Spawn and message phases timed apart.",
     params=(N, M, TOKENS),
     expected=lambda p: p["n"] * p["m"] * p["tokens"],
     hops=lambda p: p["n"] * p["m"] * p["tokens"],
+    metrics=(NS_PER_HOP, SPAWN_US, CPU_PER_WALL, RSS_PER_PROC),
     extra_checks=(_tokens_fit,),
 )
 
-WORKLOADS: dict[str, Workload] = {w.name: w for w in (RING,)}
+SPAWN = Workload(
+    name="spawn",
+    summary="Create N processes that each report ready; time until all are ready (µs per process).",
+    params=(N,),
+    expected=lambda p: p["n"], hops=lambda p: 0,
+    metrics=(SPAWN_US, RSS_PER_PROC, RUNTIME_PER_PROC),
+)
+
+MEMORY = Workload(
+    name="memory",
+    summary="Bytes per idle process: RSS (and the runtime's own accounting) before and after spawning N idle processes.",
+    params=(N,), verb="spawn",
+    expected=lambda p: p["n"], hops=lambda p: 0,
+    metrics=(RSS_PER_PROC, RUNTIME_PER_PROC, SPAWN_US),
+)
+
+TOTAL_HOPS = Param("hops", "total hops per run, fixed while N varies", minimum=1, maximum=10 ** 12,
+                   default=(1_000_000,), flag="--hops")
+
+
+def _msgcost_driver(p: Params) -> dict:
+    return {"n": p["n"], "m": max(1, p["hops"] // p["n"]), "tokens": 1}
+
+
+MSGCOST = Workload(
+    name="msgcost",
+    summary="Message cost vs N: the ring's ns per hop as N grows, at a fixed total of hops (m = hops / n).",
+    params=(N, TOTAL_HOPS), verb="ring", to_driver=_msgcost_driver,
+    expected=lambda p: p["n"] * p["m"] * p["tokens"], hops=lambda p: p["n"] * p["m"] * p["tokens"],
+    metrics=(NS_PER_HOP, CPU_PER_WALL, SPAWN_US),
+)
+
+PINGPONG = Workload(
+    name="pingpong",
+    summary="Two processes, M round trips: ns per round trip (latency, not throughput).",
+    params=(Param("m", "round trips", maximum=1_000_000_000, flag="-m"),),
+    expected=lambda p: p["m"], hops=lambda p: 2 * p["m"],
+    metrics=(NS_PER_ROUND_TRIP, CPU_PER_WALL),
+)
+
+FANIN = Workload(
+    name="fanin",
+    summary="N senders each send M messages to one receiver: mailbox throughput under contention.",
+    params=(N, Param("m", "messages per sender", maximum=1_000_000_000, flag="-m")),
+    expected=lambda p: p["n"] * p["m"], hops=lambda p: p["n"] * p["m"],
+    metrics=(NS_PER_MESSAGE, SPAWN_US, CPU_PER_WALL),
+    extra_checks=(lambda p: "n × m must stay below 2^62" if p["n"] * p["m"] >= _MAX_HOPS else None,),
+)
+
+SELECTIVE = Workload(
+    name="selective",
+    summary="Collect one reply from each of N workers by selective receive, in arrival order and in reverse "
+            "(the quadratic mailbox scan). Only runtimes with selective receive.",
+    params=(N, Param("m", "rounds", maximum=1_000_000_000, flag="-m"),
+            Param("reverse", "0: arrival order, 1: reverse order", minimum=0, maximum=1, default=(0, 1),
+                  flag="--reverse")),
+    expected=lambda p: p["n"] * p["m"], hops=lambda p: p["n"] * p["m"],
+    metrics=(US_PER_REPLY, SPAWN_US),
+)
+
+TRACE_LIMIT = 100
+TRACE = Workload(
+    name="trace",
+    summary="Print every hop of a small ring as it happens (teaching view, not a measurement).",
+    params=(Param("n", "processes", maximum=TRACE_LIMIT, flag="-n"),
+            Param("m", "laps", maximum=TRACE_LIMIT, flag="-m")),
+    expected=lambda p: p["n"] * p["m"], hops=lambda p: 0,
+    metrics=(NS_PER_HOP,),
+)
+
+WORKLOADS: dict[str, Workload] = {w.name: w for w in (RING, SPAWN, MEMORY, MSGCOST, PINGPONG, FANIN, SELECTIVE)}
+ALL: dict[str, Workload] = {**WORKLOADS, "trace": TRACE}
 
 # Keys every driver accepts besides a workload's own (contract section 2).
 COMMON_KEYS = ("repeats", "warmup", "cores", "sample_ms", "samples", "stats")
