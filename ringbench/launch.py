@@ -50,8 +50,10 @@ def settings(d: Driver, cores: str, n: int) -> tuple[list[str], dict[str, str], 
 
 
 def run_driver(d: Driver, args: list[str], *, cores: str = "all", n: int = 1, timeout: float = 600,
-               on_record: Callable[[dict], None] | None = None) -> Launch:
+               on_record: Callable[[dict], bool | None] | None = None) -> Launch:
     """Run `<driver> args…`; return its records or raise DriverFailed.
+
+    `on_record` sees each record as it arrives; if it returns True the driver is stopped there.
 
     The driver's own error record wins over the exit status; a non-zero exit without
     one is a crash; silence past `timeout` seconds is a hang.
@@ -76,6 +78,7 @@ def run_driver(d: Driver, args: list[str], *, cores: str = "all", n: int = 1, ti
     timer.start()
     records: list[dict] = []
     failure: DriverFailed | None = None
+    stopped = False
     try:
         for line in proc.stdout:
             if not line.strip() or failure:
@@ -86,8 +89,10 @@ def run_driver(d: Driver, args: list[str], *, cores: str = "all", n: int = 1, ti
                 failure = e
                 continue
             records.append(rec)
-            if on_record:
-                on_record(rec)
+            if on_record and on_record(rec):  # the caller has seen enough (e.g. --cv converged)
+                stopped = True
+                _kill_group(proc)
+                break
         proc.wait()
     except BaseException:  # Ctrl-C, SIGTERM: never leave a driver running behind us
         _kill_group(proc)
@@ -102,7 +107,7 @@ def run_driver(d: Driver, args: list[str], *, cores: str = "all", n: int = 1, ti
     if failure:
         failure.stderr_tail = stderr_tail
         raise failure
-    if proc.returncode != 0:
+    if proc.returncode != 0 and not stopped:
         if proc.returncode < 0:
             sig = signal.Signals(-proc.returncode).name
             hint = " (SIGKILL: perhaps the kernel's out-of-memory killer)" if sig == "SIGKILL" else ""

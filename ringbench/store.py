@@ -1,10 +1,11 @@
 """The result store: one SQLite file, raw records plus the settings and environment they came from.
 
 Layout (schema version in PRAGMA user_version):
-  runs     one row per `ringbench run/bench` invocation: command, environment, status
+  runs     one row per `ringbench run/bench/sweep` invocation: command, settings, environment, status
   cells    one row per (runtime, workload, parameters, cores) measured in a run: status, reason,
            runtime version and the exact argv/env used
-  results  one row per measured iteration of an ok cell: the driver's raw record and its numbers
+  results  one row per measured iteration of an ok timed cell: the driver's raw record and its numbers
+  samples  one row per sample of an ok continuous or squeeze cell
 
 A cell and all its results are written in one transaction, so a failed or
 interrupted cell never leaves partial results. Summaries are computed when shown.
@@ -28,7 +29,8 @@ CREATE TABLE runs (
   status TEXT NOT NULL CHECK (status IN ('running', 'complete', 'failed', 'interrupted')),
   command TEXT NOT NULL,
   settings TEXT NOT NULL,      -- JSON: every option as used, defaults filled in
-  environment TEXT NOT NULL    -- JSON: machine facts (ringbench.environment)
+  environment TEXT NOT NULL,   -- JSON: machine facts (ringbench.environment)
+  warnings TEXT NOT NULL DEFAULT '[]'  -- JSON list of strings: noise, load, too few repeats
 );
 CREATE TABLE cells (
   id INTEGER PRIMARY KEY,
@@ -37,13 +39,14 @@ CREATE TABLE cells (
   workload TEXT NOT NULL,
   params TEXT NOT NULL,        -- JSON, sorted keys
   cores TEXT NOT NULL,         -- '1' or 'all'
-  mode TEXT NOT NULL,          -- 'timed' (later: 'continuous', 'squeeze')
+  mode TEXT NOT NULL,          -- 'timed', 'continuous' or 'squeeze'
   isolation TEXT NOT NULL,     -- 'process' (fresh driver per repeat) or 'in-process'
   warmup INTEGER NOT NULL,
   status TEXT NOT NULL CHECK (status IN ('ok', 'failed', 'refused', 'timeout', 'interrupted')),
   reason TEXT,
   runtime_version TEXT,
   runtime_settings TEXT,       -- JSON: argv, environment overrides, pinned CPU
+  extra TEXT NOT NULL DEFAULT '{}',  -- JSON: mode details (convergence, squeeze history)
   finished_at TEXT NOT NULL
 );
 CREATE TABLE results (
@@ -60,7 +63,17 @@ CREATE TABLE results (
   rss_after INTEGER NOT NULL,
   record TEXT NOT NULL         -- the driver's record as printed, JSON
 );
+CREATE TABLE samples (
+  id INTEGER PRIMARY KEY,
+  cell_id INTEGER NOT NULL REFERENCES cells(id),
+  process INTEGER NOT NULL,    -- which driver process (squeeze: which step)
+  tokens INTEGER NOT NULL,     -- concurrency of that process
+  seq INTEGER NOT NULL,
+  elapsed_ns INTEGER NOT NULL,
+  count INTEGER NOT NULL       -- running hop count at that instant
+);
 CREATE INDEX cells_run ON cells(run_id);
+CREATE INDEX samples_cell ON samples(cell_id);
 CREATE INDEX results_cell ON results(cell_id);
 """
 
@@ -86,6 +99,7 @@ class Cell:
     reason: str | None = None
     runtime_version: str | None = None
     runtime_settings: dict | None = None
+    extra: dict | None = None
 
 
 class Store:
@@ -129,16 +143,21 @@ class Store:
                 (now(), "running", command, json.dumps(settings, sort_keys=True), json.dumps(environment)))
         return cur.lastrowid
 
-    def add_cell(self, run_id: int, cell: Cell, results: list[tuple[int, int, dict]] = ()) -> int:
-        """Store a finished cell and its results [(process, iteration, record)] atomically."""
+    def add_cell(self, run_id: int, cell: Cell, results: list[tuple[int, int, dict]] = (),
+                 samples: list[dict] = ()) -> int:
+        """Store a finished cell, its results [(process, iteration, record)] and samples atomically."""
         with self.tx():
             cur = self.db.execute(
                 "INSERT INTO cells(run_id, runtime, workload, params, cores, mode, isolation, warmup, status,"
-                " reason, runtime_version, runtime_settings, finished_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                " reason, runtime_version, runtime_settings, extra, finished_at)"
+                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (run_id, cell.runtime, cell.workload, json.dumps(cell.params, sort_keys=True), cell.cores,
                  cell.mode, cell.isolation, cell.warmup, cell.status, cell.reason, cell.runtime_version,
-                 json.dumps(cell.runtime_settings or {}, sort_keys=True), now()))
+                 json.dumps(cell.runtime_settings or {}, sort_keys=True), json.dumps(cell.extra or {}), now()))
             cell_id = cur.lastrowid
+            self.db.executemany(
+                "INSERT INTO samples(cell_id, process, tokens, seq, elapsed_ns, count) VALUES (?,?,?,?,?,?)",
+                [(cell_id, x["process"], x["tokens"], x["seq"], x["elapsed_ns"], x["count"]) for x in samples])
             self.db.executemany(
                 "INSERT INTO results(cell_id, process, iteration, count, setup_ns, run_ns, setup_cpu_ns,"
                 " run_cpu_ns, rss_before, rss_after, record) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
@@ -146,9 +165,14 @@ class Store:
                   r["rss_before"], r["rss_after"], json.dumps(r, sort_keys=True)) for p, i, r in results])
         return cell_id
 
-    def finish_run(self, run_id: int, status: str) -> None:
+    def reopen_run(self, run_id: int) -> None:
         with self.tx():
-            self.db.execute("UPDATE runs SET status=?, finished_at=? WHERE id=?", (status, now(), run_id))
+            self.db.execute("UPDATE runs SET status='running', finished_at=NULL WHERE id=?", (run_id,))
+
+    def finish_run(self, run_id: int, status: str, warnings: list[str] = ()) -> None:
+        with self.tx():
+            self.db.execute("UPDATE runs SET status=?, finished_at=?, warnings=? WHERE id=?",
+                            (status, now(), json.dumps(list(warnings)), run_id))
 
     # -- reading -------------------------------------------------------------
     def run(self, run_id: int) -> sqlite3.Row | None:
@@ -159,6 +183,11 @@ class Store:
 
     def cells(self, run_id: int) -> list[sqlite3.Row]:
         return self.db.execute("SELECT * FROM cells WHERE run_id=? ORDER BY id", (run_id,)).fetchall()
+
+    def samples(self, cell_id: int) -> list[dict]:
+        rows = self.db.execute("SELECT process, tokens, seq, elapsed_ns, count FROM samples WHERE cell_id=?"
+                               " ORDER BY process, seq", (cell_id,)).fetchall()
+        return [dict(r) for r in rows]
 
     def results(self, cell_id: int) -> list[dict]:
         rows = self.db.execute("SELECT record FROM results WHERE cell_id=? ORDER BY process, iteration",

@@ -1,22 +1,15 @@
-"""Turning measured cells into tables (rich for the terminal, plain dicts for JSON)."""
-from __future__ import annotations
+"""Turning cells into tables: rich for the terminal, dicts for JSON, text for Markdown.
 
-from dataclasses import dataclass
+Rel % is throughput against a reference row (the fastest, or --baseline), with a bootstrap
+95 % interval; "sig." says whether the row differs from the reference beyond noise
+(non-overlapping 95 % intervals of the medians; see stats.compare).
+"""
+from __future__ import annotations
 
 from rich.table import Table
 
 from . import stats
-from .workloads import Workload
-
-
-@dataclass(frozen=True)
-class Row:
-    runtime: str
-    cores: str
-    params: dict
-    status: str
-    reason: str | None
-    records: list[dict]
+from .api import CellResult
 
 
 def fmt(x: float | None) -> str:
@@ -29,57 +22,172 @@ def fmt(x: float | None) -> str:
     return f"{x:.3g}"
 
 
-def summaries(w: Workload, records: list[dict]) -> dict[str, stats.Summary]:
+def reference(cells: list[CellResult], baseline: str | None = None) -> int | None:
+    """Index of the row others are compared with: the baseline runtime's, else the fastest."""
+    ok = [(i, c) for i, c in enumerate(cells) if c.ok and c.headline]
+    if baseline:
+        for i, c in ok:
+            if c.runtime == baseline or c.runtime.split("/")[0] == baseline:
+                return i
+    return min(ok, key=lambda ic: ic[1].headline.median)[0] if ok else None
+
+
+def relative(cells: list[CellResult], baseline: str | None = None) -> dict[int, dict]:
+    """Per ok row: rel_pct (reference time / row time × 100), its interval, and significance."""
+    ref = reference(cells, baseline)
+    if ref is None:
+        return {}
+    base = cells[ref].values()
     out = {}
-    for metric in w.metrics:
-        values = [v for v in map(metric.of, records) if v is not None]
-        if values:
-            out[metric.name] = stats.summarize(values)
+    for i, c in enumerate(cells):
+        if not (c.ok and c.headline):
+            continue
+        vals = c.values()
+        diff = stats.compare(base, vals)
+        lo, hi = diff.ratio_ci
+        out[i] = {"rel_pct": 100.0 / diff.ratio, "rel_ci": (100.0 / hi, 100.0 / lo),
+                  "significant": diff.significant if i != ref else None, "p_value": diff.p_value,
+                  "reference": i == ref}
     return out
 
 
-def _rel(w: Workload, rows: list[Row]) -> tuple[dict[int, dict], dict[int, float]]:
-    ok = {i: summaries(w, r.records) for i, r in enumerate(rows) if r.status == "ok" and r.records}
-    head = {i: s[w.headline.name].median for i, s in ok.items() if w.headline.name in s}
-    return ok, stats.relative_pct(head) if head else {}
+def _columns(cells: list[CellResult]) -> list[str]:
+    return [p.name for p in cells[0].workload.params]
 
 
-def table(w: Workload, rows: list[Row], title: str) -> Table:
-    ok, rel = _rel(w, rows)
+def table(cells: list[CellResult], title: str, baseline: str | None = None) -> Table:
+    if not cells:
+        t = Table(title=title)
+        t.add_column("nothing measured")
+        return t
+    mode = cells[0].mode
+    w = cells[0].workload
+    rel = relative(cells, baseline)
     t = Table(title=title, title_justify="left")
     t.add_column("Runtime")
     t.add_column("Cores", justify="right")
-    for p in w.params:
-        t.add_column(p.name.upper() if len(p.name) == 1 else p.name, justify="right")
-    t.add_column(w.headline.label, justify="right")
+    params = _columns(cells)
+    for p in params:
+        t.add_column(p.upper() if len(p) == 1 else p, justify="right")
+    if mode == "timed":
+        metrics = w.metrics
+        t.add_column(metrics[0].label + " (median)", justify="right")
+    else:
+        metrics = ()
+        t.add_column("ns/hop (median)", justify="right")
+    t.add_column("95 % CI", justify="right")
     t.add_column("spread", justify="right")
-    for metric in w.metrics[1:]:
-        t.add_column(metric.label, justify="right")
-    for col in ("Rel %", "count verified", "repeats"):
-        t.add_column(col, justify="right")
-    width = 3 + len(w.metrics) + 3
-    for i, r in enumerate(rows):
-        head = [r.runtime, r.cores, *(f"{r.params[p.name]:,}" for p in w.params)]
-        if i not in ok:
-            label = "n/a" if r.status == "refused" else r.status
-            t.add_row(*head, f"[red]{label}[/red]", (r.reason or "").splitlines()[0][:90], *[""] * (width - 3))
+    for m in metrics[1:]:
+        t.add_column(m.label, justify="right")
+    if mode != "timed":
+        t.add_column("hops/sample", justify="right")
+        t.add_column("CV %", justify="right")
+    if mode == "squeeze":
+        t.add_column("peak K", justify="right")
+    t.add_column("Rel %", justify="right")
+    t.add_column("Rel 95 % CI", justify="right")
+    t.add_column("sig.", justify="center")
+    t.add_column("count verified" if mode == "timed" else "samples", justify="right")
+    ncols = len(t.columns)
+    for i, c in enumerate(cells):
+        head = [c.runtime, c.cores, *(f"{c.params[p]:,}" if p in c.params else "" for p in params)]
+        if not c.ok:
+            label = "n/a" if c.status == "refused" else c.status
+            t.add_row(*head, f"[red]{label}[/red]", (c.reason or "").splitlines()[0][:100],
+                      *[""] * (ncols - len(head) - 2))
             continue
-        s = ok[i]
-        hl = s.get(w.headline.name)
-        t.add_row(*head, fmt(hl.median if hl else None), f"{fmt(hl.low)}–{fmt(hl.high)}" if hl else "–",
-                  *(fmt(s[m.name].median if m.name in s else None) for m in w.metrics[1:]),
-                  f"{rel[i]:.1f}" if i in rel else "–", f"{r.records[0]['count']:,}", str(len(r.records)))
+        s = c.summaries()
+        hl = c.headline
+        vals = c.values()
+        ci = stats.bootstrap_median_ci(vals) if len(vals) > 1 else None
+        row = [fmt(hl.median) if hl else "–", f"{fmt(ci[0])}–{fmt(ci[1])}" if ci else "–",
+               f"{fmt(hl.low)}–{fmt(hl.high)}" if hl else "–"]
+        row += [fmt(s[m.name].median if m.name in s else None) for m in metrics[1:]]
+        if mode != "timed":
+            x = c.extra
+            slow = " [yellow](a lap > a sample)[/yellow]" if x.get("slower_than_one_sample") else ""
+            row += [f"{x.get('hops_per_sample_mean', 0):,.0f}{slow}", f"{x.get('cv', 0) * 100:.1f}"]
+        if mode == "squeeze":
+            row.append(str(c.extra.get("peak_concurrency")))
+        r = rel.get(i)
+        if r:
+            sig = "ref" if r["reference"] else ("yes" if r["significant"] else "no")
+            row += [f"{r['rel_pct']:.1f}", f"{r['rel_ci'][0]:.1f}–{r['rel_ci'][1]:.1f}", sig]
+        else:
+            row += ["–", "–", ""]
+        if mode == "timed":
+            row.append(f"{c.records[0]['count']:,} ×{len(c.records)}")
+        else:
+            row.append(str(c.extra.get("counted_samples", len(c.samples))) +
+                       ("" if "converged" not in c.extra else " (converged)" if c.extra["converged"] else " (not converged)"))
+        t.add_row(*head, *row)
     return t
 
 
-def as_json(w: Workload, rows: list[Row]) -> list[dict]:
-    ok, rel = _rel(w, rows)
+def squeeze_history(cell: CellResult) -> Table:
+    t = Table(title=f"squeeze: {cell.label} — {cell.extra.get('stopped_because', '')}", title_justify="left")
+    for col in ("concurrency (tokens)", "hops/s (mean)", "sd", "samples", ""):
+        t.add_column(col, justify="right")
+    peak = cell.extra.get("peak_concurrency")
+    for h in cell.extra.get("history", []):
+        t.add_row(str(h["concurrency"]), f"{h['hops_per_s']:,.0f}", f"{h['sd']:,.0f}", str(h["samples"]),
+                  "← peak" if h["concurrency"] == peak else "")
+    return t
+
+
+def runtime_stats(cells: list[CellResult]) -> Table | None:
+    rows = [(c, r["runtime_stats"]) for c in cells for r in c.records if "runtime_stats" in r]
+    if not rows:
+        return None
+    t = Table(title="runtime statistics (per repeat, as the runtime reports them)", title_justify="left")
+    t.add_column("Runtime")
+    t.add_column("Cores")
+    t.add_column("repeat")
+    t.add_column("statistics")
+    for c, st in rows:
+        shown = ", ".join(f"{k}={v:,}" if isinstance(v, int) else f"{k}={v}" for k, v in st.items()
+                          if k not in ("workload", "iteration"))
+        t.add_row(c.runtime, c.cores, str(st.get("iteration", "")), shown)
+    return t
+
+
+def as_json(cells: list[CellResult], baseline: str | None = None) -> list[dict]:
+    rel = relative(cells, baseline)
     out = []
-    for i, r in enumerate(rows):
-        item = {"runtime": r.runtime, "cores": r.cores, "params": r.params, "status": r.status,
-                "reason": r.reason, "repeats": r.records}
-        if i in ok:
-            item["summary"] = {k: vars(v) for k, v in ok[i].items()}
-            item["summary"]["rel_pct"] = rel.get(i)
+    for i, c in enumerate(cells):
+        item = {"runtime": c.runtime, "cores": c.cores, "params": c.params, "mode": c.mode, "status": c.status,
+                "reason": c.reason, "runtime_version": c.version, "repeats": c.records, "samples": c.samples,
+                "extra": c.extra}
+        if c.ok:
+            item["summary"] = {k: vars(v) for k, v in c.summaries().items()}
+            vals = c.values()
+            if len(vals) > 1:
+                item["summary"]["headline_ci95"] = stats.bootstrap_median_ci(vals)
+            if i in rel:
+                item["summary"]["relative"] = rel[i]
         out.append(item)
     return out
+
+
+def markdown(cells: list[CellResult], baseline: str | None = None) -> str:
+    """A Markdown table of the headline figures (ready for a blog post)."""
+    if not cells:
+        return "_nothing measured_\n"
+    w = cells[0].workload
+    label = w.headline.label if cells[0].mode == "timed" else "ns/hop"
+    params = _columns(cells)
+    rel = relative(cells, baseline)
+    lines = ["| Runtime | Cores | " + " | ".join(params) + f" | {label} (median) | 95 % CI | Rel % | significant |",
+             "|---|---:|" + "---:|" * len(params) + "---:|---:|---:|:---:|"]
+    for i, c in enumerate(cells):
+        ps = " | ".join(f"{c.params.get(p, ''):,}" for p in params)
+        if not c.ok:
+            lines.append(f"| {c.runtime} | {c.cores} | {ps} | {c.status}: {(c.reason or '').splitlines()[0]} | | | |")
+            continue
+        vals = c.values()
+        ci = stats.bootstrap_median_ci(vals) if len(vals) > 1 else None
+        r = rel.get(i, {})
+        sig = "ref" if r.get("reference") else ("yes" if r.get("significant") else "no")
+        lines.append(f"| {c.runtime} | {c.cores} | {ps} | {fmt(c.headline.median)} | "
+                     f"{f'{fmt(ci[0])}–{fmt(ci[1])}' if ci else '–'} | {r.get('rel_pct', 0):.1f} | {sig} |")
+    return "\n".join(lines) + "\n"

@@ -6,6 +6,9 @@ Environment:
   FAKE_FAULT        hang | crash | exit1 | garbage | wrong_count | absurd | missing_field |
                     negative | limit | slow
   FAKE_FAULT_ON     fault only in the k-th process launched (counted in FAKE_COUNTER_FILE)
+  FAKE_SQUEEZE      continuous mode: "tokens:ns_per_hop,..." (default: FAKE_NS_PER_HOP for every K)
+  FAKE_SAMPLE_JITTER continuous mode: multipliers of the hop time for successive samples
+  FAKE_SAMPLE_SLEEP  continuous mode: really sleep this many seconds per sample (for interrupt tests)
 """
 import json
 import os
@@ -35,7 +38,7 @@ def launch_number():
 def main(argv):
     if argv[:1] == ["describe"]:
         emit({"type": "describe", "contract": 1, "name": "fake", "runtime": "Fake", "version": "0.0-fake",
-              "workloads": ["ring"], "features": ["tokens"], "variant": ""})
+              "workloads": ["ring"], "features": ["tokens", "continuous"], "variant": ""})
         return
     if len(argv) < 2 or argv[0] != "run":
         error("bad_param", "usage: run <workload> key=value...", 2)
@@ -69,6 +72,8 @@ def main(argv):
         return
     if fault == "slow":
         time.sleep(float(os.environ.get("FAKE_SLOW_S", "2")))
+    if params.get("sample_ms", 0) > 0:
+        return continuous(params, ns)
     for i in range(1, params["repeats"] + 1):
         hops = n * m * t
         rec = {"type": "result", "workload": "ring", "iteration": i, "n": n, "m": m, "tokens": t,
@@ -83,6 +88,21 @@ def main(argv):
         if fault == "negative":
             rec["setup_ns"] = -5
         emit(rec)
+
+
+def continuous(params, ns):
+    """Samples on a fake clock: elapsed = seq × sample_ms exactly; hops at the configured rate, whole laps."""
+    n, t = params["n"], params["tokens"]
+    table = dict(x.split(":") for x in os.environ.get("FAKE_SQUEEZE", "").split(",") if x)
+    ns_per_hop = float(table.get(str(t), ns))
+    jitter = [float(x) for x in os.environ.get("FAKE_SAMPLE_JITTER", "1").split(",")]
+    period = params["sample_ms"] * 1_000_000
+    count = 0
+    for seq in range(1, params.get("samples", 3) + 1):
+        time.sleep(float(os.environ.get("FAKE_SAMPLE_SLEEP", "0")))
+        hops = period / (ns_per_hop * jitter[(seq - 1) % len(jitter)])
+        count += int(hops // n) * n
+        emit({"type": "sample", "seq": seq, "elapsed_ns": seq * period, "count": count})
 
 
 main(sys.argv[1:])
