@@ -10,11 +10,13 @@ setup:
 bench: setup
 	.venv/bin/ringbench bench
 
-test: setup
+test:
+	bash scripts/setup.sh --test
 	.venv/bin/python -m pytest -q
 
 # Long runs (N up to a million) behind a flag; not part of CI.
-test-slow: setup
+test-slow:
+	bash scripts/setup.sh --test
 	RINGBENCH_SLOW=1 .venv/bin/python -m pytest -q -m slow
 
 clean:

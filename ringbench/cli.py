@@ -545,5 +545,60 @@ def import_(path, db):
     click.echo(f"imported {path} as run {run_id}")
 
 
+@main.command()
+@click.argument("run_id", type=int)
+@click.option("--kind", type=click.Choice(["auto", "hops-vs-n", "time-vs-m", "surface", "heatmap", "spawn", "memory",
+                                           "squeeze"]), default="auto", show_default=True,
+              help="What to draw (auto: chosen from the run's workload and mode).")
+@click.option("--out", "out_path", type=click.Path(dir_okay=False, path_type=Path), required=True,
+              help="Image file; .png or .svg.")
+@click.option("--runtime", "-r", default=None, help="Only this runtime (needed for surface and heatmap).")
+@click.option("--fixed-n", type=int, default=None, help="time-vs-m: the N to hold fixed [middle of the run's N].")
+@click.option("--fixed-m", type=int, default=None, help="hops-vs-n: the M to hold fixed [middle of the run's M].")
+@_db_option
+def plot(run_id, kind, out_path, runtime, fixed_n, fixed_m, db):
+    """Draw a plot of stored run RUN_ID (medians with 95 % intervals).
+
+    \b
+    Examples:
+      ringbench plot 3 --kind hops-vs-n --out ns-per-hop.png
+      ringbench plot 3 --kind surface --runtime erlang --out erlang-surface.svg
+    """
+    from . import plots
+
+    if out_path.suffix.lower() not in (".png", ".svg"):
+        raise BadInput("--out must end in .png or .svg")
+    result = _load(run_id, db)
+    if kind == "auto":
+        kind = plots.default_kind(result.workload.name, result.options.mode)
+    try:
+        plots.plot(result.cells, kind, out_path, runtime, fixed_n, fixed_m)
+    except plots.PlotError as e:
+        raise BadInput(str(e)) from None
+    click.echo(f"wrote {out_path}")
+
+
+@main.command()
+@click.argument("run_ids", type=int, nargs=-1, required=True)
+@click.option("--out", "out_path", type=click.Path(dir_okay=False, path_type=Path), required=True,
+              help="The HTML file to write.")
+@_db_option
+def report(run_ids, out_path, db):
+    """Write one self-contained HTML report (plots embedded, no network needed) of stored runs."""
+    from . import report as report_mod
+
+    runs = []
+    store = Store(db) if db.exists() else None
+    for run_id in run_ids:
+        result = _load(run_id, db)
+        runs.append((result, store.run(run_id)["command"]))
+    if store:
+        store.close()
+    with err.status("drawing plots …"):
+        out_path.parent.mkdir(parents=True, exist_ok=True)
+        out_path.write_text(report_mod.render(runs))
+    click.echo(f"wrote {out_path}")
+
+
 if __name__ == "__main__":
     main()

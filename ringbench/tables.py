@@ -169,25 +169,36 @@ def as_json(cells: list[CellResult], baseline: str | None = None) -> list[dict]:
     return out
 
 
-def markdown(cells: list[CellResult], baseline: str | None = None) -> str:
-    """A Markdown table of the headline figures (ready for a blog post)."""
+def plain_rows(cells: list[CellResult], baseline: str | None = None) -> tuple[list[str], list[list[str]]]:
+    """The headline figures as text cells: shared by the Markdown export and the HTML report."""
     if not cells:
-        return "_nothing measured_\n"
+        return ["nothing measured"], []
     w = cells[0].workload
     label = w.headline.label if cells[0].mode == "timed" else "ns/hop"
     params = _columns(cells)
     rel = relative(cells, baseline)
-    lines = ["| Runtime | Cores | " + " | ".join(params) + f" | {label} (median) | 95 % CI | Rel % | significant |",
-             "|---|---:|" + "---:|" * len(params) + "---:|---:|---:|:---:|"]
+    header = ["Runtime", "Cores", *params, f"{label} (median)", "95 % CI", "spread", "Rel %", "significant", "count"]
+    rows = []
     for i, c in enumerate(cells):
-        ps = " | ".join(f"{c.params.get(p, ''):,}" for p in params)
+        ps = [f"{c.params.get(p, ''):,}" for p in params]
         if not c.ok:
-            lines.append(f"| {c.runtime} | {c.cores} | {ps} | {c.status}: {(c.reason or '').splitlines()[0]} | | | |")
+            rows.append([c.runtime, c.cores, *ps, f"{'n/a' if c.status == 'refused' else c.status}: "
+                         f"{(c.reason or '').splitlines()[0]}", "", "", "", "", ""])
             continue
         vals = c.values()
         ci = stats.bootstrap_median_ci(vals) if len(vals) > 1 else None
+        hl = c.headline
         r = rel.get(i, {})
         sig = "ref" if r.get("reference") else ("yes" if r.get("significant") else "no")
-        lines.append(f"| {c.runtime} | {c.cores} | {ps} | {fmt(c.headline.median)} | "
-                     f"{f'{fmt(ci[0])}–{fmt(ci[1])}' if ci else '–'} | {r.get('rel_pct', 0):.1f} | {sig} |")
+        count = f"{c.records[0]['count']:,} ×{len(c.records)}" if c.records else f"{len(c.samples)} samples"
+        rows.append([c.runtime, c.cores, *ps, fmt(hl.median), f"{fmt(ci[0])}–{fmt(ci[1])}" if ci else "–",
+                     f"{fmt(hl.low)}–{fmt(hl.high)}", f"{r.get('rel_pct', 0):.1f}", sig, count])
+    return header, rows
+
+
+def markdown(cells: list[CellResult], baseline: str | None = None) -> str:
+    """A Markdown table of the headline figures (ready for a blog post)."""
+    header, rows = plain_rows(cells, baseline)
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" if i == 0 else "---:" for i in range(len(header))) + "|"]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
     return "\n".join(lines) + "\n"

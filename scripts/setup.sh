@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Sets up everything ringbench needs on a fresh Debian machine, idempotently:
 # Debian packages named by the drivers' manifests, the Python virtualenv, every driver built.
+# --test also installs what only the tests need (Debian's chromium, to open the HTML report).
 set -euo pipefail
+extra=""
+[ "${1:-}" = "--test" ] && extra="chromium"
 cd "$(dirname "$0")/.."
 
 # Toolchains the image puts outside the default PATH.
@@ -19,6 +22,7 @@ for m in pathlib.Path("drivers").glob("*/driver.toml"):
 print(" ".join(sorted(pkgs)))
 PY
 )
+wanted="$wanted $extra"
 missing=""
 for p in $wanted; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
