@@ -12,7 +12,7 @@ bench: setup
 
 test:
 	bash scripts/setup.sh --test
-	.venv/bin/python -m pytest -q
+	.venv/bin/python -m pytest -q -m "not slow"
 
 # Long runs (N up to a million) behind a flag; not part of CI.
 test-slow:

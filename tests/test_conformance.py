@@ -96,3 +96,116 @@ def test_bad_input_gives_error_record(d, args, kind):
 def test_no_verb_is_bad_param(d):
     code, recs, _ = invoke(d)
     assert code == 2 and recs[-1]["kind"] == "bad_param"
+
+
+# -- the workload catalogue (issue: spawn, pingpong, fanin, selective, trace, continuous) -------
+from ringbench.cli import check_trace  # noqa: E402
+from ringbench import modes  # noqa: E402
+
+REQUIRED_WORKLOADS = {"ring", "spawn", "pingpong", "fanin", "trace"}
+
+
+def describe_of(d):
+    _, recs, _ = invoke(d, "describe")
+    return recs[0]
+
+
+def only(d, workload):
+    desc = describe_of(d)
+    if workload not in desc["workloads"]:
+        pytest.fail(f"{d.name} does not implement {workload}")
+
+
+def results_of(d, *args):
+    code, recs, err = invoke(d, "run", *args, "cores=2")
+    assert code == 0, (recs, err)
+    res = [r for r in recs if r["type"] == "result"]
+    assert len(res) == 1, recs
+    return res[0], recs
+
+
+@pytest.mark.parametrize("d", DRIVERS, ids=IDS)
+def test_every_driver_has_the_catalogue(d):
+    assert REQUIRED_WORKLOADS <= set(describe_of(d)["workloads"])
+
+
+@pytest.mark.parametrize("d", DRIVERS, ids=IDS)
+@pytest.mark.parametrize("n", [1, 100, 2000])
+def test_spawn_counts_every_ready_process(d, n):
+    r, _ = results_of(d, "spawn", f"n={n}")
+    assert r["count"] == n and r["n"] == n
+    assert r["rss_after"] >= r["rss_before"] > 0 and r["setup_ns"] > 0
+
+
+@pytest.mark.parametrize("d", DRIVERS, ids=IDS)
+@pytest.mark.parametrize("m", [1, 1000])
+def test_pingpong_counts_round_trips(d, m):
+    r, _ = results_of(d, "pingpong", f"m={m}")
+    assert r["count"] == m and r["m"] == m and r["run_ns"] > 0
+
+
+@pytest.mark.parametrize("d", DRIVERS, ids=IDS)
+@pytest.mark.parametrize("n,m", [(1, 1), (10, 100), (100, 10)])
+def test_fanin_counts_every_message(d, n, m):
+    r, _ = results_of(d, "fanin", f"n={n}", f"m={m}")
+    assert r["count"] == n * m
+
+
+@pytest.mark.parametrize("d", DRIVERS, ids=IDS)
+@pytest.mark.parametrize("n,m", [(3, 3), (1, 2), (4, 1), (5, 4)])
+def test_trace_follows_the_ring_hop_by_hop(d, n, m):
+    _, recs = results_of(d, "trace", f"n={n}", f"m={m}")
+    hops = [r for r in recs if r["type"] == "hop"]
+    assert check_trace(hops, n, m, recs) is None
+
+
+@pytest.mark.parametrize("d", DRIVERS, ids=IDS)
+def test_trace_refuses_large_rings(d):
+    code, recs, _ = invoke(d, "run", "trace", "n=101", "m=1")
+    assert code == 2 and recs[-1]["kind"] == "bad_param"
+
+
+@pytest.mark.parametrize("d", DRIVERS, ids=IDS)
+def test_selective_or_a_reason_why_not(d):
+    if "selective" in describe_of(d)["workloads"]:
+        for reverse in (0, 1):
+            r, _ = results_of(d, "selective", "n=50", "m=2", f"reverse={reverse}")
+            assert r["count"] == 100 and r["reverse"] == reverse
+    else:
+        code, recs, _ = invoke(d, "run", "selective", "n=50", "m=2", "reverse=0")
+        assert code == 2 and recs[-1]["kind"] == "unsupported" and len(recs[-1]["message"]) > 10
+
+
+@pytest.mark.parametrize("d", DRIVERS, ids=IDS)
+def test_continuous_sampling(d):
+    if "continuous" not in describe_of(d)["features"]:
+        pytest.fail(f"{d.name} has no continuous mode")
+    code, recs, err = invoke(d, "run", "ring", "n=100", "m=1", "sample_ms=100", "samples=4", "cores=2")
+    assert code == 0, err
+    samples = [{**r, "process": 1} for r in recs if r["type"] == "sample"]
+    modes.check_samples(samples, 100, 4)
+    assert [s["seq"] for s in samples] == [1, 2, 3, 4]
+    assert samples[-1]["count"] > 0
+    assert 300e6 <= samples[-1]["elapsed_ns"] <= 2e9
+
+
+@pytest.mark.parametrize("d", DRIVERS, ids=IDS)
+def test_runtime_stats_follow_each_result(d):
+    if "stats" not in describe_of(d)["features"]:
+        pytest.fail(f"{d.name} reports no runtime statistics")
+    code, recs, err = invoke(d, "run", "ring", "n=100", "m=10", "repeats=2", "stats=1", "cores=2")
+    assert code == 0, err
+    kinds = [r["type"] for r in recs]
+    assert kinds == ["result", "stats", "result", "stats"]
+    assert all(isinstance(v, (int, float)) for r in recs if r["type"] == "stats" for k, v in r.items() if k not in ("type", "workload"))
+
+
+# -- long runs, behind a flag (make test-slow) -----------------------------------------------
+@pytest.mark.slow
+@pytest.mark.skipif(not os.environ.get("RINGBENCH_SLOW"), reason="long run: make test-slow")
+@pytest.mark.parametrize("d", DRIVERS, ids=IDS)
+def test_ring_of_a_million(d):
+    if d.os_threads_per_process:
+        pytest.skip("one OS thread per process cannot reach a million here (see the results document)")
+    r, _ = results_of(d, "ring", "n=1000000", "m=2")
+    assert r["count"] == 2_000_000

@@ -226,3 +226,35 @@ def test_two_writers_on_one_store_lose_nothing(fake, db):
     assert [r["status"] for r in q(db, "SELECT status FROM runs")] == ["complete", "complete"]
     assert len(q(db, "SELECT * FROM cells WHERE status='ok'")) == 16
     assert len(q(db, "SELECT * FROM results")) == 32
+
+
+@pytest.mark.parametrize("fault,status", [
+    ("hang", "timeout"), ("crash", "failed"), ("exit1", "failed"), ("garbage", "failed"),
+    ("wrong_count", "failed"), ("absurd", "failed"), ("missing_field", "failed"), ("negative", "failed"),
+    ("limit", "refused"), ("slow", "ok"),
+])
+def test_a_fault_in_a_sweep_costs_one_cell_only(fake, db, fault, status):
+    # The second cell's driver misbehaves; the first and third are measured and kept.
+    fake(FAKE_FAULT=fault, FAKE_FAULT_ON=2, FAKE_SLOW_S=0.3)
+    r = ringbench_cli("sweep", "ring", "-r", "fake", "-n", "10,20,30", "-m", 5, "--repeat", 1, "--timeout", 3,
+                      "--db", db)
+    assert r.exit_code == (0 if status == "ok" else 1), r.output
+    cells = q(db, "SELECT id, params, status, reason FROM cells ORDER BY id")
+    assert [c["status"] for c in cells] == ["ok", status, "ok"]
+    kept = q(db, "SELECT cell_id, count FROM results ORDER BY cell_id")
+    expected = [(cells[0]["id"], 50), (cells[2]["id"], 150)]
+    if status == "ok":
+        expected.insert(1, (cells[1]["id"], 100))
+    assert [(k["cell_id"], k["count"]) for k in kept] == expected
+    if status != "ok":
+        assert cells[1]["reason"]
+
+
+def test_a_slow_driver_past_its_timeout_is_killed_with_its_children(fake, db, tmp_path):
+    fake(FAKE_FAULT="slow", FAKE_SLOW_S=30)
+    started = time.monotonic()
+    r = ringbench_cli("run", "ring", "-r", "fake", "-n", 10, "-m", 1, "--repeat", 1, "--timeout", 2, "--db", db)
+    assert r.exit_code == 1 and time.monotonic() - started < 20
+    assert q(db, "SELECT status FROM cells")[0]["status"] == "timeout"
+    leftover = subprocess.run(["pgrep", "-f", "fake_drivers/fake/fake.py"], capture_output=True, text=True).stdout
+    assert leftover.strip() == ""
