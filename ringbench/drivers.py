@@ -35,6 +35,7 @@ class Driver:
     variant: str = ""
     os_threads_per_process: int = 0
     bytes_per_process: int = 0
+    maps_per_thread: int = 2  # memory mappings per OS thread (stack + guard; Rust adds a signal stack + guard)
 
     @property
     def base(self) -> str:
@@ -82,6 +83,7 @@ def _load(folder: Path) -> list[Driver]:
         apt=tuple(manifest.get("apt", ())),
         os_threads_per_process=int(manifest.get("os_threads_per_process", 0)),
         bytes_per_process=int(manifest.get("bytes_per_process", 0)),
+        maps_per_thread=int(manifest.get("maps_per_thread", 2)),
     )
     command = tuple(manifest["command"])
     env = {k: str(v) for k, v in manifest.get("env", {}).items()}

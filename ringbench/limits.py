@@ -57,8 +57,8 @@ def check(d: Driver, processes: int) -> str | None:
          "raise it with `sysctl -w kernel.threads-max=...`"),
         ("kernel.pid_max", _minus(_read_int("/proc/sys/kernel/pid_max"), in_use),
          "raise it with `sysctl -w kernel.pid_max=...` (up to 4194304)"),
-        # each thread maps a stack and a guard page
-        ("vm.max_map_count", _half(_read_int("/proc/sys/vm/max_map_count")),
+        # each thread maps a stack and a guard page (and some runtimes more: the manifest says)
+        ("vm.max_map_count", _per_thread(_read_int("/proc/sys/vm/max_map_count"), d.maps_per_thread),
          "raise it with `sysctl -w vm.max_map_count=...`"),
     ]
     for name, room, how in limits:
@@ -72,5 +72,6 @@ def _minus(limit: int | None, used: int) -> int | None:
     return None if limit is None else limit - used
 
 
-def _half(limit: int | None) -> int | None:
-    return None if limit is None else limit // 2 - 1000
+def _per_thread(limit: int | None, maps: int) -> int | None:
+    # keep ~1000 mappings for the runtime's own code, heap and libraries
+    return None if limit is None else (limit - 1000) // max(maps, 1)
