@@ -1,0 +1,3 @@
+module ringbench/drivers/go
+
+go 1.19
