@@ -135,8 +135,10 @@ def measure(workload: str, runtimes: str = "all", *, params: dict | None = None,
     `resume=RUN_ID` continues that run: cells it already finished are not run again.
     `budget_s` stops cleanly (between cells) once that many seconds have passed; resume later.
     """
-    opts = runner.Options(**options)
     w, cells = plan(workload, runtimes, grid, params, cores)
+    if options.get("warmup") is None:
+        options["warmup"] = w.default_warmup
+    opts = runner.Options(**options)
     _check_mode(w, opts)
     refused = runner.refusals(cells)
     if refused:

@@ -86,8 +86,9 @@ def _measure_options(cores_default: str, repeat_default: int):
                      help="1 (pinned to one CPU, one scheduler thread), all, or 1,all for both."),
         click.option("--repeat", default=repeat_default, show_default=True, type=click.IntRange(1, 10_000),
                      help="timed: measured repeats per cell."),
-        click.option("--warmup", default=1, show_default=True, type=click.IntRange(0, 10_000),
-                     help="timed: unreported iterations run first inside each driver process."),
+        click.option("--warmup", default=None, type=click.IntRange(0, 10_000),
+                     help="timed: unreported iterations run first inside each driver process "
+                          "[default: 1; 0 for spawn and memory, whose RSS a warm-up would hide]."),
         click.option("--in-process", is_flag=True,
                      help="timed: all repeats in one driver process (default: a fresh process per repeat)."),
         click.option("--continuous", is_flag=True,
@@ -222,6 +223,9 @@ def show_run(result: api.RunResult, baseline: str | None = None) -> None:
         where = "all in one warm driver process" if o.in_process else "each in a fresh driver process"
         out.print(f"{result.workload.headline.label}: median over {o.repeat} repeats ({where}, {o.warmup} unreported "
                   f"warm-up iteration(s) first); spread = min–max; 95 % CI by bootstrap.")
+        if o.warmup and any(m.name == "rss_bytes_per_process" for m in result.workload.metrics):
+            out.print("RSS B/proc is read after a warm-up iteration, when runtimes reuse its memory: it understates "
+                      "a fresh process's cost. `ringbench run memory` measures that (no warm-up).")
     else:
         out.print(f"ns/hop per sample interval ({o.sample_ms} ms; the first sample is a warm-up and not counted).")
     out.print("Rel % = throughput against the " + (f"baseline {baseline}" if baseline else "fastest row") +

@@ -61,6 +61,10 @@ class Workload:
     metrics: tuple[Metric, ...]                 # the first is the headline: Rel % and comparisons use it
     verb: str = ""                              # the driver's workload, when it differs from name
     to_driver: Callable[[Params], dict] = dict  # user parameters -> the driver's keys
+    # Unreported iterations before the measured one. 0 where memory is measured: after a warm-up,
+    # runtimes reuse the previous iteration's memory (Go's freed stacks, glibc's caches), so RSS
+    # growth per process would read near zero.
+    default_warmup: int = 1
     extra_checks: tuple[Callable[[Params], str | None], ...] = field(default=())
 
     def __post_init__(self):
@@ -160,7 +164,7 @@ SPAWN = Workload(
     summary="Create N processes that each report ready; time until all are ready (µs per process).",
     params=(N,),
     expected=lambda p: p["n"], hops=lambda p: 0,
-    metrics=(SPAWN_US, RSS_PER_PROC, RUNTIME_PER_PROC),
+    metrics=(SPAWN_US, RSS_PER_PROC, RUNTIME_PER_PROC), default_warmup=0,
 )
 
 MEMORY = Workload(
@@ -168,7 +172,7 @@ MEMORY = Workload(
     summary="Bytes per idle process: RSS (and the runtime's own accounting) before and after spawning N idle processes.",
     params=(N,), verb="spawn",
     expected=lambda p: p["n"], hops=lambda p: 0,
-    metrics=(RSS_PER_PROC, RUNTIME_PER_PROC, SPAWN_US),
+    metrics=(RSS_PER_PROC, RUNTIME_PER_PROC, SPAWN_US), default_warmup=0,
 )
 
 TOTAL_HOPS = Param("hops", "total hops per run, fixed while N varies", minimum=1, maximum=10 ** 12,
