@@ -1,0 +1,23 @@
+/* Optional NIF: the process CPU clock (user+system of all threads) in ns.
+ * Only the driver's measurement uses it, outside the timed phases' code paths;
+ * the benchmark itself is pure Erlang. Built by build.sh when a C compiler and
+ * erl_nif.h (Debian: erlang-dev) are present; without it the driver falls back
+ * to summing /proc/self/task/<tid>/schedstat (see README.md). */
+#include <time.h>
+#include <erl_nif.h>
+
+static ERL_NIF_TERM process_cpu_ns(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[])
+{
+    struct timespec ts;
+    (void)argc;
+    (void)argv;
+    if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0)
+        return enif_make_badarg(env);
+    return enif_make_int64(env, (ErlNifSInt64)ts.tv_sec * 1000000000LL + (ErlNifSInt64)ts.tv_nsec);
+}
+
+static ErlNifFunc funcs[] = {
+    {"process_cpu_ns", 0, process_cpu_ns, 0}
+};
+
+ERL_NIF_INIT(ringbench_cpu, funcs, NULL, NULL, NULL, NULL)
