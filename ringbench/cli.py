@@ -10,6 +10,7 @@ from pathlib import Path
 
 import click
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
@@ -184,8 +185,8 @@ def _execute(workload: str, kw: dict, command: str, *, progress_bar: bool, resum
 def _with_progress(call, bar: bool):
     """Run `call(on_start, on_done)` showing the cell under way (and for sweeps a bar with ETA)."""
     def done(c: api.CellResult) -> None:
-        mark = "[green]ok[/green]" if c.ok else f"[red]{c.status}[/red]: {(c.reason or '').splitlines()[0]}"
-        err.print(f"  {c.label}: {mark}")
+        mark = "[green]ok[/green]" if c.ok else f"[red]{c.status}[/red]: {escape((c.reason or '').splitlines()[0])}"
+        err.print(f"  {escape(c.label)}: {mark}")
 
     if bar:
         columns = [TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -194,7 +195,7 @@ def _with_progress(call, bar: bool):
             task = progress.add_task("starting", total=None)
 
             def start(spec, i, total):
-                progress.update(task, total=total, description=f"cell {i}/{total}: {spec.label}")
+                progress.update(task, total=total, description=f"cell {i}/{total}: {escape(spec.label)}")
 
             def finished(c):
                 progress.advance(task)
@@ -202,7 +203,7 @@ def _with_progress(call, bar: bool):
             return call(start, finished)
     with err.status("") as spinner:
         def start(spec, i, total):
-            spinner.update(f"[{i}/{total}] {spec.label}")
+            spinner.update(f"\\[{i}/{total}] {escape(spec.label)}")
         return call(start, done)
 
 
@@ -237,7 +238,7 @@ def show_run(result: api.RunResult, baseline: str | None = None) -> None:
     if st:
         out.print(st)
     for w in result.warnings:
-        out.print(f"[yellow]warning:[/yellow] {w}")
+        out.print(f"[yellow]warning:[/yellow] {escape(w)}")
 
 
 def _workload_help() -> str:
@@ -347,7 +348,7 @@ def trace(runtime, n, m, timeout):
             problem = str(e)
         if problem:
             failed = True
-            err.print(f"[red]{d.name}: trace is wrong: {problem}[/red]")
+            err.print(f"[red]{d.name}: trace is wrong: {escape(problem)}[/red]")
         else:
             out.print(f"  [green]{n * m} hops, each from its predecessor, in order[/green]")
     sys.exit(1 if failed else 0)
@@ -421,7 +422,7 @@ def build(names):
                 err.print(f"  {d.base}: [green]built[/green]")
             except DriverError as e:
                 failed.append(d.base)
-                err.print(f"  {d.base}: [red]{e}[/red]")
+                err.print(f"  {d.base}: [red]{escape(str(e))}[/red]")
     if failed:
         err.print(f"[red]{len(failed)} driver(s) failed to build: {', '.join(failed)}[/red]")
         sys.exit(1)

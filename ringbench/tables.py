@@ -6,6 +6,7 @@ Rel % is throughput against a reference row (the fastest, or --baseline), with a
 """
 from __future__ import annotations
 
+from rich.markup import escape
 from rich.table import Table
 
 from . import stats
@@ -93,7 +94,7 @@ def table(cells: list[CellResult], title: str, baseline: str | None = None) -> T
         head = [c.runtime, c.cores, *(f"{c.params[p]:,}" if p in c.params else "" for p in params)]
         if not c.ok:
             label = "n/a" if c.status == "refused" else c.status
-            t.add_row(*head, f"[red]{label}[/red]", (c.reason or "").splitlines()[0][:100],
+            t.add_row(*head, f"[red]{label}[/red]", escape((c.reason or "").splitlines()[0][:100]),
                       *[""] * (ncols - len(head) - 2))
             continue
         s = c.summaries()
@@ -112,7 +113,8 @@ def table(cells: list[CellResult], title: str, baseline: str | None = None) -> T
         r = rel.get(i)
         if r:
             sig = "ref" if r["reference"] else ("yes" if r["significant"] else "no")
-            row += [f"{r['rel_pct']:.1f}", f"{r['rel_ci'][0]:.1f}–{r['rel_ci'][1]:.1f}", sig]
+            ci_text = "–" if r["reference"] else f"{r['rel_ci'][0]:.1f}–{r['rel_ci'][1]:.1f}"
+            row += [f"{r['rel_pct']:.1f}", ci_text, sig]
         else:
             row += ["–", "–", ""]
         if mode == "timed":
@@ -125,7 +127,7 @@ def table(cells: list[CellResult], title: str, baseline: str | None = None) -> T
 
 
 def squeeze_history(cell: CellResult) -> Table:
-    t = Table(title=f"squeeze: {cell.label} — {cell.extra.get('stopped_because', '')}", title_justify="left")
+    t = Table(title=escape(f"squeeze: {cell.label} — {cell.extra.get('stopped_because', '')}"), title_justify="left")
     for col in ("concurrency (tokens)", "hops/s (mean)", "sd", "samples", ""):
         t.add_column(col, justify="right")
     peak = cell.extra.get("peak_concurrency")

@@ -537,6 +537,7 @@ fn run(p: Params) -> Result<(), Fail> {
         check_thread_limits(threads, MAPS_PER_THREAD)?;
         check_memory(threads, BYTES_PER_THREAD, "threads")?;
     }
+    futex_hash_setup(threads);
     if p.sample_ms > 0 {
         return continuous(&p);
     }
@@ -583,6 +584,18 @@ fn run(p: Params) -> Result<(), Fail> {
         }
     }
     Ok(())
+}
+
+/// Since Linux 6.16 a process gets a private futex hash table sized by the CPU count, not the
+/// thread count (16 buckets here), so every wake-up walks a chain that grows with N. Ask for a
+/// bucket per thread, as drivers/c-pthreads does; older kernels reject the call, which is harmless.
+fn futex_hash_setup(threads: u64) {
+    const PR_FUTEX_HASH: libc::c_int = 78;
+    const PR_FUTEX_HASH_SET_SLOTS: libc::c_ulong = 1;
+    let slots = threads.next_power_of_two().clamp(16, 1 << 22) as libc::c_ulong;
+    unsafe {
+        libc::prctl(PR_FUTEX_HASH, PR_FUTEX_HASH_SET_SLOTS, slots, 0 as libc::c_ulong, 0 as libc::c_ulong);
+    }
 }
 
 fn main() {
