@@ -125,7 +125,7 @@ def _check_mode(w: workloads.Workload, opts: runner.Options) -> None:
 
 def measure(workload: str, runtimes: str = "all", *, params: dict | None = None, grid: list[dict] | None = None,
             cores: list[str] | str = "all", db: Path | str = DEFAULT_DB, command: str = "ringbench (api)",
-            resume: int | None = None, budget_s: float | None = None,
+            resume: int | None = None, budget_s: float | None = None, keep_refusals: bool = False,
             on_start: Callable[[runner.CellSpec, int, int], None] = lambda s, i, n: None,
             on_done: Callable[[CellResult], None] = lambda c: None, **options) -> RunResult:
     """Run a workload on runtimes over a parameter grid; store and return every cell.
@@ -134,6 +134,8 @@ def measure(workload: str, runtimes: str = "all", *, params: dict | None = None,
     cv, max_samples, squeeze_min, squeeze_max, threshold, runtime_stats).
     `resume=RUN_ID` continues that run: cells it already finished are not run again.
     `budget_s` stops cleanly (between cells) once that many seconds have passed; resume later.
+    A cell too large for this machine makes the whole request an InputError, unless `keep_refusals`
+    (sweeps): then it is stored and shown as refused, with the limit that refused it.
     """
     w, cells = plan(workload, runtimes, grid, params, cores)
     if options.get("warmup") is None:
@@ -141,7 +143,7 @@ def measure(workload: str, runtimes: str = "all", *, params: dict | None = None,
     opts = runner.Options(**options)
     _check_mode(w, opts)
     refused = runner.refusals(cells)
-    if refused:
+    if refused and not keep_refusals:
         raise InputError("; ".join(refused))
     try:
         store = Store(db)
@@ -223,7 +225,7 @@ def resume(run_id: int, db: Path | str = DEFAULT_DB, **kw) -> RunResult:
     s = json.loads(row["settings"])
     opts = {k: s[k] for k in runner.Options.__dataclass_fields__ if k in s}
     return measure(s["workload"], ",".join(s["runtimes"]), grid=[json.loads(g) for g in s["grid"]],
-                   cores=s["cores"], db=db, command=row["command"], resume=run_id, **opts, **kw)
+                   cores=s["cores"], db=db, command=row["command"], resume=run_id, keep_refusals=True, **opts, **kw)
 
 
 def load(run_id: int, db: Path | str = DEFAULT_DB) -> RunResult:

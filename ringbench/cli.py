@@ -156,8 +156,10 @@ def _params(kw: dict) -> dict:
     return {k: v for k, v in given.items() if v is not None}
 
 
-def _execute(workload: str, kw: dict, command: str, *, progress_bar: bool, resume: int | None = None,
+def _execute(workload: str, kw: dict, command: str, *, many_cells: bool, resume: int | None = None,
              budget: float | None = None) -> None:
+    """Measure and print. `many_cells` (sweep, bench): a progress bar with ETA, and cells too large for
+    this machine are stored as refused instead of refusing the whole command."""
     runtime, cores, db, as_json, baseline = (kw.pop(k) for k in ("runtime", "cores", "db", "as_json", "baseline"))
     params = _params(kw)
     options = _options(kw)
@@ -169,11 +171,11 @@ def _execute(workload: str, kw: dict, command: str, *, progress_bar: bool, resum
     try:
         if resume is not None:
             result = _with_progress(lambda s, d: api.resume(resume, db, on_start=s, on_done=d, budget_s=budget),
-                                    progress_bar)
+                                    many_cells)
         else:
             result = _with_progress(lambda s, d: api.measure(
                 workload, runtime, params=params, cores=cores, db=db, command=command, budget_s=budget,
-                on_start=s, on_done=d, **options), progress_bar)
+                keep_refusals=many_cells, on_start=s, on_done=d, **options), many_cells)
     except api.InputError as e:
         raise BadInput(str(e)) from None
     _print_result(result, as_json, baseline)
@@ -267,7 +269,7 @@ def run(workload, **kw):
     Exit status: 0 all cells measured; 1 some cell failed or was refused (stored with its reason);
     2 bad input (nothing run, nothing stored); 130 interrupted (finished cells kept).
     """
-    _execute(workload, kw, "ringbench " + shlex.join(sys.argv[1:]), progress_bar=False)
+    _execute(workload, kw, "ringbench " + shlex.join(sys.argv[1:]), many_cells=False)
 
 
 @main.command(epilog=_workload_help())
@@ -279,6 +281,9 @@ def run(workload, **kw):
 def sweep(workload, resume, budget, **kw):
     """Run a grid of cells (comma-separated values) with a progress bar; every cell stored as it finishes.
 
+    Cells a runtime cannot serve (too large for this machine, or a workload it lacks) are stored and
+    shown as refused, with the reason.
+
     \b
     Examples:
       ringbench sweep ring --runtime erlang,go -n 1000,10000,100000 -m 100,1000
@@ -288,7 +293,7 @@ def sweep(workload, resume, budget, **kw):
     """
     if resume is None and workload is None:
         raise BadInput("name a WORKLOAD, or --resume RUN")
-    _execute(workload or "", kw, "ringbench " + shlex.join(sys.argv[1:]), progress_bar=True, resume=resume,
+    _execute(workload or "", kw, "ringbench " + shlex.join(sys.argv[1:]), many_cells=True, resume=resume,
              budget=_duration(budget))
 
 
@@ -302,7 +307,7 @@ def bench(n, m, **kw):
     Same as `ringbench run ring --runtime all --cores 1,all -n 10000 -m 100`.
     """
     kw.update(n=n, m=m, tokens=None, concurrency=None, hops=None, reverse=None)
-    _execute("ring", kw, "ringbench " + shlex.join(sys.argv[1:]), progress_bar=True)
+    _execute("ring", kw, "ringbench " + shlex.join(sys.argv[1:]), many_cells=True)
 
 
 @main.command()

@@ -80,9 +80,10 @@ def plan(drivers: list[Driver], workload: Workload, grid: list[dict], cores: lis
 
 
 def refusal(cell: CellSpec) -> str | None:
-    """Why this cell cannot run here, checked before launch; None if it can."""
-    if cell.workload.verb not in workloads_of(cell.driver):
-        return f"{cell.driver.name} does not implement workload {cell.workload.name!r}"
+    """Why this cell cannot fit this machine, checked before launch; None if it can.
+
+    (A workload the runtime cannot serve, such as selective receive, is the driver's to refuse:
+    it answers `unsupported` with its own reason, stored as a refused cell.)"""
     return limits.check(cell.driver, cell.workload.to_driver(cell.params).get("n", 2))
 
 
@@ -196,7 +197,8 @@ def run_cell(spec: CellSpec, opts: Options) -> Outcome:
         version = describe_cached(spec.driver).get("version")
         out = {"timed": _timed, "continuous": _continuous, "squeeze": _squeeze}[opts.mode](spec, opts)
     except DriverFailed as e:
-        status = {"timeout": "timeout", "limit": "refused", "unsupported": "refused"}.get(e.kind, "failed")
+        status = {"timeout": "timeout", "limit": "refused", "unsupported": "refused",
+                  "unknown_workload": "refused"}.get(e.kind, "failed")
         return Outcome(spec, status, str(e), stderr_tail=e.stderr_tail)
     out.version = version
     return out
@@ -226,7 +228,8 @@ def run_cells(store: Store, run_id: int, cells: list[CellSpec], opts: Options,
         if skip(spec):
             continue
         on_start(spec)
-        out = run_cell(spec, opts)
+        why = refusal(spec)
+        out = Outcome(spec, "refused", why) if why else run_cell(spec, opts)
         store_outcome(store, run_id, out, opts)
         outcomes.append(out)
         on_done(out)

@@ -30,6 +30,14 @@ def q(db, sql, *args):
         con.close()
 
 
+def cells_stored(db) -> int:
+    """Cells in the store so far (0 while the store is still being created)."""
+    try:
+        return q(db, "SELECT count(*) AS k FROM cells")[0]["k"] if db.exists() else 0
+    except sqlite3.OperationalError:
+        return 0
+
+
 def test_api_returns_result_objects(fake, db):
     fake(FAKE_NS_PER_HOP=250)
     result = ringbench.measure("ring", "fake", params={"n": 20, "m": 5}, repeat=2, db=db)
@@ -185,7 +193,7 @@ def test_sigint_keeps_finished_cells_and_resume_completes(fake, db):
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
-        if db.exists() and q(db, "SELECT count(*) AS k FROM cells")[0]["k"] >= 2:
+        if cells_stored(db) >= 2:
             break
         time.sleep(0.05)
     proc.send_signal(signal.SIGINT)
@@ -207,7 +215,7 @@ def test_sigterm_also_keeps_finished_cells(fake, db):
                        "--warmup", "0", "--db", str(db)]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and not (db.exists() and q(db, "SELECT count(*) AS k FROM cells")[0]["k"]):
+    while time.monotonic() < deadline and not cells_stored(db):
         time.sleep(0.05)
     proc.send_signal(signal.SIGTERM)
     proc.communicate(timeout=60)
@@ -258,3 +266,26 @@ def test_a_slow_driver_past_its_timeout_is_killed_with_its_children(fake, db, tm
     assert q(db, "SELECT status FROM cells")[0]["status"] == "timeout"
     leftover = subprocess.run(["pgrep", "-f", "fake_drivers/fake/fake.py"], capture_output=True, text=True).stdout
     assert leftover.strip() == ""
+
+
+def test_sweep_records_refused_cells_with_their_reason(fake, db, monkeypatch, tmp_path):
+    folder = tmp_path / "drv" / "threaded"
+    folder.mkdir(parents=True)
+    fake_py = Path(__file__).parent / "fake_drivers" / "fake" / "fake.py"
+    (folder / "driver.toml").write_text(f'name = "threaded"\ncommand = ["{{python}}", "{fake_py}"]\n'
+                                        "os_threads_per_process = 1\n")
+    monkeypatch.setenv("RINGBENCH_DRIVER_PATH", str(tmp_path / "drv"))
+    r = ringbench_cli("sweep", "ring", "-r", "threaded", "-n", "10,9000000", "-m", 1, "--repeat", 1, "--db", db)
+    assert r.exit_code == 1, r.output
+    cells = q(db, "SELECT status, reason FROM cells ORDER BY id")
+    assert [c["status"] for c in cells] == ["ok", "refused"]
+    assert "OS threads" in cells[1]["reason"]
+    assert "n/a" in r.output
+
+
+def test_a_workload_the_runtime_lacks_is_not_applicable_with_its_reason(fake, db):
+    r = ringbench_cli("run", "selective", "-r", "fake", "-n", 10, "-m", 1, "--repeat", 1, "--db", db)
+    assert r.exit_code == 1
+    cells = q(db, "SELECT status, reason FROM cells")
+    assert [c["status"] for c in cells] == ["refused", "refused"]  # reverse = 0 and 1
+    assert "unknown workload" in cells[0]["reason"]
