@@ -52,7 +52,10 @@ class CellResult:
         """The headline (or given) metric per repeat; in continuous modes, ns per hop per interval."""
         if self.mode != "timed":
             from .modes import intervals
-            return [ns / h for h, ns in intervals(self.samples) if h > 0]
+            samples = self.samples
+            if self.mode == "squeeze":  # the figures of the peak step
+                samples = [s for s in samples if s.get("tokens") == self.extra.get("peak_concurrency")]
+            return [ns / h for h, ns in intervals(samples) if h > 0]
         metric = metric or self.workload.headline
         return [v for v in map(metric.of, self.records) if v is not None]
 

@@ -48,6 +48,12 @@ def to_markdown(run: RunResult) -> str:
             f"{env.get('cpu_model')} · {env.get('usable_cpus')} CPU(s) · Linux {env.get('kernel')} · "
             f"{env.get('date')} · ringbench {env.get('git_revision')}\n\n")
     body = tables.markdown(run.cells)
+    for c in run.cells:
+        if c.mode == "squeeze" and c.ok:
+            body += (f"\nSqueeze {c.label}: peak at {c.extra.get('peak_concurrency')} tokens; "
+                     f"{c.extra.get('stopped_because')}.\n\n| tokens | hops/s (mean) | sd | samples |\n|---:|---:|---:|---:|\n")
+            body += "".join(f"| {h['concurrency']} | {h['hops_per_s']:,.0f} | {h['sd']:,.0f} | {h['samples']} |\n"
+                            for h in c.extra.get("history", []))
     notes = "".join(f"\n> ⚠ {w}\n" for w in run.warnings)
     return head + body + notes
 
