@@ -240,6 +240,36 @@ def check_thread_limits(n):
             break
 
 
+def futex_hash_setup(threads):
+    """Size the process's private futex hash for `threads` threads.
+
+    Since Linux 6.16 a process gets a private futex hash table sized by the CPU
+    count (16 buckets on 2 cores), not the thread count, so with thousands of
+    parked threads every futex wake walks a long chain. Like drivers/c-pthreads
+    (futex_hash_setup), ask for slots = next power of two >= threads, clamped to
+    [16, 2^22]: prctl(PR_FUTEX_HASH=78, PR_FUTEX_HASH_SET_SLOTS=1, slots, 0, 0).
+    RINGBENCH_FUTEX_HASH_SLOTS overrides the count (negative: skip the call).
+    Older kernels reject the option; any failure is ignored. Returns prctl's
+    result, or None when the call was not made."""
+    slots = 16
+    while slots < threads and slots < (1 << 22):
+        slots <<= 1
+    env = os.environ.get("RINGBENCH_FUTEX_HASH_SLOTS", "")
+    try:
+        if env:
+            slots = int(env)
+        if slots < 0:
+            return None
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        prctl = libc.prctl
+        prctl.restype = ctypes.c_int
+        ul = ctypes.c_ulong
+        return prctl(ctypes.c_int(78), ul(1), ul(slots), ul(0), ul(0))
+    except Exception:  # noqa: BLE001 - no ctypes, no prctl, bad override: keep the default table
+        return None
+
+
 # ---------------------------------------------------------------- workloads
 
 WORKLOADS = ["ring", "spawn", "pingpong", "fanin", "trace"]
@@ -537,6 +567,7 @@ def main(argv):
                 "pingpong": 2, "trace": p.get("n", 0)}[workload]
     check_thread_limits(nthreads)
     check_memory(nthreads, BYTES_PER_PROCESS)
+    futex_hash_setup(nthreads)
 
     import gc
     rt = make_runtime()
