@@ -158,8 +158,9 @@ def as_json(cells: list[CellResult], baseline: str | None = None) -> list[dict]:
     out = []
     for i, c in enumerate(cells):
         item = {"runtime": c.runtime, "cores": c.cores, "params": c.params, "mode": c.mode, "status": c.status,
-                "reason": c.reason, "runtime_version": c.version, "repeats": c.records, "samples": c.samples,
-                "extra": c.extra}
+                "reason": c.reason, "runtime_version": c.version,
+                "hops": c.workload.hops(c.workload.to_driver(c.params)),  # messages per repeat's run phase
+                "repeats": c.records, "samples": c.samples, "extra": c.extra}
         if c.ok:
             item["summary"] = {k: vars(v) for k, v in c.summaries().items()}
             vals = c.values()
