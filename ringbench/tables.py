@@ -23,6 +23,13 @@ def fmt(x: float | None) -> str:
     return f"{x:.3g}"
 
 
+def pct(x: float | None) -> str:
+    """A percentage with enough digits to tell 0.04 % from 0.4 %."""
+    if x is None:
+        return "–"
+    return f"{x:.1f}" if x >= 1 else f"{x:.2g}"
+
+
 def reference(cells: list[CellResult], baseline: str | None = None) -> int | None:
     """Index of the row others are compared with: the baseline runtime's, else the fastest."""
     ok = [(i, c) for i, c in enumerate(cells) if c.ok and c.headline]
@@ -113,8 +120,8 @@ def table(cells: list[CellResult], title: str, baseline: str | None = None) -> T
         r = rel.get(i)
         if r:
             sig = "ref" if r["reference"] else ("yes" if r["significant"] else "no")
-            ci_text = "–" if r["reference"] else f"{r['rel_ci'][0]:.1f}–{r['rel_ci'][1]:.1f}"
-            row += [f"{r['rel_pct']:.1f}", ci_text, sig]
+            ci_text = "–" if r["reference"] else f"{pct(r['rel_ci'][0])}–{pct(r['rel_ci'][1])}"
+            row += [pct(r["rel_pct"]), ci_text, sig]
         else:
             row += ["–", "–", ""]
         if mode == "timed":
@@ -180,14 +187,18 @@ def plain_rows(cells: list[CellResult], baseline: str | None = None) -> tuple[li
     label = w.headline.label if cells[0].mode == "timed" else "ns/hop"
     params = _columns(cells)
     rel = relative(cells, baseline)
-    header = ["Runtime", "Cores", *params, f"{label} (median)", "95 % CI", "spread", "Rel %", "significant", "count"]
+    others = w.metrics[1:] if cells[0].mode == "timed" else ()
+    header = ["Runtime", "Cores", *params, f"{label} (median)", "95 % CI", "spread", *(m.label for m in others),
+              "Rel %", "significant", "count"]
     rows = []
     for i, c in enumerate(cells):
         ps = [f"{c.params.get(p, ''):,}" for p in params]
         if not c.ok:
             rows.append([c.runtime, c.cores, *ps, f"{'n/a' if c.status == 'refused' else c.status}: "
-                         f"{(c.reason or '').splitlines()[0]}", "", "", "", "", ""])
+                         f"{(c.reason or '').splitlines()[0]}", *[""] * (len(header) - len(ps) - 3)])
             continue
+        s = c.summaries()
+        extra = [fmt(s[m.name].median if m.name in s else None) for m in others]
         vals = c.values()
         ci = stats.bootstrap_median_ci(vals) if len(vals) > 1 else None
         hl = c.headline
@@ -195,7 +206,7 @@ def plain_rows(cells: list[CellResult], baseline: str | None = None) -> tuple[li
         sig = "ref" if r.get("reference") else ("yes" if r.get("significant") else "no")
         count = f"{c.records[0]['count']:,} ×{len(c.records)}" if c.records else f"{len(c.samples)} samples"
         rows.append([c.runtime, c.cores, *ps, fmt(hl.median), f"{fmt(ci[0])}–{fmt(ci[1])}" if ci else "–",
-                     f"{fmt(hl.low)}–{fmt(hl.high)}", f"{r.get('rel_pct', 0):.1f}", sig, count])
+                     f"{fmt(hl.low)}–{fmt(hl.high)}", *extra, pct(r.get("rel_pct")), sig, count])
     return header, rows
 
 
