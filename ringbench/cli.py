@@ -175,7 +175,8 @@ def _execute(workload: str, kw: dict, command: str, *, many_cells: bool, resume:
         else:
             result = _with_progress(lambda s, d: api.measure(
                 workload, runtime, params=params, cores=cores, db=db, command=command, budget_s=budget,
-                keep_refusals=many_cells, on_start=s, on_done=d, **options), many_cells)
+                keep_refusals=many_cells or "all" in runtime.split(","), on_start=s, on_done=d, **options),
+                many_cells)
     except api.InputError as e:
         raise BadInput(str(e)) from None
     _print_result(result, as_json, baseline)
@@ -265,6 +266,9 @@ def run(workload, **kw):
       ringbench run spawn --runtime all -n 100000
       ringbench run msgcost --runtime go -n 2,100,10000,1000000
       ringbench run selective --runtime erlang -n 1000 -m 10
+
+    A cell too large for this machine stops the command before anything runs (exit 2) when its
+    runtime was named; with `--runtime all` it is stored and shown as n/a, with the limit.
 
     Exit status: 0 all cells measured; 1 some cell failed or was refused (stored with its reason);
     2 bad input (nothing run, nothing stored); 130 interrupted (finished cells kept).

@@ -65,8 +65,9 @@ def _fill(text: str, d: Driver, cores: int, max_procs: int) -> str:
 
 
 def _search_path() -> list[Path]:
+    """drivers/ (or $RINGBENCH_DRIVERS_DIR instead), then the folders in $RINGBENCH_DRIVER_PATH."""
     extra = [Path(p) for p in os.environ.get("RINGBENCH_DRIVER_PATH", "").split(os.pathsep) if p]
-    return [DRIVERS_DIR, *extra]
+    return [Path(os.environ.get("RINGBENCH_DRIVERS_DIR") or DRIVERS_DIR), *extra]
 
 
 def _load(folder: Path) -> list[Driver]:

@@ -5,6 +5,7 @@ half-way by the kernel (or to push the machine into swapping).
 """
 from __future__ import annotations
 
+import os
 import resource
 from pathlib import Path
 
@@ -50,8 +51,9 @@ def check(d: Driver, processes: int) -> str | None:
         return None
     soft, _ = resource.getrlimit(resource.RLIMIT_NPROC)
     in_use = threads_in_use()
+    nproc_applies = soft != resource.RLIM_INFINITY and os.geteuid() != 0  # the kernel does not apply it to root
     limits = [
-        ("the per-user process limit (ulimit -u)", None if soft == resource.RLIM_INFINITY else soft - in_use,
+        ("the per-user process limit (ulimit -u)", soft - in_use if nproc_applies else None,
          "raise it with `ulimit -u`"),
         ("kernel.threads-max", _minus(_read_int("/proc/sys/kernel/threads-max"), in_use),
          "raise it with `sysctl -w kernel.threads-max=...`"),

@@ -289,3 +289,20 @@ def test_a_workload_the_runtime_lacks_is_not_applicable_with_its_reason(fake, db
     cells = q(db, "SELECT status, reason FROM cells")
     assert [c["status"] for c in cells] == ["refused", "refused"]  # reverse = 0 and 1
     assert "unknown workload" in cells[0]["reason"]
+
+
+def test_run_all_shows_a_cell_too_large_as_na_instead_of_refusing_everything(fake, db, monkeypatch, tmp_path):
+    folder = tmp_path / "drv" / "threaded"
+    folder.mkdir(parents=True)
+    fake_py = Path(__file__).parent / "fake_drivers" / "fake" / "fake.py"
+    (folder / "driver.toml").write_text(f'name = "threaded"\ncommand = ["{{python}}", "{fake_py}"]\n'
+                                        "os_threads_per_process = 1\n")
+    monkeypatch.setenv("RINGBENCH_DRIVERS_DIR", str(tmp_path / "drv"))  # only these two: `all` must not
+    monkeypatch.setenv("RINGBENCH_DRIVER_PATH", str(Path(__file__).parent / "fake_drivers"))  # reach real drivers
+    r = ringbench_cli("run", "ring", "-r", "all", "-n", 5_000_000, "-m", 1, "--repeat", 1, "--db", db)
+    assert r.exit_code == 1, r.output  # measured what fits, said what did not
+    cells = {c["runtime"]: c for c in q(db, "SELECT runtime, status, reason FROM cells")}
+    assert cells["fake"]["status"] == "ok"
+    assert cells["threaded"]["status"] == "refused" and "OS threads" in cells["threaded"]["reason"]
+    named = ringbench_cli("run", "ring", "-r", "threaded", "-n", 5_000_000, "-m", 1, "--db", db)
+    assert named.exit_code == 2  # a runtime named explicitly: bad input, nothing run
