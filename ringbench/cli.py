@@ -308,9 +308,13 @@ def sweep(workload, resume, budget, **kw):
 def bench(n, m, **kw):
     """The default comparison: the ring on every built runtime, on one core and on all cores.
 
-    Same as `ringbench run ring --runtime all --cores 1,all -n 10000 -m 100`.
+    Same as `ringbench run ring --runtime all --cores 1,all -n 10000 -m 100 --warmup 0`: no warm-up
+    iteration by default, to keep it short (each repeat's million hops warms a JIT within the run;
+    give --warmup 1 to exclude that). The one-OS-thread-per-process runtimes take most of its time.
     """
     kw.update(n=n, m=m, tokens=None, concurrency=None, hops=None, reverse=None)
+    if kw["warmup"] is None:
+        kw["warmup"] = 0
     _execute("ring", kw, "ringbench " + shlex.join(sys.argv[1:]), many_cells=True)
 
 
