@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Callable
 
 from . import environment, noise, runner, stats, workloads
-from .drivers import DriverError, discover, select
+from .drivers import DriverError, select
 from .store import DEFAULT_DB, Store, StoreError
 
 
@@ -209,10 +209,6 @@ def measure(workload: str, runtimes: str = "all", *, params: dict | None = None,
 
 def _key(runtime: str, workload: str, params: dict, cores: str) -> str:
     return json.dumps([runtime, workload, params, cores], sort_keys=True)
-
-
-def runtimes() -> list[str]:
-    return list(discover())
 
 
 def resume(run_id: int, db: Path | str = DEFAULT_DB, **kw) -> RunResult:

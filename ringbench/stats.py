@@ -33,24 +33,6 @@ def summarize(values: Iterable[float]) -> Summary:
     return Summary(med, float(a.min()), float(a.max()), float(np.median(np.abs(a - med))), int(a.size))
 
 
-# -- per-record metrics (ring) ------------------------------------------------
-def ns_per_hop(rec: Mapping) -> float:
-    return rec["run_ns"] / rec["count"]
-
-
-def spawn_us_per_process(rec: Mapping) -> float:
-    return rec["setup_ns"] / rec["n"] / 1e3
-
-
-def cpu_per_wall(rec: Mapping) -> float:
-    """CPU time over wall time of the message phase: >1 means several cores busy."""
-    return rec["run_cpu_ns"] / rec["run_ns"] if rec["run_ns"] else 0.0
-
-
-def rss_bytes_per_process(rec: Mapping) -> float:
-    return (rec["rss_after"] - rec["rss_before"]) / rec["n"]
-
-
 def relative_pct(medians: Mapping[str, float]) -> dict[str, float]:
     """Throughput relative to the fastest (lowest time) row: fastest = 100 %, half as fast = 50 %."""
     best = min(medians.values())

@@ -230,10 +230,6 @@ TRACE = Workload(
 )
 
 WORKLOADS: dict[str, Workload] = {w.name: w for w in (RING, SPAWN, MEMORY, MSGCOST, PINGPONG, FANIN, SELECTIVE)}
-ALL: dict[str, Workload] = {**WORKLOADS, "trace": TRACE}
-
-# Keys every driver accepts besides a workload's own (contract section 2).
-COMMON_KEYS = ("repeats", "warmup", "cores", "sample_ms", "samples", "stats")
 
 
 def get(name: str) -> Workload:
