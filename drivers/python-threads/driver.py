@@ -1,180 +1,27 @@
 """ringbench driver: CPython threads, one OS thread per process.
 
-Hand-off: every process owns a queue.SimpleQueue (C-implemented, unbounded,
-FIFO); send = put, receive = blocking get, which parks the thread on a lock and
-releases the GIL. Threads are started with the low-level _thread module and a
-small stack (threading.stack_size). See README.md for what was measured.
+Hop: every process owns a queue.SimpleQueue (the standard library's C queue,
+unbounded, FIFO); send = put, receive = blocking get, which parks the thread on
+a lock with the GIL released. Threads are started with the low-level _thread
+module. Variants (see README.md):
+  simplequeue  --variant=simplequeue: the runtime as it comes (default thread stack size)
+  tuned        --variant=tuned: 64 KiB thread stacks, futex hash sized per thread
 """
-import sys
 import os
-import json
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(__file__))), "common", "python"))
+import ringbench_driver_common as common  # noqa: E402
+from ringbench_driver_common import DriverError, emit, flush  # noqa: E402
 
 NAME = "python-threads"
-EXIT = {"bad_param": 2, "unknown_workload": 2, "unsupported": 2, "limit": 3, "failure": 1}
-STACK_SIZE = 64 * 1024          # threading.stack_size: virtual reservation per thread
-# Rough resident bytes per idle thread (touched stack pages, kernel task, Python
-# thread state, queue), measured with `run spawn n=10000`; x1.5 margin in the check.
-BYTES_PER_PROCESS = 16000
-
-_out = []
+WORKLOADS = ["ring", "spawn", "pingpong", "fanin", "trace"]
+FEATURES = ["tokens", "continuous", "stats"]
+OPTIONS = {"--variant=simplequeue": "simplequeue", "--variant=tuned": "tuned"}
+TUNED_STACK_SIZE = 64 * 1024    # threading.stack_size in the tuned variant (32 KiB is the minimum)
 
 
-def emit(rec):
-    _out.append(json.dumps(rec, separators=(",", ":")))
-    if len(_out) >= 256:
-        flush()
-
-
-def flush():
-    if _out:
-        sys.stdout.write("\n".join(_out) + "\n")
-        _out.clear()
-    sys.stdout.flush()
-
-
-class DriverError(Exception):
-    def __init__(self, kind, message):
-        Exception.__init__(self, message)
-        self.kind = kind
-        self.message = message
-
-
-def die(kind, message):
-    emit({"type": "error", "kind": kind, "message": message})
-    flush()
-    os._exit(EXIT[kind])
-
-
-# ---------------------------------------------------------------- parameters
-
-WORKLOAD_KEYS = {
-    "ring": ("n", "m", "tokens"),
-    "spawn": ("n",),
-    "pingpong": ("m",),
-    "fanin": ("n", "m"),
-    "selective": ("n", "m", "reverse"),
-    "trace": ("n", "m"),
-}
-REQUIRED = {
-    "ring": ("n", "m"),
-    "spawn": ("n",),
-    "pingpong": ("m",),
-    "fanin": ("n", "m"),
-    "selective": ("n", "m", "reverse"),
-    "trace": ("n", "m"),
-}
-COMMON_DEFAULTS = {"repeats": 1, "warmup": 0, "cores": None, "sample_ms": 0, "samples": 3, "stats": 0}
-# (lo, hi) inclusive; hi None = unbounded
-BOUNDS = {
-    "n": (1, 10_000_000),
-    "m": (1, 1_000_000_000),
-    "tokens": (1, None),   # <= n, checked below
-    "reverse": (0, 1),
-    "repeats": (1, 1_000_000),
-    "warmup": (0, 1_000_000),
-    "cores": (1, 1_000_000),
-    "sample_ms": (0, 86_400_000),
-    "samples": (1, 1_000_000),
-    "stats": (0, 1),
-}
-
-
-def bound_text(key, lo, hi):
-    if hi is None:
-        return "%s must be an integer >= %d" % (key, lo)
-    if lo == 0 and hi == 1:
-        return "%s must be 0 or 1" % key
-    return "%s must be an integer in %d..%d" % (key, lo, hi)
-
-
-def parse_params(workload, args):
-    allowed = WORKLOAD_KEYS[workload]
-    p = {}
-    for a in args:
-        key, eq, val = a.partition("=")
-        if not eq or not key:
-            raise DriverError("bad_param", "expected key=value, got '%s'" % a)
-        if key not in allowed and key not in COMMON_DEFAULTS:
-            raise DriverError("bad_param", "unknown key '%s' for workload %s (allowed: %s)"
-                              % (key, workload, ", ".join(allowed + tuple(COMMON_DEFAULTS))))
-        if key in p:
-            raise DriverError("bad_param", "key '%s' given twice" % key)
-        lo, hi = BOUNDS[key]
-        if workload == "trace" and key in ("n", "m"):
-            hi = 100
-        body = val[1:] if val.startswith("-") else val
-        if not (body.isascii() and body.isdigit()):
-            raise DriverError("bad_param", "%s, got '%s'" % (bound_text(key, lo, hi), val))
-        v = int(val)
-        if v < lo or (hi is not None and v > hi):
-            raise DriverError("bad_param", "%s, got '%s'" % (bound_text(key, lo, hi), val))
-        p[key] = v
-    for key in REQUIRED[workload]:
-        if key not in p:
-            raise DriverError("bad_param", "missing required key '%s' for workload %s" % (key, workload))
-    for key, dflt in COMMON_DEFAULTS.items():
-        p.setdefault(key, dflt)
-    if workload == "ring":
-        p.setdefault("tokens", 1)
-        if p["tokens"] > p["n"]:
-            raise DriverError("bad_param", "tokens must be <= n (%d), got '%d'" % (p["n"], p["tokens"]))
-        if p["n"] * p["m"] * p["tokens"] >= 1 << 62:
-            raise DriverError("bad_param", "n*m*tokens must be < 2^62")
-    if p["sample_ms"] > 0 and workload != "ring":
-        raise DriverError("unsupported", "continuous mode (sample_ms>0) is defined only for ring")
-    return p
-
-
-# ---------------------------------------------------------------- measurements
-
-def rss():
-    with open("/proc/self/status", "rb") as f:
-        for line in f:
-            if line.startswith(b"VmRSS:"):
-                return int(line.split()[1]) * 1024
-    return 0
-
-
-def mem_available():
-    """Bytes the kernel says are available (min of MemAvailable and a cgroup limit)."""
-    avail = None
-    try:
-        with open("/proc/meminfo", "rb") as f:
-            for line in f:
-                if line.startswith(b"MemAvailable:"):
-                    avail = int(line.split()[1]) * 1024
-                    break
-    except OSError:
-        pass
-    try:
-        with open("/sys/fs/cgroup/memory.max") as f:
-            lim = f.read().strip()
-        if lim != "max":
-            with open("/sys/fs/cgroup/memory.current") as f:
-                cur = int(f.read())
-            room = int(lim) - cur
-            avail = room if avail is None else min(avail, room)
-    except (OSError, ValueError):
-        pass
-    return avail
-
-
-def check_memory(n, per_proc):
-    need = int(n * per_proc * 1.5)
-    avail = mem_available()
-    if avail is not None and need > avail:
-        raise DriverError("limit", "memory: %d processes need about %d MiB (%d B each, x1.5 margin) "
-                          "but only %d MiB is available (MemAvailable/cgroup memory.max); "
-                          "free memory or lower n" % (n, need >> 20, per_proc, avail >> 20))
-    import resource
-    for lim_name in ("RLIMIT_AS", "RLIMIT_DATA"):
-        soft, _ = resource.getrlimit(getattr(resource, lim_name))
-        if soft != resource.RLIM_INFINITY and need > soft:
-            raise DriverError("limit", "%s (ulimit %s) is %d MiB, %d processes need about %d MiB; "
-                              "raise it with ulimit or lower n"
-                              % (lim_name, "-v" if lim_name == "RLIMIT_AS" else "-d",
-                                 soft >> 20, n, need >> 20))
-
+# ---------------------------------------------------------------- OS limits
 
 def read_int(path):
     try:
@@ -200,8 +47,9 @@ def system_threads():
 
 
 def check_thread_limits(n):
-    """Refuse, before spawning, a request the OS cannot hold: every limit that
-    caps the number of threads one process can start."""
+    """Refuse, before spawning, a request the OS cannot hold: every limit that caps the number
+    of threads one process can start. These are hard limits, not a memory estimate (memory is
+    the manifest's bytes_per_process, checked by the orchestrator)."""
     import resource
     cur = system_threads()
     pid_max = read_int("/proc/sys/kernel/pid_max")
@@ -241,7 +89,7 @@ def check_thread_limits(n):
 
 
 def futex_hash_setup(threads):
-    """Size the process's private futex hash for `threads` threads.
+    """Tuned variant only: size the process's private futex hash for `threads` threads.
 
     Since Linux 6.16 a process gets a private futex hash table sized by the CPU
     count (16 buckets on 2 cores), not the thread count, so with thousands of
@@ -272,17 +120,15 @@ def futex_hash_setup(threads):
 
 # ---------------------------------------------------------------- workloads
 
-WORKLOADS = ["ring", "spawn", "pingpong", "fanin", "trace"]
-FEATURES = ["tokens", "continuous", "stats"]
-
-
-def make_runtime():
+def make_runtime(tuned):
     import _thread
     import threading
     from queue import SimpleQueue
-    from time import perf_counter_ns, process_time_ns, sleep
+    from time import perf_counter_ns, sleep
 
-    threading.stack_size(STACK_SIZE)
+    # threading.stack_size() with no argument would also reset the size: keep what was set
+    stack_size = TUNED_STACK_SIZE if tuned else 0    # 0: the platform default (RLIMIT_STACK, 8 MiB)
+    threading.stack_size(stack_size)
     base_threads = _thread._count()
 
     def start(fn, *args):
@@ -301,12 +147,13 @@ def make_runtime():
 
     cont = [0]
 
+    # A hop: get() returns (the thread was woken by the sender's put), one compare, one
+    # receipt count, put(v - 1) into the successor's queue (which wakes it), get() again.
     def ring_proc(q, sq, first, mq):
         get = q.get
         put = sq.put
-        mq.put(0)          # alive and linked
         cnt = 0
-        stopping = False
+        mq.put(1)          # ready: linked, about to block in its first receive
         while True:
             v = get()
             if v > 1:
@@ -315,48 +162,45 @@ def make_runtime():
             elif v == 1:
                 cnt += 1
                 mq.put(0)
-            else:   # stop: v = -(sum+1)
-                if first and stopping:
-                    mq.put(-v - 1)
-                    return
+            else:          # the proof: v = -(1 + receipts so far); p0 sees it twice
                 put(v - cnt)
                 if first:
-                    stopping = True
-                else:
-                    return
+                    mq.put(-get() - 1)
+                return
 
     def ring_proc_cont(q, sq, first, mq):
         get = q.get
         put = sq.put
-        mq.put(0)
+        mq.put(1)
         if first:
             while True:
                 v = get()
-                cont[0] += 1     # only p0 writes; main reads (GIL: a word store)
+                cont[0] += 1     # only p0 writes; main reads (under the GIL: a word store)
                 put(v)
         while True:
             put(get())
 
-    def ring(n, m, tokens, cont_cfg=None):
+    def ring(p, meter, emit_hops):
+        n = p["n"]
+        tokens = p["tokens"]
+        starts = common.token_starts(p)
+        continuous = p["sample_ms"] > 0
+        procfn = ring_proc_cont if continuous else ring_proc
         mq = SimpleQueue()
         mget = mq.get
-        procfn = ring_proc if cont_cfg is None else ring_proc_cont
-        rss_before = rss()
-        c0 = process_time_ns()
-        t0 = perf_counter_ns()
+        meter.spawn_begins()
         qs = [SimpleQueue() for _ in range(n)]
         for i in range(n):
-            start(procfn, qs[i], qs[(i + 1) % n], i == 0, mq)
+            start(procfn, qs[i], qs[i + 1 if i + 1 < n else 0], i == 0, mq)
+        ready = 0
         for _ in range(n):
-            mget()
-        t1 = perf_counter_ns()
-        c1 = process_time_ns()
-        rss_after = rss()
-        if cont_cfg is not None:
-            sample_ms, samples = cont_cfg
+            ready += mget()
+        meter.spawn_ends(ready)
+        if continuous:
+            sample_ms, samples = p["sample_ms"], p["samples"]
             t_start = perf_counter_ns()
-            for j in range(tokens):
-                qs[j * n // tokens].put(2)
+            for k in starts:
+                qs[k].put(2)
             for seq in range(1, samples + 1):
                 d = t_start + seq * sample_ms * 1_000_000 - perf_counter_ns()
                 if d > 0:
@@ -365,54 +209,50 @@ def make_runtime():
                 emit({"type": "sample", "seq": seq, "elapsed_ns": now - t_start, "count": cont[0] * n})
                 flush()
             return None
-        v = n * m
-        c2 = process_time_ns()
-        t2 = perf_counter_ns()
-        for j in range(tokens):
-            qs[j * n // tokens].put(v)
+        v = n * p["m"]
+        meter.run_begins()
+        for k in starts:
+            qs[k].put(v)
         for _ in range(tokens):
             mget()
-        t3 = perf_counter_ns()
-        c3 = process_time_ns()
+        meter.run_ends()
         qs[0].put(-1)
         count = mget()
         wait_exited()
-        return count, t1 - t0, t3 - t2, c1 - c0, c3 - c2, rss_before, rss_after
+        return count
 
-    def spawn(n):
+    def spawn(p, meter, emit_hops):
+        n = p["n"]
         mq = SimpleQueue()
         mget = mq.get
 
         def proc(q):
-            mq.put(1)
+            mq.put(1)      # ready, then block in the first receive
             q.get()
 
-        rss_before = rss()
-        c0 = process_time_ns()
-        t0 = perf_counter_ns()
+        meter.spawn_begins()
         qs = [SimpleQueue() for _ in range(n)]
         for q in qs:
             start(proc, q)
         count = 0
         for _ in range(n):
             count += mget()
-        t1 = perf_counter_ns()
-        c1 = process_time_ns()
-        rss_after = rss()
+        meter.spawn_ends(count)
         for q in qs:
             q.put(0)
         wait_exited()
-        return count, t1 - t0, 0, c1 - c0, 0, rss_before, rss_after
+        return count
 
-    def pingpong(m):
+    def pingpong(p, meter, emit_hops):
+        m = p["m"]
         mq, aq, bq = SimpleQueue(), SimpleQueue(), SimpleQueue()
         res = [0]
 
         def proc_a():
             get = aq.get
             put = bq.put
-            mq.put(0)
-            get()
+            mq.put(1)
+            get()              # the start signal
             for _ in range(m):
                 put(1)
                 get()
@@ -422,33 +262,27 @@ def make_runtime():
         def proc_b():
             get = bq.get
             put = aq.put
-            mq.put(0)
             cnt = 0
+            mq.put(1)
             while get():
                 cnt += 1
                 put(1)
             res[0] = cnt
 
-        rss_before = rss()
-        c0 = process_time_ns()
-        t0 = perf_counter_ns()
+        meter.spawn_begins()
         start(proc_a)
         start(proc_b)
-        mq.get()
-        mq.get()
-        t1 = perf_counter_ns()
-        c1 = process_time_ns()
-        rss_after = rss()
-        c2 = process_time_ns()
-        t2 = perf_counter_ns()
+        ready = mq.get() + mq.get()
+        meter.spawn_ends(ready)
+        meter.run_begins()
         aq.put(1)
         mq.get()
-        t3 = perf_counter_ns()
-        c3 = process_time_ns()
+        meter.run_ends()
         wait_exited()
-        return res[0], t1 - t0, t3 - t2, c1 - c0, c3 - c2, rss_before, rss_after
+        return res[0]
 
-    def fanin(n, m):
+    def fanin(p, meter, emit_hops):
+        n, m = p["n"], p["m"]
         mq, rq = SimpleQueue(), SimpleQueue()
         res = [0]
 
@@ -456,7 +290,7 @@ def make_runtime():
             get = rq.get
             total = n * m
             cnt = 0
-            mq.put(0)
+            mq.put(1)
             while cnt < total:
                 get()
                 cnt += 1
@@ -465,176 +299,98 @@ def make_runtime():
 
         def sender(q):
             put = rq.put
-            mq.put(0)
-            q.get()
+            mq.put(1)
+            q.get()            # the start signal
             for _ in range(m):
                 put(1)
 
-        rss_before = rss()
-        c0 = process_time_ns()
-        t0 = perf_counter_ns()
+        meter.spawn_begins()
         start(receiver)
         qs = [SimpleQueue() for _ in range(n)]
         for q in qs:
             start(sender, q)
+        ready = 0
         for _ in range(n + 1):
-            mq.get()
-        t1 = perf_counter_ns()
-        c1 = process_time_ns()
-        rss_after = rss()
-        c2 = process_time_ns()
-        t2 = perf_counter_ns()
+            ready += mq.get()
+        meter.spawn_ends(ready)
+        meter.run_begins()
         for q in qs:
             q.put(1)
         mq.get()
-        t3 = perf_counter_ns()
-        c3 = process_time_ns()
+        meter.run_ends()
         wait_exited()
-        return res[0], t1 - t0, t3 - t2, c1 - c0, c3 - c2, rss_before, rss_after
+        return res[0]
 
-    def trace(n, m):
+    def trace(p, meter, emit_hops):
+        n, m = p["n"], p["m"]
         mq = SimpleQueue()
         hops = [0]
 
         def proc(i, q, sq):
-            mq.put(0)
+            mq.put(1)
             while True:
-                v, frm = q.get()
+                msg = q.get()
+                if msg is None:        # released after the run
+                    return
+                v, frm = msg
                 hops[0] += 1
-                h = hops[0]
-                emit({"type": "hop", "hop": h, "lap": (h - 1) // n + 1, "from": frm, "to": i})
-                flush()   # printed as the hop happens, by the receiving thread
+                if emit_hops:
+                    h = hops[0]
+                    emit({"type": "hop", "hop": h, "lap": (h - 1) // n + 1, "from": frm, "to": i})
+                    flush()   # printed as the hop happens, by the receiving thread
                 if v == 1:
                     mq.put(0)
                     return
                 sq.put((v - 1, i))
 
+        meter.spawn_begins()
         qs = [SimpleQueue() for _ in range(n)]
         for i in range(n):
             start(proc, i, qs[i], qs[(i + 1) % n])
+        ready = 0
         for _ in range(n):
-            mq.get()
-        t0 = perf_counter_ns()
+            ready += mq.get()
+        meter.spawn_ends(ready)
+        meter.run_begins()
         qs[0].put((n * m, -1))
         mq.get()
-        t1 = perf_counter_ns()
-        return hops[0], 0, t1 - t0, 0, 0, 0, 0
+        meter.run_ends()
+        last = (n * m - 1) % n    # the process that finished the token has exited
+        for i in range(n):        # the others are still blocked in get(): release them
+            if i != last:
+                qs[i].put(None)
+        wait_exited()
+        return hops[0]
 
-    return {"ring": ring, "spawn": spawn, "pingpong": pingpong, "fanin": fanin, "trace": trace,
-            "reset": lambda: cont.__setitem__(0, 0)}
+    class ThreadsRuntime(common.Runtime):
+        def reset(self):
+            cont[0] = 0
+
+        def stats(self):
+            return {"switch_interval_us": int(round(sys.getswitchinterval() * 1e6)),
+                    "thread_stack_size": stack_size,    # 0: the platform default
+                    "threads_alive": _thread._count()}
+
+    return ThreadsRuntime({"ring": ring, "spawn": spawn, "pingpong": pingpong, "fanin": fanin,
+                           "trace": trace})
 
 
-def stats_record(gc, before):
-    st = gc.get_stats()
-    rec = {"type": "stats"}
-    for gen, s in enumerate(st):
-        b = before[gen]
-        rec["gc_gen%d_collections" % gen] = s["collections"] - b["collections"]
-        rec["gc_gen%d_collected" % gen] = s["collected"] - b["collected"]
-    rec["gc_enabled"] = 1 if gc.isenabled() else 0
-    rec["switch_interval_us"] = int(round(sys.getswitchinterval() * 1e6))
-    rec["thread_stack_bytes"] = STACK_SIZE
-    rec["rss_now"] = rss()
-    return rec
+def describe(variant):
+    return {"name": NAME, "runtime": "CPython threads", "version": common.python_version(),
+            "workloads": WORKLOADS, "features": FEATURES}
 
 
-def main(argv):
-    if argv and argv[0].startswith("--"):
-        raise DriverError("bad_param", "unknown option '%s'" % argv[0])
-    if not argv:
-        raise DriverError("bad_param", "usage: driver.py describe | run <workload> key=value...")
-    verb = argv[0]
-    if verb == "describe":
-        if len(argv) > 1:
-            raise DriverError("bad_param", "describe takes no arguments")
-        emit({"type": "describe", "contract": 1, "name": NAME, "runtime": "CPython threads",
-              "version": "CPython %s" % sys.version.split()[0],
-              "workloads": WORKLOADS, "features": FEATURES, "variant": ""})
-        return 0
-    if verb != "run":
-        raise DriverError("bad_param", "unknown verb '%s' (expected describe or run)" % verb)
-    if len(argv) < 2:
-        raise DriverError("bad_param", "run needs a workload: " + ", ".join(WORKLOADS))
-    workload = argv[1]
-    if workload not in WORKLOAD_KEYS:
-        raise DriverError("unknown_workload", "unknown workload '%s' (this driver knows: %s)"
-                          % (workload, ", ".join(WORKLOADS)))
-    p = parse_params(workload, argv[2:])
-    if workload == "selective":
-        raise DriverError("unsupported", "Python threads have no selective receive: queue.SimpleQueue "
-                          "is strictly FIFO and there is no receive that skips non-matching messages")
+def prepare(variant, workload, p):
     nthreads = {"ring": p.get("n", 0), "spawn": p.get("n", 0), "fanin": p.get("n", 0) + 1,
                 "pingpong": 2, "trace": p.get("n", 0)}[workload]
     check_thread_limits(nthreads)
-    check_memory(nthreads, BYTES_PER_PROCESS)
-    futex_hash_setup(nthreads)
-
-    import gc
-    rt = make_runtime()
-    fn = rt[workload]
-    gc.freeze()   # start-up objects are never scanned again
-
-    if workload == "trace":
-        count, s_ns, r_ns, s_cpu, r_cpu, rb, ra = fn(p["n"], p["m"])
-        if count != p["n"] * p["m"]:
-            raise DriverError("failure", "trace: %d hops, expected %d" % (count, p["n"] * p["m"]))
-        emit({"type": "result", "workload": "trace", "iteration": 1, "n": p["n"], "m": p["m"],
-              "count": count, "setup_ns": s_ns, "run_ns": r_ns, "setup_cpu_ns": s_cpu,
-              "run_cpu_ns": r_cpu, "rss_before": rss(), "rss_after": rss()})
-        return 0
-
-    if workload == "ring" and p["sample_ms"] > 0:
-        gc.disable()
-        fn(p["n"], p["m"], p["tokens"], (p["sample_ms"], p["samples"]))
-        flush()
-        os._exit(0)   # no teardown
-
-    for it in range(-p["warmup"] + 1, p["repeats"] + 1):
-        gc.collect()
-        before = gc.get_stats()
-        gc.disable()
-        if workload == "ring":
-            res = fn(p["n"], p["m"], p["tokens"])
-            expect = p["n"] * p["m"] * p["tokens"]
-        elif workload == "spawn":
-            res = fn(p["n"])
-            expect = p["n"]
-        elif workload == "pingpong":
-            res = fn(p["m"])
-            expect = p["m"]
-        else:
-            res = fn(p["n"], p["m"])
-            expect = p["n"] * p["m"]
-        gc.enable()
-        count, s_ns, r_ns, s_cpu, r_cpu, rb, ra = res
-        if count != expect:
-            raise DriverError("failure", "%s: count %d != expected %d" % (workload, count, expect))
-        rt["reset"]()
-        if it < 1:
-            continue
-        rec = {"type": "result", "workload": workload, "iteration": it}
-        for k in WORKLOAD_KEYS[workload]:
-            if k in p:
-                rec[k] = p[k]
-        rec.update({"count": count, "setup_ns": s_ns, "run_ns": r_ns, "setup_cpu_ns": s_cpu,
-                    "run_cpu_ns": r_cpu, "rss_before": rb, "rss_after": ra})
-        emit(rec)
-        if p["stats"]:
-            emit(stats_record(gc, before))
-        flush()
-    return 0
+    tuned = variant == "tuned"
+    if tuned:
+        futex_hash_setup(nthreads)
+    return make_runtime(tuned)
 
 
 if __name__ == "__main__":
-    try:
-        rc = main(sys.argv[1:])
-    except DriverError as e:
-        die(e.kind, e.message)
-    except MemoryError:
-        die("limit", "memory: the Python heap could not grow (MemoryError); free memory or lower n")
-    except Exception as e:  # noqa: BLE001
-        import traceback
-        traceback.print_exc(file=sys.stderr)
-        die("failure", "%s: %s" % (type(e).__name__, e))
-    flush()
-    os._exit(rc)
+    common.serve(describe, prepare, OPTIONS, kernel_stack=True,
+                 selective_reason="Python threads have no selective receive: queue.SimpleQueue is strictly "
+                                  "FIFO and there is no receive that skips non-matching messages")

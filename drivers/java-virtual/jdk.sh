@@ -1,1 +1,0 @@
-../java-threads/jdk.sh

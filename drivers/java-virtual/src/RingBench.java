@@ -1,1 +1,0 @@
-../../java-threads/src/RingBench.java
