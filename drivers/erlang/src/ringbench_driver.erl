@@ -15,19 +15,10 @@
 -define(MAX_M, 1000000000).
 -define(MAX_REPEATS, 1000000).
 -define(MAX_TRACE, 100).
--define(MAX_SAMPLE_MS, 3600000).
+-define(MAX_SAMPLE_MS, 86400000).
 -define(MAX_SAMPLES, 1000000).
 -define(MAX_CORES, 1024).
 -define(LIMIT_2_62, (1 bsl 62)).
-
-%% Rough resident bytes per process, used by the pre-launch memory check.
-%% Measured on OTP 25 (see README.md): an idle process with the default
-%% 233-word heap is about 2.7 KB of RSS; a little slack on top.
--define(BYTES_PER_PROC, 3000).
-%% A queued message in an off-heap mailbox (fanin worst case).
--define(BYTES_PER_MSG, 64).
-%% Processes the VM may need besides ours (io, timers, logger...).
--define(PROC_SLACK, 64).
 
 -define(WORKLOADS, ["ring", "spawn", "pingpong", "fanin", "selective", "trace"]).
 
@@ -51,6 +42,10 @@ run_main(Args) ->
     catch
         throw:{rb_error, Kind, Msg} ->
             finish_error(Kind, Msg);
+        error:system_limit ->
+            %% The one limit the VM reports as an exception rather than by
+            %% dying: a full process table (or, rarely, another table).
+            finish_error(limit, system_limit_message());
         Class:Reason:Stack ->
             finish_error(failure, fmt("~p:~0p at ~0p", [Class, Reason, Stack]))
     end.
@@ -69,6 +64,19 @@ exit_code(failure) -> 1.
 %% port when it returns); halt/2 with flush drains the port before exiting.
 halt_flush(Code) ->
     erlang:halt(Code, [{flush, true}]).
+
+system_limit_message() ->
+    Count = erlang:system_info(process_count),
+    Limit = erlang:system_info(process_limit),
+    case Count >= Limit - 1 of
+        true ->
+            fmt("process limit: the BEAM process table is full (~p of ~p processes); "
+                "raise it with erl +P (the manifest passes +P {max_procs})", [Count, Limit]);
+        false ->
+            fmt("a BEAM system limit was reached (processes ~p of ~p, ports ~p of ~p, atoms ~p of ~p)",
+                [Count, Limit, erlang:system_info(port_count), erlang:system_info(port_limit),
+                 erlang:system_info(atom_count), erlang:system_info(atom_limit)])
+    end.
 
 fail(Kind, Fmt, Args) ->
     throw({rb_error, Kind, fmt(Fmt, Args)}).
@@ -101,7 +109,7 @@ dispatch([Verb | _]) ->
     fail(bad_param, "unknown verb '~ts' (expected describe or run)", [Verb]).
 
 describe() ->
-    emit([{"type", "describe"}, {"contract", 1}, {"name", "erlang"},
+    emit([{"type", "describe"}, {"contract", 2}, {"name", "erlang"},
           {"runtime", "Erlang/OTP"}, {"version", version()},
           {"workloads", {list, ?WORKLOADS}},
           {"features", {list, ["tokens", "continuous", "stats"]}},
@@ -129,7 +137,7 @@ common_keys() ->
 workload_keys("ring") ->
     %% m is required except in continuous mode (checked below)
     [{"n", required, 1, ?MAX_N}, {"m", undefined, 1, ?MAX_M},
-     {"tokens", 1, 1, ?MAX_N}];
+     {"tokens", 1, 1, ?MAX_N}, {"burst", 0, 0, 1}];
 workload_keys("spawn") -> [{"n", required, 1, ?MAX_N}];
 workload_keys("pingpong") -> [{"m", required, 1, ?MAX_M}];
 workload_keys("fanin") -> [{"n", required, 1, ?MAX_N}, {"m", required, 1, ?MAX_M}];
@@ -186,11 +194,9 @@ bound_error(K, S, Min, Max) when Max >= 1 bsl 40 ->
 bound_error(K, S, Min, Max) ->
     fail(bad_param, "~s must be an integer between ~p and ~p, got '~ts'", [K, Min, Max, S]).
 
-is_decimal([$- | Ds]) -> all_digits(Ds);
-is_decimal(Ds) -> all_digits(Ds).
-
-all_digits([]) -> false;
-all_digits(Ds) -> lists:all(fun(C) -> C >= $0 andalso C =< $9 end, Ds).
+%% ASCII digits only: no sign, no blanks, not empty.
+is_decimal([]) -> false;
+is_decimal(Ds) -> lists:all(fun(C) -> C >= $0 andalso C =< $9 end, Ds).
 
 cross_checks("ring", #{"n" := N, "m" := M0, "tokens" := T, "sample_ms" := S} = P) ->
     M = case M0 of
@@ -203,6 +209,8 @@ cross_checks("ring", #{"n" := N, "m" := M0, "tokens" := T, "sample_ms" := S} = P
     N * M * T < ?LIMIT_2_62 orelse
         fail(bad_param, "n*m*tokens must be < 2^62, got ~p", [N * M * T]),
     P#{"m" := M};
+cross_checks("fanin", #{"n" := N, "m" := M}) when N * M >= ?LIMIT_2_62 ->
+    fail(bad_param, "n*m must be < 2^62, got ~p", [N * M]);
 cross_checks(W, #{"sample_ms" := S} = P) ->
     S =:= 0 orelse
         fail(bad_param, "sample_ms > 0 (continuous mode) is only defined for workload ring, not ~s", [W]),
@@ -225,111 +233,48 @@ apply_cores(#{"cores" := C}) ->
     end.
 
 %% ---------------------------------------------------------------------------
-%% Limits, checked before anything is spawned
-
-check_limits(W, P) ->
-    {Procs, Bytes} = needs(W, P),
-    Limit = erlang:system_info(process_limit),
-    Existing = erlang:system_info(process_count),
-    Procs + Existing + ?PROC_SLACK =< Limit orelse
-        fail(limit, "process limit: workload ~s needs ~p processes (+~p already running) "
-             "but the BEAM process table holds ~p; raise it with erl +P ~p "
-             "(the manifest passes +P {max_procs})",
-             [W, Procs, Existing, Limit, Procs + Existing + ?PROC_SLACK]),
-    case available_memory() of
-        {Avail, Source} when Bytes > Avail ->
-            fail(limit, "memory: workload ~s with these parameters needs about ~s "
-                 "but only ~s is available (~s); lower n (or n*m for fanin) or free memory",
-                 [W, human(Bytes), human(Avail), Source]);
-        _ -> ok
-    end.
-
-needs("ring", #{"n" := N}) -> {N, N * ?BYTES_PER_PROC};
-needs("trace", #{"n" := N}) -> {N, N * ?BYTES_PER_PROC};
-needs("spawn", #{"n" := N}) -> {N, N * ?BYTES_PER_PROC};
-needs("pingpong", _) -> {2, 2 * ?BYTES_PER_PROC};
-needs("fanin", #{"n" := N, "m" := M}) ->
-    %% Erlang sends never block: in the worst case (one scheduler, the
-    %% receiver starved by n runnable senders) all n*m messages sit in the
-    %% receiver's mailbox at once.
-    {N + 1, (N + 1) * ?BYTES_PER_PROC + N * M * ?BYTES_PER_MSG};
-needs("selective", #{"n" := N}) ->
-    %% workers + one round of replies queued in main's mailbox
-    {N, N * (?BYTES_PER_PROC + ?BYTES_PER_MSG)}.
-
-%% min(MemAvailable, cgroup v2 memory.max - memory.current), in bytes.
-available_memory() ->
-    Sys = case file:read_file("/proc/meminfo") of
-              {ok, B} ->
-                  case re:run(B, "MemAvailable:\\s+(\\d+) kB", [{capture, [1], list}]) of
-                      {match, [Kb]} -> [{list_to_integer(Kb) * 1024, "MemAvailable"}];
-                      _ -> []
-                  end;
-              _ -> []
-          end,
-    Cg = case {read_int_file("/sys/fs/cgroup/memory.max"),
-               read_int_file("/sys/fs/cgroup/memory.current")} of
-             {Max, Cur} when is_integer(Max), is_integer(Cur) ->
-                 [{Max - Cur, "cgroup memory.max"}];
-             _ -> []
-         end,
-    case lists:sort(Sys ++ Cg) of
-        [] -> unknown;
-        [Min | _] -> Min
-    end.
-
-read_int_file(F) ->
-    case file:read_file(F) of
-        {ok, B} ->
-            try binary_to_integer(string:trim(B)) catch _:_ -> undefined end;
-        _ -> undefined
-    end.
-
-human(B) when B >= 1 bsl 30 -> fmt("~.1f GiB", [B / (1 bsl 30)]);
-human(B) -> fmt("~.1f MiB", [B / (1 bsl 20)]).
-
-%% ---------------------------------------------------------------------------
 %% Iterations
 
+%% No memory check here: the orchestrator checks the manifest's
+%% bytes_per_process before launch, and a full process table is reported by
+%% spawn itself (error:system_limit, answered as kind limit in run_main).
 run_workload(W, P) ->
-    check_limits(W, P),
     case P of
         #{"sample_ms" := S} when S > 0 -> continuous(P);
         #{"warmup" := Warm, "repeats" := Reps} ->
             _ = ringbench_cpu:source(),   % probe the clock before any timing
-            %% trace is a teaching view, not a measurement: no warm-up, whose
-            %% hop lines would read as part of the measured iteration
-            [iteration(W, P) || W =/= "trace", _ <- lists:seq(1, Warm)],
+            [iteration(W, P, warmup) || _ <- lists:seq(1, Warm)],
             lists:foreach(fun(I) -> measured(W, P, I) end, lists:seq(1, Reps))
     end.
 
 measured(W, P, I) ->
     Stats = maps:get("stats", P) =:= 1,
     S0 = stats_snapshot(Stats),
-    {R, S1} = iteration(W, P),
+    {R, S1} = iteration(W, P, measured),
     Echo = [{K, maps:get(K, P)} || K <- echo_keys(W)],
     emit([{"type", "result"}, {"workload", W}, {"iteration", I}] ++ Echo ++ R),
     Stats andalso emit([{"type", "stats"}, {"iteration", I} | stats_record(S0, S1)]).
 
-echo_keys("ring") -> ["n", "m", "tokens"];
+echo_keys("ring") -> ["n", "m", "tokens", "burst"];
 echo_keys("spawn") -> ["n"];
 echo_keys("pingpong") -> ["m"];
 echo_keys("fanin") -> ["n", "m"];
 echo_keys("selective") -> ["n", "m", "reverse"];
 echo_keys("trace") -> ["n", "m"].
 
-%% Each returns {ResultFields, StatsAfterRun}.
-iteration("ring", #{"n" := N, "m" := M, "tokens" := T, "stats" := St}) ->
-    ring_iteration(N, M, T, St);
-iteration("trace", #{"n" := N, "m" := M, "stats" := St}) ->
-    trace_iteration(N, M, St);
-iteration("spawn", #{"n" := N, "stats" := St}) ->
+%% Each returns {ResultFields, StatsAfterRun}. Kind is warmup or measured;
+%% only trace cares (a warm-up prints no hops).
+iteration("ring", #{"n" := N, "m" := M, "tokens" := T, "burst" := B, "stats" := St}, _) ->
+    ring_iteration(N, M, T, B, St);
+iteration("trace", #{"n" := N, "m" := M, "stats" := St}, Kind) ->
+    trace_iteration(N, M, St, Kind =:= measured);
+iteration("spawn", #{"n" := N, "stats" := St}, _) ->
     spawn_iteration(N, St);
-iteration("pingpong", #{"m" := M, "stats" := St}) ->
+iteration("pingpong", #{"m" := M, "stats" := St}, _) ->
     pingpong_iteration(M, St);
-iteration("fanin", #{"n" := N, "m" := M, "stats" := St}) ->
+iteration("fanin", #{"n" := N, "m" := M, "stats" := St}, _) ->
     fanin_iteration(N, M, St);
-iteration("selective", #{"n" := N, "m" := M, "reverse" := Rev, "stats" := St}) ->
+iteration("selective", #{"n" := N, "m" := M, "reverse" := Rev, "stats" := St}, _) ->
     selective_iteration(N, M, Rev, St).
 
 now_ns() -> erlang:monotonic_time(nanosecond).
@@ -344,19 +289,62 @@ check_count(What, Got, Want) ->
         fail(failure, "~s: count ~p does not match the expected ~p", [What, Got, Want]).
 
 %% ---------------------------------------------------------------------------
+%% Ready signals: every process sends `ready` to main immediately before its
+%% first blocking receive; the spawn phase ends when main has counted them all.
+
+%% Take the ready messages that have already arrived, after each spawn, so
+%% main's mailbox stays short while it spawns (a million queued messages
+%% would be memory that rss_after counts).
+drain_ready(Got) ->
+    receive ready -> drain_ready(Got + 1)
+    after 0 -> Got
+    end.
+
+wait_ready(Got, N) when Got >= N -> Got;
+wait_ready(Got, N) -> receive ready -> wait_ready(Got + 1, N) end.
+
+%% ---------------------------------------------------------------------------
+%% Memory (contract section 3): read around the first spawn phase of this OS
+%% process (the warm-up's when there is one), after every process is ready.
+%% BEAM has no single call for a full collection (each process has its own
+%% heap and is collected on its own), so nothing is collected in between.
+%% Later iterations echo the first values: a later spawn reuses memory the
+%% first one made the VM map.
+
+mem_before(Runtime) ->
+    case get(rb_first_mem) of
+        undefined ->
+            MemB = case Runtime of true -> erlang:memory(processes); false -> 0 end,
+            {fresh, rss(), MemB};
+        Fields -> {echo, Fields}
+    end.
+
+mem_after({echo, Fields}, _Runtime) -> Fields;
+mem_after({fresh, RssB, MemB}, Runtime) ->
+    RssA = rss(),
+    Fields = [{"rss_before", RssB}, {"rss_after", RssA}] ++
+        case Runtime of
+            true -> [{"runtime_mem_before", MemB},
+                     {"runtime_mem_after", erlang:memory(processes)}];
+            false -> []
+        end,
+    put(rb_first_mem, Fields),
+    Fields.
+
+%% ---------------------------------------------------------------------------
 %% ring
 
-ring_iteration(N, M, T, St) ->
+ring_iteration(N, M, T, Burst, St) ->
     Main = self(),
-    RssB = rss(), MemB = erlang:memory(processes),
+    Mem0 = mem_before(true),
     C0 = cpu_ns(), T0 = now_ns(),
     %% ----- spawn phase
-    {First, Injects} =
-        build_ring(N, T,
-                   fun(_I, Next) -> spawn(fun() -> ring_loop(Next, Main, 0) end) end,
+    {First, Injects, Ready} =
+        build_ring(N, T, Burst,
+                   fun(_I, Next) -> spawn(fun() -> Main ! ready, ring_loop(Next, Main, 0) end) end,
                    fun(_I) -> spawn(fun() -> ring_last(Main) end) end),
     T1 = now_ns(), C1 = cpu_ns(),
-    RssA = rss(), MemA = erlang:memory(processes),
+    Mem = mem_after(Mem0, true),
     C2 = cpu_ns(), T2 = now_ns(),
     %% ----- message phase
     inject(Injects, N * M),
@@ -366,14 +354,15 @@ ring_iteration(N, M, T, St) ->
     S1 = stats_snapshot(St =:= 1),
     Count = ring_proof(First),
     check_count("ring", Count, N * M * T),
-    {[{"count", Count} | timings(T0, T1, T2, T3, C0, C1, C2, C3)] ++
-         [{"rss_before", RssB}, {"rss_after", RssA},
-          {"runtime_mem_before", MemB}, {"runtime_mem_after", MemA}],
+    {[{"count", Count}, {"ready", Ready} | timings(T0, T1, T2, T3, C0, C1, C2, C3)] ++ Mem,
      S1}.
 
 %% A ring process: it knows its successor and the main process, and counts
-%% its receipts. Tokens are bare integers (immediates: a send copies nothing
-%% and allocates nothing).
+%% its receipts. One hop is the first clause: take a bare integer (an
+%% immediate: the send copies nothing and allocates nothing, so no hop ever
+%% triggers a garbage collection), send V-1, loop with the count + 1. The
+%% same shape as the seeds' rings and the Benchmarks Game thread-ring
+%% program, plus the receipt count the proof needs (one add on a register).
 ring_loop(Next, Main, C) ->
     receive
         V when is_integer(V), V > 1 ->
@@ -388,44 +377,59 @@ ring_loop(Next, Main, C) ->
             Next ! {stop, Sum + C, First}
     end.
 
-%% p(n-1) is spawned first, before its successor p0 exists: it waits for
-%% p0's pid (a selective receive, so an early token simply waits behind it).
+%% p(n-1) is spawned first, before its successor p0 exists: its one set-up
+%% message is p0's pid; it signals ready once it has it, immediately before
+%% its first receive of the ring loop.
 ring_last(Main) ->
     receive
         {next, First} ->
-            Main ! linked,
+            Main ! ready,
             ring_loop(First, Main, 0)
     end.
 
 %% Spawn p(n-1) ... p0 (each knows its successor at birth), close the ring,
-%% and collect the pids where the tokens go in: token j enters at
-%% p(j*n div tokens). Spawn(I, Next) and SpawnLast(I) spawn process I.
-%% Returns {P0, InjectionPids}, the injection pids in ring order.
-build_ring(N, T, Spawn, SpawnLast) ->
+%% wait until all n have signalled ready, and collect the pids where the
+%% tokens go in: spread (Burst = 0), token j enters at p(j*n div tokens);
+%% burst (Burst = 1), all tokens enter at p0, back to back. Spawn(I, Next)
+%% and SpawnLast(I) spawn process I. Returns {P0, Injection, Ready}, where
+%% Injection is {spread, Pids} (one pid per token) or {burst, P0, Tokens}.
+build_ring(N, T, Burst, Spawn, SpawnLast) ->
+    Spread = case Burst of 0 -> T; 1 -> 1 end,
     Last = SpawnLast(N - 1),
-    {Acc, J} = case next_inject(T - 1, N, T) of
-                   Ix when Ix =:= N - 1 -> {[Last], T - 2};
-                   _ -> {[], T - 1}
+    {Acc, J} = case next_inject(Spread - 1, N, Spread) of
+                   Ix when Ix =:= N - 1 -> {[Last], Spread - 2};
+                   _ -> {[], Spread - 1}
                end,
-    {First, Injects} = build_ring(N - 2, Last, Spawn, Acc, J, next_inject(J, N, T), N, T),
+    {First, Injects, Got} =
+        build_ring(N - 2, Last, Spawn, Acc, J, next_inject(J, N, Spread), N, Spread, 0),
     Last ! {next, First},
-    receive linked -> ok end,
-    {First, Injects}.
+    Ready = wait_ready(Got, N),
+    case Burst of
+        0 -> {First, {spread, Injects}, Ready};
+        1 -> {First, {burst, First, T}, Ready}
+    end.
 
-build_ring(I, Next, _Spawn, Acc, _J, _Nx, _N, _T) when I < 0 ->
-    {Next, Acc};
-build_ring(I, Next, Spawn, Acc, J, I, N, T) ->
+build_ring(I, Next, _Spawn, Acc, _J, _Nx, _N, _T, Got) when I < 0 ->
+    {Next, Acc, Got};
+build_ring(I, Next, Spawn, Acc, J, I, N, T, Got) ->
     P = Spawn(I, Next),
-    build_ring(I - 1, P, Spawn, [P | Acc], J - 1, next_inject(J - 1, N, T), N, T);
-build_ring(I, Next, Spawn, Acc, J, Nx, N, T) ->
+    build_ring(I - 1, P, Spawn, [P | Acc], J - 1, next_inject(J - 1, N, T), N, T,
+               drain_ready(Got));
+build_ring(I, Next, Spawn, Acc, J, Nx, N, T, Got) ->
     P = Spawn(I, Next),
-    build_ring(I - 1, P, Spawn, Acc, J, Nx, N, T).
+    build_ring(I - 1, P, Spawn, Acc, J, Nx, N, T, drain_ready(Got)).
 
 next_inject(J, _N, _T) when J < 0 -> -1;
 next_inject(J, N, T) -> J * N div T.
 
-inject([], _V) -> ok;
-inject([P | Ps], V) -> P ! V, inject(Ps, V).
+inject({spread, Pids}, V) -> inject_each(Pids, V);
+inject({burst, P0, T}, V) -> inject_n(P0, V, T).
+
+inject_each([], _V) -> ok;
+inject_each([P | Ps], V) -> P ! V, inject_each(Ps, V).
+
+inject_n(_P0, _V, 0) -> ok;
+inject_n(P0, V, K) -> P0 ! V, inject_n(P0, V, K - 1).
 
 wait_done(0) -> ok;
 wait_done(K) -> receive done -> wait_done(K - 1) end.
@@ -439,22 +443,23 @@ ring_proof(First) ->
 %% ---------------------------------------------------------------------------
 %% ring, continuous mode
 
-continuous(#{"n" := N, "tokens" := T, "sample_ms" := SampleMs, "samples" := Samples}) ->
+continuous(#{"n" := N, "tokens" := T, "burst" := Burst, "sample_ms" := SampleMs,
+             "samples" := Samples}) ->
     %% Main sleeps between samples; high priority so that a busy ring
     %% (tokens=n keeps n processes runnable) cannot delay a sample much.
     process_flag(priority, high),
     Main = self(),
     Laps = atomics:new(1, [{signed, false}]),
-    {_First, Injects} =
-        build_ring(N, T,
-                   fun(I, Next) -> spawn(fun() -> cont_enter(I, Next, Laps) end) end,
+    {_First, Injects, _Ready} =
+        build_ring(N, T, Burst,
+                   fun(I, Next) -> spawn(fun() -> Main ! ready, cont_enter(I, Next, Laps) end) end,
                    fun(I) -> spawn(fun() -> cont_last(I, Laps, Main) end) end),
-    T0 = now_ns(),
-    TMs = ceil_ms(T0),   % never sample early
     %% Printing goes through the io server, a normal-priority process that a
     %% busy ring can delay: a printer process takes the records, so main is
     %% never blocked and every sample is read on time.
     Printer = spawn(fun printer/0),
+    T0 = now_ns(),
+    TMs = ceil_ms(T0),   % never sample early
     inject(Injects, tok),
     sample_loop(1, Samples, TMs, SampleMs, T0, Laps, N, Printer),
     Printer ! {flush, self()},
@@ -474,7 +479,7 @@ printer() ->
     end.
 
 cont_last(I, Laps, Main) ->
-    receive {next, First} -> Main ! linked, cont_enter(I, First, Laps) end.
+    receive {next, First} -> Main ! ready, cont_enter(I, First, Laps) end.
 
 %% p0 counts laps (one atomic add per n hops); the others only forward.
 cont_enter(0, Next, Laps) -> cont_p0(Next, Laps);
@@ -505,47 +510,50 @@ sample_loop(Seq, Samples, TMs, SampleMs, T0, Laps, N, Printer) ->
 %% ---------------------------------------------------------------------------
 %% trace: the ring with one token that also carries its sender's index
 
-trace_iteration(N, M, St) ->
+trace_iteration(N, M, St, Print) ->
     Main = self(),
     Total = N * M,
-    RssB = rss(),
+    Mem0 = mem_before(false),
     C0 = cpu_ns(), T0 = now_ns(),
-    {First, [P0]} =
-        build_ring(N, 1,
-                   fun(I, Next) -> spawn(fun() -> trace_loop(I, N, Total, Next, Main, 0) end) end,
-                   fun(I) -> spawn(fun() -> trace_last(I, N, Total, Main) end) end),
+    {First, Injection, Ready} =
+        build_ring(N, 1, 0,
+                   fun(I, Next) ->
+                           spawn(fun() -> Main ! ready,
+                                          trace_loop(I, N, Total, Next, Main, Print, 0) end)
+                   end,
+                   fun(I) -> spawn(fun() -> trace_last(I, N, Total, Main, Print) end) end),
     T1 = now_ns(), C1 = cpu_ns(),
-    RssA = rss(),
+    Mem = mem_after(Mem0, false),
     C2 = cpu_ns(), T2 = now_ns(),
-    P0 ! {tok, 1, -1},
+    inject(Injection, {tok, 1, -1}),
     wait_done(1),
     T3 = now_ns(), C3 = cpu_ns(),
     S1 = stats_snapshot(St =:= 1),
     Count = ring_proof(First),
     check_count("trace", Count, Total),
-    {[{"count", Count} | timings(T0, T1, T2, T3, C0, C1, C2, C3)] ++
-         [{"rss_before", RssB}, {"rss_after", RssA}],
+    {[{"count", Count}, {"ready", Ready} | timings(T0, T1, T2, T3, C0, C1, C2, C3)] ++ Mem,
      S1}.
 
-trace_last(I, N, Total, Main) ->
+trace_last(I, N, Total, Main, Print) ->
     receive
         {next, First} ->
-            Main ! linked,
-            trace_loop(I, N, Total, First, Main, 0)
+            Main ! ready,
+            trace_loop(I, N, Total, First, Main, Print, 0)
     end.
 
 %% The token is {tok, Hop, SenderIndex}: the same countdown as ring, counted
 %% upwards (Hop = n*m - V + 1) so the receiver can print it directly.
-trace_loop(I, N, Total, Next, Main, C) ->
+%% io:put_chars is synchronous, so the lines come out in hop order.
+trace_loop(I, N, Total, Next, Main, Print, C) ->
     receive
         {tok, Hop, From} ->
-            emit([{"type", "hop"}, {"hop", Hop}, {"lap", (Hop - 1) div N + 1},
-                  {"from", From}, {"to", I}]),
+            Print andalso emit([{"type", "hop"}, {"hop", Hop}, {"lap", (Hop - 1) div N + 1},
+                                {"from", From}, {"to", I}]),
             if
                 Hop < Total -> Next ! {tok, Hop + 1, I};
                 true -> Main ! done
             end,
-            trace_loop(I, N, Total, Next, Main, C + 1);
+            trace_loop(I, N, Total, Next, Main, Print, C + 1);
         {stop, Sum, First} when Next =:= First ->
             Main ! {count, Sum + C};
         {stop, Sum, First} ->
@@ -558,22 +566,20 @@ trace_loop(I, N, Total, Next, Main, C) ->
 spawn_iteration(N, St) ->
     Main = self(),
     Base = erlang:system_info(process_count),
-    RssB = rss(), MemB = erlang:memory(processes),
+    Mem0 = mem_before(true),
     C0 = cpu_ns(), T0 = now_ns(),
     {Tail, Got} = spawn_idle(N, Main, 0),
     Count = wait_ready(Got, N),
     T1 = now_ns(), C1 = cpu_ns(),
-    RssA = rss(), MemA = erlang:memory(processes),
+    Mem = mem_after(Mem0, true),
     S1 = stats_snapshot(St =:= 1),
     %% untimed release: a release message walks the chain back to main
     Tail ! release,
     receive release -> ok end,
     wait_exited(Base),
     check_count("spawn", Count, N),
-    {[{"count", Count}, {"setup_ns", T1 - T0}, {"run_ns", 0},
-      {"setup_cpu_ns", C1 - C0}, {"run_cpu_ns", 0},
-      {"rss_before", RssB}, {"rss_after", RssA},
-      {"runtime_mem_before", MemB}, {"runtime_mem_after", MemA}],
+    {[{"count", Count}, {"ready", Count}, {"setup_ns", T1 - T0}, {"run_ns", 0},
+      {"setup_cpu_ns", C1 - C0}, {"run_cpu_ns", 0}] ++ Mem,
      S1}.
 
 %% Each process knows only the one spawned before it (Prev), so releasing
@@ -587,16 +593,6 @@ spawn_idle(K, Prev, Got) ->
 idle(Main, Prev) ->
     Main ! ready,
     receive release -> Prev ! release end.
-
-%% Take the ready messages that have already arrived, so main's mailbox
-%% stays short while it spawns.
-drain_ready(Got) ->
-    receive ready -> drain_ready(Got + 1)
-    after 0 -> Got
-    end.
-
-wait_ready(Got, N) when Got >= N -> Got;
-wait_ready(Got, N) -> receive ready -> wait_ready(Got + 1, N) end.
 
 %% Wait (untimed) until the processes of the iteration have exited.
 %% Bounded (5 s), in case some unrelated VM process appeared meanwhile.
@@ -612,26 +608,26 @@ wait_exited(Base, Deadline) ->
 %% ---------------------------------------------------------------------------
 %% pingpong
 
+%% A is spawned first and learns B's pid from the start message, so neither
+%% process needs a set-up message: each signals ready and blocks at once.
 pingpong_iteration(M, St) ->
     Main = self(),
-    RssB = rss(),
+    Mem0 = mem_before(false),
     C0 = cpu_ns(), T0 = now_ns(),
-    B = spawn(fun() -> receive {peer, A} -> Main ! ready, pp_b(A, 0) end end),
-    A = spawn(fun() -> receive go -> pp_a(B, M, Main) end end),
-    B ! {peer, A},
-    receive ready -> ok end,
+    A = spawn(fun() -> Main ! ready, receive {go, B} -> pp_a(B, M, Main) end end),
+    B = spawn(fun() -> Main ! ready, pp_b(A, 0) end),
+    Ready = wait_ready(0, 2),
     T1 = now_ns(), C1 = cpu_ns(),
-    RssA = rss(),
+    Mem = mem_after(Mem0, false),
     C2 = cpu_ns(), T2 = now_ns(),
-    A ! go,
+    A ! {go, B},
     receive pp_done -> ok end,
     T3 = now_ns(), C3 = cpu_ns(),
     S1 = stats_snapshot(St =:= 1),
     B ! {count, Main},
     Count = receive {count, C} -> C end,
     check_count("pingpong", Count, M),
-    {[{"count", Count} | timings(T0, T1, T2, T3, C0, C1, C2, C3)] ++
-         [{"rss_before", RssB}, {"rss_after", RssA}],
+    {[{"count", Count}, {"ready", Ready} | timings(T0, T1, T2, T3, C0, C1, C2, C3)] ++ Mem,
      S1}.
 
 pp_a(_B, 0, Main) -> Main ! pp_done;
@@ -651,15 +647,17 @@ pp_b(A, C) ->
 fanin_iteration(N, M, St) ->
     Main = self(),
     Base = erlang:system_info(process_count),
-    RssB = rss(),
+    Mem0 = mem_before(false),
     C0 = cpu_ns(), T0 = now_ns(),
     %% A many-to-one hot mailbox is the case off_heap message queues exist
-    %% for: senders append without taking the receiver's main lock.
-    R = spawn_opt(fun() -> fanin_recv(N * M, 0, Main) end,
+    %% for (see README.md): senders append without taking the receiver's
+    %% main lock, and the receiver's collections do not copy its queue.
+    R = spawn_opt(fun() -> Main ! ready, fanin_recv(N * M, 0, Main) end,
                   [{message_queue_data, off_heap}]),
-    Senders = spawn_senders(N, R, M, []),
+    {Senders, Got} = spawn_senders(N, R, M, Main, [], 0),
+    Ready = wait_ready(Got, N + 1),
     T1 = now_ns(), C1 = cpu_ns(),
-    RssA = rss(),
+    Mem = mem_after(Mem0, false),
     C2 = cpu_ns(), T2 = now_ns(),
     go(Senders),
     Count = receive {fanin_done, C} -> C end,
@@ -667,14 +665,13 @@ fanin_iteration(N, M, St) ->
     S1 = stats_snapshot(St =:= 1),
     wait_exited(Base),
     check_count("fanin", Count, N * M),
-    {[{"count", Count} | timings(T0, T1, T2, T3, C0, C1, C2, C3)] ++
-         [{"rss_before", RssB}, {"rss_after", RssA}],
+    {[{"count", Count}, {"ready", Ready} | timings(T0, T1, T2, T3, C0, C1, C2, C3)] ++ Mem,
      S1}.
 
-spawn_senders(0, _R, _M, Acc) -> Acc;
-spawn_senders(K, R, M, Acc) ->
-    P = spawn(fun() -> receive go -> send_n(R, M) end end),
-    spawn_senders(K - 1, R, M, [P | Acc]).
+spawn_senders(0, _R, _M, _Main, Acc, Got) -> {Acc, Got};
+spawn_senders(K, R, M, Main, Acc, Got) ->
+    P = spawn(fun() -> Main ! ready, receive go -> send_n(R, M) end end),
+    spawn_senders(K - 1, R, M, Main, [P | Acc], drain_ready(Got)).
 
 go([]) -> ok;
 go([P | Ps]) -> P ! go, go(Ps).
@@ -692,11 +689,12 @@ fanin_recv(Left, C, Main) ->
 selective_iteration(N, M, Rev, St) ->
     Main = self(),
     Base = erlang:system_info(process_count),
-    RssB = rss(),
+    Mem0 = mem_before(false),
     C0 = cpu_ns(), T0 = now_ns(),
-    Workers = spawn_workers(N - 1, Main, []),   % in worker order 0 .. n-1
+    {Workers, Got} = spawn_workers(N - 1, Main, [], 0),   % in worker order 0 .. n-1
+    Ready = wait_ready(Got, N),
     T1 = now_ns(), C1 = cpu_ns(),
-    RssA = rss(),
+    Mem = mem_after(Mem0, false),
     C2 = cpu_ns(), T2 = now_ns(),
     Count = sel_rounds(M, Workers, N, Rev, 0),
     T3 = now_ns(), C3 = cpu_ns(),
@@ -704,14 +702,13 @@ selective_iteration(N, M, Rev, St) ->
     [W ! stop || W <- Workers],
     wait_exited(Base),
     check_count("selective", Count, N * M),
-    {[{"count", Count} | timings(T0, T1, T2, T3, C0, C1, C2, C3)] ++
-         [{"rss_before", RssB}, {"rss_after", RssA}],
+    {[{"count", Count}, {"ready", Ready} | timings(T0, T1, T2, T3, C0, C1, C2, C3)] ++ Mem,
      S1}.
 
-spawn_workers(I, _Main, Acc) when I < 0 -> Acc;
-spawn_workers(I, Main, Acc) ->
-    P = spawn(fun() -> worker(I, Main) end),
-    spawn_workers(I - 1, Main, [P | Acc]).
+spawn_workers(I, _Main, Acc, Got) when I < 0 -> {Acc, Got};
+spawn_workers(I, Main, Acc, Got) ->
+    P = spawn(fun() -> Main ! ready, worker(I, Main) end),
+    spawn_workers(I - 1, Main, [P | Acc], drain_ready(Got)).
 
 worker(I, Main) ->
     receive

@@ -1,1 +1,0 @@
-../../rust-threads/src/common.rs
