@@ -1,46 +1,82 @@
-//! ringbench driver: one OS thread per process, messages over channels.
+//! ringbench driver: one OS thread per process. Variants (`--variant=`):
+//! `channel` (std::sync::mpsc, message passing, std's defaults), `handoff` (the value
+//! written into the next thread's slot, which is then unparked) and `tuned` (channel
+//! with 32 KiB stacks and a futex hash table sized by the thread count).
 //! See README.md and docs/driver-contract.md.
 
-mod common;
+mod handoff;
 
-use common::*;
-use std::sync::atomic::{AtomicU64, Ordering};
+use handoff::{Slots, Writer};
+use ringbench_common::*;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::mpsc::{channel, sync_channel, Receiver, Sender};
 use std::sync::Arc;
-use std::thread::JoinHandle;
+use std::thread::{JoinHandle, Thread};
 use std::time::{Duration, Instant};
 
-#[cfg(feature = "crossbeam")]
-mod chan {
-    pub use crossbeam_channel::{bounded, unbounded, Receiver, Sender};
-    pub type BSender<T> = Sender<T>;
-    pub const IMPL: &str = "crossbeam-channel";
-}
-#[cfg(not(feature = "crossbeam"))]
-mod chan {
-    pub use std::sync::mpsc::{channel as unbounded, sync_channel as bounded, Receiver, Sender};
-    pub type BSender<T> = std::sync::mpsc::SyncSender<T>;
-    pub const IMPL: &str = "std::sync::mpsc";
-}
-use chan::*;
+// Allocation failure -> a `limit` error record (exit 3) rather than an abort.
+#[global_allocator]
+static ALLOC: LimitAlloc = LimitAlloc;
 
-/// Stack reserved per thread (virtual; only touched pages become resident).
-const STACK_SIZE: usize = 32 * 1024;
+/// Stack reserved per thread in the tuned variant (virtual; only touched pages become
+/// resident). The other variants take std's default (2 MiB, or RUST_MIN_STACK).
+const TUNED_STACK_SIZE: usize = 32 * 1024;
 /// Memory mappings each std thread adds: stack + its guard page, plus the
 /// signal stack std installs for stack-overflow reports + its guard page.
 const MAPS_PER_THREAD: u64 = 4;
-/// Rough memory per idle thread for the pre-launch check: resident stack and
-/// TLS pages (~11 KiB measured) plus the kernel's own stack and task struct.
-const BYTES_PER_THREAD: u64 = 40 * 1024;
 /// Capacity of the receiver's inbox in `fanin` (back-pressure on the senders).
 const FANIN_CAP: usize = 1024;
 
 const VERSION: &str = env!("RB_RUSTC_VERSION");
 
-fn spawn_thread<F: FnOnce() + Send + 'static>(f: F) -> std::io::Result<JoinHandle<()>> {
-    std::thread::Builder::new().stack_size(STACK_SIZE).spawn(f)
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum HopKind {
+    Channel,
+    Handoff,
 }
 
-fn spawn_failed(e: std::io::Error, made: usize, wanted: u64) -> Fail {
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Variant {
+    Channel,
+    Handoff,
+    Tuned,
+}
+
+impl Variant {
+    fn name(self) -> &'static str {
+        match self {
+            Variant::Channel => "channel",
+            Variant::Handoff => "handoff",
+            Variant::Tuned => "tuned",
+        }
+    }
+    fn hop(self) -> HopKind {
+        match self {
+            Variant::Handoff => HopKind::Handoff,
+            Variant::Channel | Variant::Tuned => HopKind::Channel,
+        }
+    }
+}
+
+/// 0 = std's default stack size; set once in `main` before any thread is spawned.
+static STACK_SIZE: AtomicUsize = AtomicUsize::new(0);
+
+fn stack_size_bytes() -> u64 {
+    match STACK_SIZE.load(Ordering::Relaxed) {
+        0 => std::env::var("RUST_MIN_STACK").ok().and_then(|v| v.parse().ok()).unwrap_or(2 << 20),
+        s => s as u64,
+    }
+}
+
+fn spawn_thread<F: FnOnce() + Send + 'static>(f: F) -> std::io::Result<JoinHandle<()>> {
+    let b = std::thread::Builder::new();
+    match STACK_SIZE.load(Ordering::Relaxed) {
+        0 => b.spawn(f),
+        s => b.stack_size(s).spawn(f),
+    }
+}
+
+fn spawn_failed(e: std::io::Error, made: u64, wanted: u64) -> Fail {
     Fail {
         kind: Kind::Limit,
         message: format!(
@@ -51,141 +87,302 @@ fn spawn_failed(e: std::io::Error, made: usize, wanted: u64) -> Fail {
     }
 }
 
-// ---------------------------------------------------------------- ring
-
-enum Msg {
-    /// a token with its remaining value
-    Tok(u64),
-    /// trace token: remaining value and the sender's index (trace has n, m <= 100)
-    Trace(u32, i32),
-    /// continuous-mode token
-    Spin,
-    /// the proof: running sum of receipts, processes left to visit (n <= 10^7)
-    /// (u32 keeps every message at 16 bytes, so channel blocks stay small)
-    Stop(u64, u32),
-    /// tear-down after a failed spawn: exit at once
-    Abort,
+/// A count the main thread waits on: each thread arrives once (ready just before its
+/// first blocking receive, or exited); the last arrival unparks main. park/unpark keep
+/// an unpark that comes first, so none is lost.
+struct Gate {
+    arrived: AtomicU64,
+    want: u64,
+    main: Thread,
 }
 
-const _: () = assert!(std::mem::size_of::<Msg>() == 16);
-
-enum Done {
-    Token,
-    Sum(u64),
-}
-
-struct Node {
-    inbox: Receiver<Msg>,
-    next: Sender<Msg>,
-    main: Sender<Done>,
-    /// continuous mode: p0's lap counter
-    laps: Option<Arc<AtomicU64>>,
-    /// trace: own index and n·m (to number the hops); None otherwise
-    trace: Option<(i64, u64, u64)>,
-}
-
-impl Node {
-    fn run(self) {
-        let mut count: u64 = 0;
-        while let Ok(msg) = self.inbox.recv() {
-            match msg {
-                Msg::Tok(v) => {
-                    count += 1;
-                    if v == 1 {
-                        let _ = self.main.send(Done::Token);
-                    } else {
-                        let _ = self.next.send(Msg::Tok(v - 1));
-                    }
-                }
-                Msg::Trace(v, from) => {
-                    count += 1;
-                    let (me, n, total) = self.trace.unwrap();
-                    if n > 0 {
-                        let hop = total - v as u64 + 1;
-                        Rec::new("hop")
-                            .int("hop", hop)
-                            .int("lap", (hop - 1) / n + 1)
-                            .int("from", from)
-                            .int("to", me)
-                            .emit();
-                    }
-                    if v == 1 {
-                        let _ = self.main.send(Done::Token);
-                    } else {
-                        let _ = self.next.send(Msg::Trace(v - 1, me as i32));
-                    }
-                }
-                Msg::Spin => {
-                    if let Some(l) = &self.laps {
-                        l.fetch_add(1, Ordering::Relaxed);
-                    }
-                    let _ = self.next.send(Msg::Spin);
-                }
-                Msg::Stop(sum, left) => {
-                    let sum = sum + count;
-                    if left <= 1 {
-                        let _ = self.main.send(Done::Sum(sum));
-                    } else {
-                        let _ = self.next.send(Msg::Stop(sum, left - 1));
-                    }
-                    return;
-                }
-                Msg::Abort => return,
+impl Gate {
+    fn new(want: u64) -> Arc<Gate> {
+        Arc::new(Gate { arrived: AtomicU64::new(0), want, main: std::thread::current() })
+    }
+    #[inline]
+    fn arrive(&self) {
+        if self.arrived.fetch_add(1, Ordering::AcqRel) + 1 == self.want {
+            self.main.unpark();
+        }
+    }
+    /// Returns the number of arrivals seen.
+    fn wait(&self) -> u64 {
+        loop {
+            let a = self.arrived.load(Ordering::Acquire);
+            if a >= self.want {
+                return a;
             }
+            std::thread::park();
+        }
+    }
+}
+
+// ---------------------------------------------------------------- messages
+//
+// Every ring message is one u64 (a channel slot or a hand-off slot holds one word):
+//   1 ..= 2^62-1   a token with its remaining value (n·m < 2^62)
+//   STOP | sum     the proof: the running sum of receipt counts (< 2^62)
+//   ABORT          tear-down after a failed spawn: pass it on and exit
+//   trace          value | (sender's index + 1) << 32  (n, m <= 100)
+//   continuous     any other non-zero value; nobody decodes it
+// 0 is never sent: it marks an empty hand-off slot.
+const STOP: u64 = 1 << 63;
+const ABORT: u64 = u64::MAX;
+/// Sent to main when a token finishes (sums are < 2^62, so they cannot collide).
+const TOKEN_DONE: u64 = u64::MAX;
+
+/// One process's side of a hop: its own inbox and the way to its successor.
+trait Hop: Send + 'static {
+    /// Called first in the process's thread (a hand-off slot records its owner).
+    fn start(&self) {}
+    /// Blocks until a message arrives; ABORT when the ring is gone.
+    fn recv(&mut self) -> u64;
+    fn send(&self, v: u64);
+}
+
+/// std::sync::mpsc: the receiver's own channel and a sender to the successor's.
+struct ChanHop {
+    inbox: Receiver<u64>,
+    next: Sender<u64>,
+}
+
+impl Hop for ChanHop {
+    #[inline]
+    fn recv(&mut self) -> u64 {
+        self.inbox.recv().unwrap_or(ABORT)
+    }
+    #[inline]
+    fn send(&self, v: u64) {
+        let _ = self.next.send(v);
+    }
+}
+
+/// Hand-off: take the value from this thread's slot; write into the successor's and unpark it.
+struct SlotHop {
+    slots: Arc<Slots>,
+    me: usize,
+    next: usize,
+}
+
+impl Hop for SlotHop {
+    fn start(&self) {
+        self.slots.register(self.me);
+    }
+    #[inline]
+    fn recv(&mut self) -> u64 {
+        self.slots.take(self.me)
+    }
+    #[inline]
+    fn send(&self, v: u64) {
+        self.slots.put(self.next, v, Writer::Predecessor);
+    }
+}
+
+/// What every ring thread shares with main.
+struct Shared {
+    ready: Arc<Gate>,
+    main: Sender<u64>,
+}
+
+// ---------------------------------------------------------------- ring processes
+//
+// One function per use, so that the measured ring's loop carries nothing it does not need.
+
+/// The measured ring: count the receipt, finish the token or pass v-1 on.
+fn ring_node<H: Hop>(mut h: H, sh: Arc<Shared>, last: bool) {
+    h.start();
+    sh.ready.arrive();
+    let mut count: u64 = 0;
+    loop {
+        let v = h.recv();
+        if v < STOP {
+            count += 1;
+            if v == 1 {
+                let _ = sh.main.send(TOKEN_DONE);
+            } else {
+                h.send(v - 1);
+            }
+        } else {
+            return end(v, count, &h, &sh, last);
+        }
+    }
+}
+
+/// The proof (add this thread's receipts, the last one tells main) or the abort (pass it on).
+#[inline(never)]
+fn end<H: Hop>(v: u64, count: u64, h: &H, sh: &Shared, last: bool) {
+    if v == ABORT {
+        h.send(ABORT);
+    } else if last {
+        let _ = sh.main.send((v & !STOP) + count);
+    } else {
+        h.send(STOP | ((v & !STOP) + count));
+    }
+}
+
+/// trace: the ring with the sender's index in the message, printing each hop as it happens.
+/// `n` = 0 prints nothing (warm-up).
+fn trace_node<H: Hop>(mut h: H, sh: Arc<Shared>, last: bool, me: u64, n: u64, total: u64) {
+    h.start();
+    sh.ready.arrive();
+    let mut count: u64 = 0;
+    loop {
+        let msg = h.recv();
+        if msg >= STOP {
+            return end(msg, count, &h, &sh, last);
+        }
+        count += 1;
+        let v = msg & 0xffff_ffff;
+        let from = (msg >> 32) as i64 - 1;
+        if n > 0 {
+            let hop = total - v + 1;
+            Rec::new("hop").int("hop", hop).int("lap", (hop - 1) / n + 1).int("from", from).int("to", me).emit();
+        }
+        if v == 1 {
+            let _ = sh.main.send(TOKEN_DONE);
+        } else {
+            h.send((v - 1) | ((me + 1) << 32));
+        }
+    }
+}
+
+/// Continuous mode: tokens circulate for ever; p0 adds a lap each time one passes.
+fn spin_node<H: Hop>(mut h: H, sh: Arc<Shared>, laps: Option<Arc<AtomicU64>>) {
+    h.start();
+    sh.ready.arrive();
+    loop {
+        let v = h.recv();
+        if v == ABORT {
+            return h.send(ABORT);
+        }
+        if let Some(l) = &laps {
+            l.fetch_add(1, Ordering::Relaxed);
+        }
+        h.send(v);
+    }
+}
+
+/// Which body the ring's threads run.
+#[derive(Clone)]
+enum Body {
+    Ring,
+    /// (n to print hops with, 0 = silent; n·m)
+    Trace(u64, u64),
+    Spin(Arc<AtomicU64>),
+}
+
+fn run_node<H: Hop>(h: H, sh: Arc<Shared>, body: &Body, i: u64, n: u64) {
+    let last = i + 1 == n;
+    match body {
+        Body::Ring => ring_node(h, sh, last),
+        Body::Trace(pn, total) => trace_node(h, sh, last, i, *pn, *total),
+        Body::Spin(laps) => spin_node(h, sh, if i == 0 { Some(laps.clone()) } else { None }),
+    }
+}
+
+/// Main's way into the ring: senders to (or the slots of) the processes it injects at.
+enum Entries {
+    Chan(Vec<Sender<u64>>),
+    Slots(Arc<Slots>, Vec<usize>),
+}
+
+impl Entries {
+    /// Send v to the e-th entry process (0 = p0).
+    fn send(&self, e: usize, v: u64) {
+        match self {
+            Entries::Chan(tx) => {
+                let _ = tx[e].send(v);
+            }
+            Entries::Slots(s, idx) => s.put(idx[e], v, Writer::Main),
         }
     }
 }
 
 struct Ring {
-    inboxes: Vec<Sender<Msg>>,
+    entries: Entries,
     handles: Vec<JoinHandle<()>>,
-    done: Receiver<Done>,
+    done: Receiver<u64>,
+    ready: u64,
 }
 
-/// Spawn the ring; on a failed spawn, tear down what exists and report `limit`.
-/// trace: Some((n-for-printing or 0 when silent, n·m)).
-fn build_ring(n: u64, laps: Option<Arc<AtomicU64>>, trace: Option<(u64, u64)>) -> Result<Ring, Fail> {
-    let nu = n as usize;
-    let (done_tx, done_rx) = unbounded::<Done>();
-    let mut inboxes = Vec::with_capacity(nu);
-    let mut rxs = Vec::with_capacity(nu);
-    for _ in 0..nu {
-        let (t, r) = unbounded::<Msg>();
-        inboxes.push(t);
-        rxs.push(r);
-    }
-    let mut handles = Vec::with_capacity(nu);
-    for (i, inbox) in rxs.into_iter().enumerate() {
-        let node = Node {
-            inbox,
-            next: inboxes[(i + 1) % nu].clone(),
-            main: done_tx.clone(),
-            laps: if i == 0 { laps.clone() } else { None },
-            trace: trace.map(|(pn, total)| (i as i64, pn, total)),
-        };
-        match spawn_thread(move || node.run()) {
-            Ok(h) => handles.push(h),
-            Err(e) => {
-                for t in &inboxes[..i] {
-                    let _ = t.send(Msg::Abort);
-                }
-                for h in handles {
-                    let _ = h.join();
-                }
-                return Err(spawn_failed(e, i, n));
+/// Spawn p0 … p(n-1), p(i) sending to p((i+1) mod n), and wait until each has signalled
+/// ready. With channels, channel i+1 and thread i are made one after the other, in ring
+/// order. `entries`: the ascending process indices main injects at (starting with 0).
+/// A failed spawn tears down what exists (ABORT passed round from p0) and reports `limit`.
+fn build_ring(hop: HopKind, n: u64, entries: &[u64], body: Body) -> Result<Ring, Fail> {
+    let (main_tx, done) = channel::<u64>();
+    let sh = Arc::new(Shared { ready: Gate::new(n), main: main_tx });
+    let mut handles = Vec::with_capacity(n as usize);
+    let mut failed = None;
+    let ring_entries = match hop {
+        HopKind::Channel => {
+            let (tx0, rx0) = channel::<u64>();
+            let mut want = entries.iter().copied().peekable();
+            let mut kept = Vec::with_capacity(entries.len());
+            if want.next_if_eq(&0).is_some() {
+                kept.push(tx0.clone());
             }
+            let mut my_rx = Some(rx0);
+            for i in 0..n {
+                let (next, next_rx) = if i + 1 < n {
+                    let (t, r) = channel::<u64>();
+                    (t, Some(r))
+                } else {
+                    (tx0.clone(), None)
+                };
+                if want.next_if_eq(&(i + 1)).is_some() {
+                    kept.push(next.clone());
+                }
+                let Some(inbox) = my_rx.take() else { unreachable!() };
+                let (sh, body) = (sh.clone(), body.clone());
+                match spawn_thread(move || run_node(ChanHop { inbox, next }, sh, &body, i, n)) {
+                    Ok(h) => handles.push(h),
+                    Err(e) => {
+                        failed = Some(spawn_failed(e, i, n));
+                        break;
+                    }
+                }
+                my_rx = next_rx;
+            }
+            Entries::Chan(kept)
         }
+        HopKind::Handoff => {
+            let slots = Arc::new(Slots::new(n as usize));
+            for i in 0..n {
+                let h = SlotHop { slots: slots.clone(), me: i as usize, next: ((i + 1) % n) as usize };
+                let (sh, body) = (sh.clone(), body.clone());
+                match spawn_thread(move || run_node(h, sh, &body, i, n)) {
+                    Ok(h) => handles.push(h),
+                    Err(e) => {
+                        failed = Some(spawn_failed(e, i, n));
+                        break;
+                    }
+                }
+            }
+            Entries::Slots(slots, entries.iter().map(|&e| e as usize).collect())
+        }
+    };
+    if let Some(f) = failed {
+        if !handles.is_empty() {
+            ring_entries.send(0, ABORT);
+        }
+        for h in handles {
+            let _ = h.join();
+        }
+        return Err(f);
     }
-    Ok(Ring { inboxes, handles, done: done_rx })
+    let ready = sh.ready.wait();
+    Ok(Ring { entries: ring_entries, handles, done, ready })
 }
 
 /// The untimed proof: a stop message goes round once collecting receipt counts.
-fn prove(ring: Ring, n: u64) -> Result<u64, Fail> {
-    let _ = ring.inboxes[0].send(Msg::Stop(0, n as u32));
+fn prove(ring: Ring) -> Result<u64, Fail> {
+    ring.entries.send(0, STOP);
     let sum = loop {
         match ring.done.recv() {
-            Ok(Done::Sum(s)) => break s,
-            Ok(Done::Token) => continue,
+            Ok(TOKEN_DONE) => continue,
+            Ok(s) => break s,
             Err(_) => return fail(Kind::Failure, "ring threads exited before the proof completed"),
         }
     };
@@ -197,84 +394,72 @@ fn prove(ring: Ring, n: u64) -> Result<u64, Fail> {
     Ok(sum)
 }
 
-#[derive(Default)]
-struct Out {
-    count: u64,
-    setup_ns: u64,
-    run_ns: u64,
-    setup_cpu_ns: u64,
-    run_cpu_ns: u64,
-    rss_before: u64,
-    rss_after: u64,
+/// Indices main injects at: spread (j·n div tokens, distinct as tokens <= n) or p0 alone (burst).
+fn entry_indices(p: &Params) -> Vec<u64> {
+    let k = if p.burst { 1 } else { p.tokens };
+    (0..k).map(|j| p.injection_index(j)).collect()
 }
 
-fn ring(n: u64, m: u64, tokens: u64) -> Result<Out, Fail> {
-    let rss_before = rss_bytes();
-    let c0 = cpu_ns();
-    let t0 = Instant::now();
-    let ring = build_ring(n, None, None)?;
-    let setup_ns = t0.elapsed().as_nanos() as u64;
-    let setup_cpu_ns = cpu_ns() - c0;
-    let rss_after = rss_bytes();
+fn ring(hop: HopKind, p: &Params, mem: &mut MemProbe) -> Result<Out, Fail> {
+    let (n, m, tokens) = (p.n, p.m, p.tokens);
+    mem.before();
+    let setup = Phase::start();
+    let ring = build_ring(hop, n, &entry_indices(p), Body::Ring)?;
+    let (setup_ns, setup_cpu_ns) = setup.stop();
+    mem.after();
 
     let value = n * m;
-    let c1 = cpu_ns();
-    let t1 = Instant::now();
+    let run = Phase::start();
     for j in 0..tokens {
-        let _ = ring.inboxes[(j * n / tokens) as usize].send(Msg::Tok(value));
+        ring.entries.send(if p.burst { 0 } else { j as usize }, value);
     }
     for _ in 0..tokens {
-        match ring.done.recv() {
-            Ok(Done::Token) => {}
-            _ => return fail(Kind::Failure, "ring broke during the message phase"),
+        if ring.done.recv() != Ok(TOKEN_DONE) {
+            return fail(Kind::Failure, "ring broke during the message phase");
         }
     }
-    let run_ns = t1.elapsed().as_nanos() as u64;
-    let run_cpu_ns = cpu_ns() - c1;
+    let (run_ns, run_cpu_ns) = run.stop();
 
-    let count = prove(ring, n)?;
+    let ready = ring.ready;
+    let count = prove(ring)?;
     if count != n * m * tokens {
         return fail(
             Kind::Failure,
             format!("count mismatch: processes counted {} receipts, expected {}", count, n * m * tokens),
         );
     }
-    Ok(Out { count, setup_ns, run_ns, setup_cpu_ns, run_cpu_ns, rss_before, rss_after })
+    Ok(Out { count, ready, setup_ns, run_ns, setup_cpu_ns, run_cpu_ns })
 }
 
-fn trace(n: u64, m: u64, print: bool) -> Result<Out, Fail> {
-    let rss_before = rss_bytes();
-    let c0 = cpu_ns();
-    let t0 = Instant::now();
-    let total = n * m;
-    let ring = build_ring(n, None, Some((if print { n } else { 0 }, total)))?;
-    let setup_ns = t0.elapsed().as_nanos() as u64;
-    let setup_cpu_ns = cpu_ns() - c0;
-    let rss_after = rss_bytes();
-    let c1 = cpu_ns();
-    let t1 = Instant::now();
-    let _ = ring.inboxes[0].send(Msg::Trace(total as u32, -1));
-    match ring.done.recv() {
-        Ok(Done::Token) => {}
-        _ => return fail(Kind::Failure, "ring broke during the trace"),
+fn trace(hop: HopKind, p: &Params, print: bool, mem: &mut MemProbe) -> Result<Out, Fail> {
+    let (n, total) = (p.n, p.n * p.m);
+    mem.before();
+    let setup = Phase::start();
+    let ring = build_ring(hop, n, &[0], Body::Trace(if print { n } else { 0 }, total))?;
+    let (setup_ns, setup_cpu_ns) = setup.stop();
+    mem.after();
+    let run = Phase::start();
+    ring.entries.send(0, total); // from = -1: the main process
+    if ring.done.recv() != Ok(TOKEN_DONE) {
+        return fail(Kind::Failure, "ring broke during the trace");
     }
-    let run_ns = t1.elapsed().as_nanos() as u64;
-    let run_cpu_ns = cpu_ns() - c1;
-    let count = prove(ring, n)?;
+    let (run_ns, run_cpu_ns) = run.stop();
+    let ready = ring.ready;
+    let count = prove(ring)?;
     if count != total {
         return fail(Kind::Failure, format!("count mismatch: {} receipts, expected {}", count, total));
     }
-    Ok(Out { count, setup_ns, run_ns, setup_cpu_ns, run_cpu_ns, rss_before, rss_after })
+    Ok(Out { count, ready, setup_ns, run_ns, setup_cpu_ns, run_cpu_ns })
 }
 
 /// Continuous mode: tokens circulate for ever; p0 counts laps; print samples; exit 0.
-fn continuous(p: &Params) -> Result<(), Fail> {
+fn continuous(hop: HopKind, p: &Params) -> Result<(), Fail> {
     let n = p.n;
     let laps = Arc::new(AtomicU64::new(0));
-    let ring = build_ring(n, Some(laps.clone()), None)?;
+    let ring = build_ring(hop, n, &entry_indices(p), Body::Spin(laps.clone()))?;
     let t0 = Instant::now();
     for j in 0..p.tokens {
-        let _ = ring.inboxes[(j * n / p.tokens) as usize].send(Msg::Spin);
+        ring.entries.send(if p.burst { 0 } else { j as usize }, 1);
     }
     for seq in 1..=p.samples {
         let deadline = t0 + Duration::from_millis(p.sample_ms * seq);
@@ -291,19 +476,19 @@ fn continuous(p: &Params) -> Result<(), Fail> {
 
 // ---------------------------------------------------------------- spawn
 
-fn spawn(n: u64) -> Result<Out, Fail> {
-    let nu = n as usize;
-    let rss_before = rss_bytes();
-    let c0 = cpu_ns();
-    let t0 = Instant::now();
-    let (ready_tx, ready_rx) = unbounded::<()>();
-    let mut wake = Vec::with_capacity(nu);
-    let mut handles = Vec::with_capacity(nu);
-    for i in 0..nu {
-        let (t, r) = unbounded::<()>();
-        let ready = ready_tx.clone();
+/// n threads, each signals ready and blocks in a receive on its own channel; then,
+/// untimed, main sends each its message and joins them.
+fn spawn(n: u64, mem: &mut MemProbe) -> Result<Out, Fail> {
+    mem.before();
+    let setup = Phase::start();
+    let ready = Gate::new(n);
+    let mut wake = Vec::with_capacity(n as usize);
+    let mut handles = Vec::with_capacity(n as usize);
+    for i in 0..n {
+        let (t, r) = channel::<()>();
+        let ready = ready.clone();
         match spawn_thread(move || {
-            let _ = ready.send(());
+            ready.arrive();
             let _ = r.recv();
         }) {
             Ok(h) => {
@@ -319,17 +504,9 @@ fn spawn(n: u64) -> Result<Out, Fail> {
             }
         }
     }
-    drop(ready_tx);
-    let mut count = 0u64;
-    while count < n {
-        if ready_rx.recv().is_err() {
-            return fail(Kind::Failure, "threads exited before saying ready");
-        }
-        count += 1;
-    }
-    let setup_ns = t0.elapsed().as_nanos() as u64;
-    let setup_cpu_ns = cpu_ns() - c0;
-    let rss_after = rss_bytes();
+    let count = ready.wait();
+    let (setup_ns, setup_cpu_ns) = setup.stop();
+    mem.after();
     for t in &wake {
         let _ = t.send(());
     }
@@ -339,101 +516,118 @@ fn spawn(n: u64) -> Result<Out, Fail> {
     if count != n {
         return fail(Kind::Failure, format!("ready count {} != {}", count, n));
     }
-    Ok(Out { count, setup_ns, setup_cpu_ns, rss_before, rss_after, ..Default::default() })
+    Ok(Out { count, ready: count, setup_ns, setup_cpu_ns, ..Default::default() })
 }
 
 // ---------------------------------------------------------------- pingpong
 
-enum Pp {
-    Start,
-    Ping,
-    Pong,
-    Stop,
-}
-enum PpMain {
-    Done,
-    Count(u64),
+const PING: u64 = 1;
+const START: u64 = 2;
+
+/// A waits for main's start, then m times: send a ping to B, receive B's answer.
+/// B counts the pings and answers each. Channel variant: one std channel each way;
+/// hand-off variant: a 2-slot ring (A = slot 0, B = slot 1).
+fn pingpong(hop: HopKind, m: u64, mem: &mut MemProbe) -> Result<Out, Fail> {
+    mem.before();
+    let setup = Phase::start();
+    match hop {
+        HopKind::Channel => {
+            let (a_tx, a_rx) = channel::<u64>();
+            let (b_tx, b_rx) = channel::<u64>();
+            let a = ChanHop { inbox: a_rx, next: b_tx };
+            let b = ChanHop { inbox: b_rx, next: a_tx.clone() };
+            pingpong_with(a, b, Entries::Chan(vec![a_tx]), m, mem, setup)
+        }
+        HopKind::Handoff => {
+            let s = Arc::new(Slots::new(2));
+            let a = SlotHop { slots: s.clone(), me: 0, next: 1 };
+            let b = SlotHop { slots: s.clone(), me: 1, next: 0 };
+            pingpong_with(a, b, Entries::Slots(s, vec![0]), m, mem, setup)
+        }
+    }
 }
 
-fn pingpong(m: u64) -> Result<Out, Fail> {
-    let rss_before = rss_bytes();
-    let c0 = cpu_ns();
-    let t0 = Instant::now();
-    let (a_tx, a_rx) = unbounded::<Pp>();
-    let (b_tx, b_rx) = unbounded::<Pp>();
-    let (main_tx, main_rx) = unbounded::<PpMain>();
-    let (a_to_b, main_a) = (b_tx.clone(), main_tx.clone());
-    let a = spawn_thread(move || {
-        if !matches!(a_rx.recv(), Ok(Pp::Start)) {
-            return;
+/// `kick`: main's way into A; `setup`: the spawn phase, started before the channels were made.
+fn pingpong_with<H: Hop>(
+    mut a: H,
+    mut b: H,
+    kick: Entries,
+    m: u64,
+    mem: &mut MemProbe,
+    setup: Phase,
+) -> Result<Out, Fail> {
+    let ready = Gate::new(2);
+    let (main_tx, main_rx) = channel::<u64>(); // A: TOKEN_DONE when finished; B: its count
+    let (ready_a, main_a) = (ready.clone(), main_tx.clone());
+    let ta = spawn_thread(move || {
+        a.start();
+        ready_a.arrive();
+        if a.recv() != START {
+            return a.send(ABORT);
         }
         for _ in 0..m {
-            let _ = a_to_b.send(Pp::Ping);
-            if !matches!(a_rx.recv(), Ok(Pp::Pong)) {
-                return;
+            a.send(PING);
+            if a.recv() != PING {
+                return a.send(ABORT);
             }
         }
-        let _ = main_a.send(PpMain::Done);
-        let _ = a_to_b.send(Pp::Stop);
+        let _ = main_a.send(TOKEN_DONE);
+        a.send(STOP);
     })
     .map_err(|e| spawn_failed(e, 0, 2))?;
-    let b_to_a = a_tx.clone();
-    let b = match spawn_thread(move || {
+    let ready_b = ready.clone();
+    let tb = match spawn_thread(move || {
+        b.start();
+        ready_b.arrive();
         let mut count = 0u64;
-        while let Ok(msg) = b_rx.recv() {
-            match msg {
-                Pp::Ping => {
-                    count += 1;
-                    let _ = b_to_a.send(Pp::Pong);
-                }
-                Pp::Stop => break,
-                _ => {}
-            }
+        while b.recv() == PING {
+            count += 1;
+            b.send(PING);
         }
-        let _ = main_tx.send(PpMain::Count(count));
+        let _ = main_tx.send(count);
     }) {
         Ok(h) => h,
         Err(e) => {
-            let _ = a_tx.send(Pp::Stop);
-            let _ = a.join();
+            kick.send(0, ABORT);
+            let _ = ta.join();
             return Err(spawn_failed(e, 1, 2));
         }
     };
-    let setup_ns = t0.elapsed().as_nanos() as u64;
-    let setup_cpu_ns = cpu_ns() - c0;
-    let rss_after = rss_bytes();
-    let c1 = cpu_ns();
-    let t1 = Instant::now();
-    let _ = a_tx.send(Pp::Start);
-    if !matches!(main_rx.recv(), Ok(PpMain::Done)) {
+    let nready = ready.wait();
+    let (setup_ns, setup_cpu_ns) = setup.stop();
+    mem.after();
+    let run = Phase::start();
+    kick.send(0, START);
+    if main_rx.recv() != Ok(TOKEN_DONE) {
         return fail(Kind::Failure, "pingpong: A did not finish");
     }
-    let run_ns = t1.elapsed().as_nanos() as u64;
-    let run_cpu_ns = cpu_ns() - c1;
+    let (run_ns, run_cpu_ns) = run.stop();
     let count = match main_rx.recv() {
-        Ok(PpMain::Count(c)) => c,
-        _ => return fail(Kind::Failure, "pingpong: B did not report its count"),
+        Ok(c) => c,
+        Err(_) => return fail(Kind::Failure, "pingpong: B did not report its count"),
     };
-    drop(b_tx);
-    let _ = a.join();
-    let _ = b.join();
+    let _ = ta.join();
+    let _ = tb.join();
     if count != m {
         return fail(Kind::Failure, format!("pingpong: B counted {} round trips, expected {}", count, m));
     }
-    Ok(Out { count, setup_ns, run_ns, setup_cpu_ns, run_cpu_ns, rss_before, rss_after })
+    Ok(Out { count, ready: nready, setup_ns, run_ns, setup_cpu_ns, run_cpu_ns })
 }
 
 // ---------------------------------------------------------------- fanin
 
-fn fanin(n: u64, m: u64) -> Result<Out, Fail> {
-    let nu = n as usize;
+/// One receiver and n senders over a bounded std channel in both variants: many
+/// writers into one reader need a queue, which a one-value hand-off slot is not.
+fn fanin(n: u64, m: u64, mem: &mut MemProbe) -> Result<Out, Fail> {
     let total = n * m;
-    let rss_before = rss_bytes();
-    let c0 = cpu_ns();
-    let t0 = Instant::now();
-    let (r_tx, r_rx): (BSender<u64>, Receiver<u64>) = bounded(FANIN_CAP);
-    let (main_tx, main_rx) = unbounded::<u64>();
+    mem.before();
+    let setup = Phase::start();
+    let ready = Gate::new(n + 1);
+    let (r_tx, r_rx) = sync_channel::<u64>(FANIN_CAP);
+    let (main_tx, main_rx) = channel::<u64>();
+    let ready_r = ready.clone();
     let receiver = spawn_thread(move || {
+        ready_r.arrive();
         let mut count = 0u64;
         while count < total {
             if r_rx.recv().is_err() {
@@ -444,12 +638,13 @@ fn fanin(n: u64, m: u64) -> Result<Out, Fail> {
         let _ = main_tx.send(count);
     })
     .map_err(|e| spawn_failed(e, 0, n + 1))?;
-    let mut starts = Vec::with_capacity(nu);
-    let mut handles = Vec::with_capacity(nu);
-    for i in 0..nu {
-        let (s_tx, s_rx) = unbounded::<bool>();
-        let out = r_tx.clone();
+    let mut starts = Vec::with_capacity(n as usize);
+    let mut handles = Vec::with_capacity(n as usize);
+    for i in 0..n {
+        let (s_tx, s_rx) = channel::<bool>();
+        let (out, ready) = (r_tx.clone(), ready.clone());
         match spawn_thread(move || {
+            ready.arrive();
             if let Ok(true) = s_rx.recv() {
                 for _ in 0..m {
                     if out.send(1).is_err() {
@@ -476,11 +671,10 @@ fn fanin(n: u64, m: u64) -> Result<Out, Fail> {
         }
     }
     drop(r_tx);
-    let setup_ns = t0.elapsed().as_nanos() as u64;
-    let setup_cpu_ns = cpu_ns() - c0;
-    let rss_after = rss_bytes();
-    let c1 = cpu_ns();
-    let t1 = Instant::now();
+    let nready = ready.wait();
+    let (setup_ns, setup_cpu_ns) = setup.stop();
+    mem.after();
+    let run = Phase::start();
     for s in &starts {
         let _ = s.send(true);
     }
@@ -488,8 +682,7 @@ fn fanin(n: u64, m: u64) -> Result<Out, Fail> {
         Ok(c) => c,
         Err(_) => return fail(Kind::Failure, "fanin: receiver vanished"),
     };
-    let run_ns = t1.elapsed().as_nanos() as u64;
-    let run_cpu_ns = cpu_ns() - c1;
+    let (run_ns, run_cpu_ns) = run.stop();
     for h in handles {
         let _ = h.join();
     }
@@ -497,20 +690,25 @@ fn fanin(n: u64, m: u64) -> Result<Out, Fail> {
     if count != total {
         return fail(Kind::Failure, format!("fanin: received {} messages, expected {}", count, total));
     }
-    Ok(Out { count, setup_ns, run_ns, setup_cpu_ns, run_cpu_ns, rss_before, rss_after })
+    Ok(Out { count, ready: nready, setup_ns, run_ns, setup_cpu_ns, run_cpu_ns })
 }
 
 // ---------------------------------------------------------------- main
 
-fn describe() {
+fn describe(v: Variant) {
+    let runtime = match v {
+        Variant::Channel => "Rust std::thread + std::sync::mpsc",
+        Variant::Handoff => "Rust std::thread + hand-off slot (thread::park/unpark)",
+        Variant::Tuned => "Rust std::thread + std::sync::mpsc (32 KiB stacks, futex hash per thread)",
+    };
     Rec::new("describe")
-        .int("contract", 1)
+        .int("contract", 2)
         .str("name", "rust-threads")
-        .str("runtime", &format!("Rust std::thread + {}", IMPL))
+        .str("runtime", runtime)
         .str("version", VERSION)
         .strs("workloads", &["ring", "spawn", "pingpong", "fanin", "trace"])
         .strs("features", &["tokens", "continuous", "stats"])
-        .str("variant", "")
+        .str("variant", v.name())
         .emit();
 }
 
@@ -522,7 +720,8 @@ fn threads_needed(p: &Params) -> u64 {
     }
 }
 
-fn run(p: Params) -> Result<(), Fail> {
+fn run(p: Params, variant: Variant) -> Result<(), Fail> {
+    let hop = variant.hop();
     if p.workload == "selective" {
         return fail(
             Kind::Unsupported,
@@ -535,50 +734,38 @@ fn run(p: Params) -> Result<(), Fail> {
     // path taken when thread creation itself fails).
     if std::env::var_os("RINGBENCH_NO_PRECHECK").is_none() {
         check_thread_limits(threads, MAPS_PER_THREAD)?;
-        check_memory(threads, BYTES_PER_THREAD, "threads")?;
     }
-    futex_hash_setup(threads);
+    let futex_slots = futex_hash_setup(threads, variant == Variant::Tuned);
     if p.sample_ms > 0 {
-        return continuous(&p);
+        return continuous(hop, &p);
     }
+    let mut mem = MemProbe::new(true);
     for it in 0..(p.warmup + p.repeats) {
         let measured = it >= p.warmup;
         let ru0 = rusage();
         let out = match p.workload.as_str() {
-            "ring" => ring(p.n, p.m, p.tokens)?,
-            "spawn" => spawn(p.n)?,
-            "pingpong" => pingpong(p.m)?,
-            "fanin" => fanin(p.n, p.m)?,
-            "trace" => trace(p.n, p.m, measured)?,
+            "ring" => ring(hop, &p, &mut mem)?,
+            "spawn" => spawn(p.n, &mut mem)?,
+            "pingpong" => pingpong(hop, p.m, &mut mem)?,
+            "fanin" => fanin(p.n, p.m, &mut mem)?,
+            "trace" => trace(hop, &p, measured, &mut mem)?,
             _ => unreachable!(),
         };
         if !measured {
             continue;
         }
-        let mut r = Rec::new("result").str("workload", &p.workload).int("iteration", it - p.warmup + 1);
-        r = match p.workload.as_str() {
-            "ring" => r.int("n", p.n).int("m", p.m).int("tokens", p.tokens),
-            "spawn" => r.int("n", p.n),
-            "pingpong" => r.int("m", p.m),
-            _ => r.int("n", p.n).int("m", p.m),
-        };
-        r.int("count", out.count)
-            .int("setup_ns", out.setup_ns)
-            .int("run_ns", out.run_ns)
-            .int("setup_cpu_ns", out.setup_cpu_ns)
-            .int("run_cpu_ns", out.run_cpu_ns)
-            .int("rss_before", out.rss_before)
-            .int("rss_after", out.rss_after)
-            .emit();
+        let iteration = it - p.warmup + 1;
+        emit_result(&p, iteration, &out, &mem);
         if p.stats {
             let ru1 = rusage();
             Rec::new("stats")
-                .int("iteration", it - p.warmup + 1)
+                .int("iteration", iteration)
                 .int("voluntary_ctx_switches", ru1.ru_nvcsw - ru0.ru_nvcsw)
                 .int("involuntary_ctx_switches", ru1.ru_nivcsw - ru0.ru_nivcsw)
                 .int("minor_faults", ru1.ru_minflt - ru0.ru_minflt)
                 .int("threads_spawned", threads)
-                .int("stack_size_bytes", STACK_SIZE)
+                .int("stack_size_bytes", stack_size_bytes())
+                .int("futex_hash_slots", futex_slots)
                 .int("peak_rss_bytes", status_field("VmHWM:").unwrap_or(0) * 1024)
                 .emit();
         }
@@ -586,30 +773,56 @@ fn run(p: Params) -> Result<(), Fail> {
     Ok(())
 }
 
-/// Since Linux 6.16 a process gets a private futex hash table sized by the CPU count, not the
-/// thread count (16 buckets here), so every wake-up walks a chain that grows with N. Ask for a
-/// bucket per thread, as drivers/c-pthreads does; older kernels reject the call, which is harmless.
-fn futex_hash_setup(threads: u64) {
+/// Since Linux 6.16 a process gets a private futex hash table sized by the CPU count, not
+/// the thread count (16 buckets on 2 CPUs), so every wake-up walks a chain that grows with
+/// N. The tuned variant asks for a bucket per thread (older kernels reject the call, which
+/// changes nothing); the others leave the kernel's default. RINGBENCH_FUTEX_HASH_SLOTS
+/// overrides either for experiments (-1: the kernel's default, 0: the global table).
+/// Returns the slots asked for (-1 = none).
+fn futex_hash_setup(threads: u64, tuned: bool) -> i64 {
     const PR_FUTEX_HASH: libc::c_int = 78;
     const PR_FUTEX_HASH_SET_SLOTS: libc::c_ulong = 1;
-    let slots = threads.next_power_of_two().clamp(16, 1 << 22) as libc::c_ulong;
-    unsafe {
-        libc::prctl(PR_FUTEX_HASH, PR_FUTEX_HASH_SET_SLOTS, slots, 0 as libc::c_ulong, 0 as libc::c_ulong);
+    let mut slots = if tuned { threads.next_power_of_two().clamp(16, 1 << 22) as i64 } else { -1 };
+    if let Some(v) = std::env::var("RINGBENCH_FUTEX_HASH_SLOTS").ok().and_then(|v| v.trim().parse().ok()) {
+        slots = v;
     }
+    if slots >= 0 {
+        unsafe {
+            libc::prctl(PR_FUTEX_HASH, PR_FUTEX_HASH_SET_SLOTS, slots as libc::c_ulong, 0 as libc::c_ulong, 0 as libc::c_ulong);
+        }
+    }
+    slots
 }
 
 fn main() {
     install_panic_hook();
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let r = match args.first().map(String::as_str) {
-        Some("describe") if args.len() == 1 => {
-            describe();
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let mut variant = Variant::Channel;
+    while let Some(a) = args.first().filter(|a| a.starts_with("--")).cloned() {
+        match a.as_str() {
+            "--variant=channel" => variant = Variant::Channel,
+            "--variant=handoff" => variant = Variant::Handoff,
+            "--variant=tuned" => variant = Variant::Tuned,
+            _ => die(&Fail {
+                kind: Kind::BadParam,
+                message: format!(
+                    "unknown option '{}' (known: --variant=channel, --variant=handoff, --variant=tuned)",
+                    a
+                ),
+            }),
+        }
+        args.remove(0);
+    }
+    if variant == Variant::Tuned {
+        STACK_SIZE.store(TUNED_STACK_SIZE, Ordering::Relaxed);
+    }
+    let r = match parse_args(&args) {
+        Ok(Command::Describe) => {
+            describe(variant);
             Ok(())
         }
-        Some("describe") => fail(Kind::BadParam, "describe takes no arguments"),
-        Some("run") => parse_run(&args[1..]).and_then(run),
-        Some(v) => fail(Kind::BadParam, format!("unknown verb '{}' (usage: describe | run <workload> key=value ...)", v)),
-        None => fail(Kind::BadParam, "no verb given (usage: describe | run <workload> key=value ...)"),
+        Ok(Command::Run(p)) => run(p, variant),
+        Err(f) => Err(f),
     };
     if let Err(f) = r {
         die(&f);

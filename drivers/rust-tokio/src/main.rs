@@ -1,56 +1,68 @@
-//! ringbench driver: one tokio task per process, messages over tokio::sync channels.
+//! ringbench driver: one tokio task per process, messages over tokio::sync::mpsc channels.
 //! Two variants: `--flavor=current-thread` and `--flavor=multi-thread` (worker_threads = cores).
 //! See README.md and docs/driver-contract.md.
 
-mod common;
-
-use common::*;
+use ringbench_common::*;
+use std::future::Future;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
-use tokio::sync::{mpsc, oneshot};
-use tokio::task::JoinHandle;
+use std::time::Duration;
+use tokio::sync::{mpsc, oneshot, Notify};
 
-/// The ring's channels: unbounded (default) or bounded to `tokens` (feature `bounded`).
+// Allocation failure -> a `limit` error record (exit 3) rather than an abort.
+#[global_allocator]
+static ALLOC: LimitAlloc = LimitAlloc;
+
+/// The ring's channels: unbounded (default) or bounded to one message per process
+/// (feature `bounded`, kept to re-measure the comparison in README.md).
 #[cfg(not(feature = "bounded"))]
 mod chan {
     use tokio::sync::mpsc;
-    pub type Tx<T> = mpsc::UnboundedSender<T>;
-    pub type Rx<T> = mpsc::UnboundedReceiver<T>;
+    pub type Tx = mpsc::UnboundedSender<u64>;
+    pub type Rx = mpsc::UnboundedReceiver<u64>;
     pub const IMPL: &str = "unbounded mpsc";
-    pub fn channel<T>(_cap: usize) -> (Tx<T>, Rx<T>) {
+    pub fn channel() -> (Tx, Rx) {
         mpsc::unbounded_channel()
     }
+    /// Never waits: an unbounded send is a push on the receiver's queue plus its wake-up.
     #[inline(always)]
-    pub async fn send<T>(tx: &Tx<T>, m: T) {
+    pub async fn send(tx: &Tx, m: u64) {
         let _ = tx.send(m);
     }
 }
 #[cfg(feature = "bounded")]
 mod chan {
     use tokio::sync::mpsc;
-    pub type Tx<T> = mpsc::Sender<T>;
-    pub type Rx<T> = mpsc::Receiver<T>;
-    pub const IMPL: &str = "bounded mpsc";
-    pub fn channel<T>(cap: usize) -> (Tx<T>, Rx<T>) {
-        mpsc::channel(cap)
+    pub type Tx = mpsc::Sender<u64>;
+    pub type Rx = mpsc::Receiver<u64>;
+    pub const IMPL: &str = "bounded mpsc (capacity 1)";
+    pub fn channel() -> (Tx, Rx) {
+        mpsc::channel(1)
     }
+    /// Waits for the one slot when the receiver has not yet taken the previous message.
     #[inline(always)]
-    pub async fn send<T>(tx: &Tx<T>, m: T) {
+    pub async fn send(tx: &Tx, m: u64) {
         let _ = tx.send(m).await;
     }
 }
 use chan::{Rx, Tx};
 
-/// Rough memory per ring process (task + its channel, whose first block of 32
-/// message slots is allocated with it), for the pre-launch check: ~1.8 KiB measured.
-const BYTES_PER_RING_TASK: u64 = 2048;
-/// Rough memory per task holding only a oneshot (spawn, fanin): ~0.5 KiB measured.
-const BYTES_PER_TASK: u64 = 640;
 /// Capacity of the receiver's inbox in `fanin` (back-pressure on the senders).
 const FANIN_CAP: usize = 1024;
 
 const VERSION: &str = env!("RB_VERSION");
+
+// ---------------------------------------------------------------- messages
+//
+// Every ring message is one u64, so a channel's first block (32 slots, allocated
+// with the channel) stays small and a hop moves one word:
+//   1 ..= 2^62-1   a token with its remaining value (n·m < 2^62)
+//   STOP | sum     the proof: the running sum of receipt counts (< 2^62)
+//   trace          value | (sender's index + 1) << 32  (n, m <= 100)
+//   continuous     any non-zero value; nobody decodes it
+const STOP: u64 = 1 << 63;
+/// Sent to main when a token finishes (sums are < 2^62, so they cannot collide).
+const TOKEN_DONE: u64 = u64::MAX;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Flavor {
@@ -67,213 +79,239 @@ impl Flavor {
     }
 }
 
-// ---------------------------------------------------------------- ring
-
-enum Msg {
-    /// a token with its remaining value
-    Tok(u64),
-    /// trace token: remaining value and the sender's index (trace has n, m <= 100)
-    Trace(u32, i32),
-    /// continuous-mode token
-    Spin,
-    /// the proof: running sum of receipts, processes left to visit (n <= 10^7)
-    /// (u32 keeps every message at 16 bytes, so channel blocks stay small)
-    Stop(u64, u32),
+/// A count the main task waits on: each process arrives once (e.g. ready before its
+/// first receive); the last arrival wakes main. Notify keeps the wake-up as a permit
+/// if main is not waiting yet, so none is lost.
+struct Gate {
+    arrived: AtomicU64,
+    want: u64,
+    all: Notify,
 }
 
-const _: () = assert!(std::mem::size_of::<Msg>() == 16);
-
-enum Done {
-    Token,
-    Sum(u64),
-}
-
-struct Node {
-    inbox: Rx<Msg>,
-    next: Tx<Msg>,
-    main: mpsc::UnboundedSender<Done>,
-    /// continuous mode: p0's lap counter
-    laps: Option<Arc<AtomicU64>>,
-    /// trace: own index, n (0 = silent), n·m
-    trace: Option<(i64, u64, u64)>,
-}
-
-impl Node {
-    async fn run(mut self) {
-        let mut count: u64 = 0;
-        while let Some(msg) = self.inbox.recv().await {
-            match msg {
-                Msg::Tok(v) => {
-                    count += 1;
-                    if v == 1 {
-                        let _ = self.main.send(Done::Token);
-                    } else {
-                        chan::send(&self.next, Msg::Tok(v - 1)).await;
-                    }
-                }
-                Msg::Trace(v, from) => {
-                    count += 1;
-                    let (me, n, total) = self.trace.unwrap();
-                    if n > 0 {
-                        let hop = total - v as u64 + 1;
-                        Rec::new("hop")
-                            .int("hop", hop)
-                            .int("lap", (hop - 1) / n + 1)
-                            .int("from", from)
-                            .int("to", me)
-                            .emit();
-                    }
-                    if v == 1 {
-                        let _ = self.main.send(Done::Token);
-                    } else {
-                        chan::send(&self.next, Msg::Trace(v - 1, me as i32)).await;
-                    }
-                }
-                Msg::Spin => {
-                    if let Some(l) = &self.laps {
-                        l.fetch_add(1, Ordering::Relaxed);
-                    }
-                    chan::send(&self.next, Msg::Spin).await;
-                }
-                Msg::Stop(sum, left) => {
-                    let sum = sum + count;
-                    if left <= 1 {
-                        let _ = self.main.send(Done::Sum(sum));
-                    } else {
-                        chan::send(&self.next, Msg::Stop(sum, left - 1)).await;
-                    }
-                    return;
-                }
-            }
+impl Gate {
+    fn new(want: u64) -> Arc<Gate> {
+        Arc::new(Gate { arrived: AtomicU64::new(0), want, all: Notify::new() })
+    }
+    #[inline]
+    fn arrive(&self) {
+        if self.arrived.fetch_add(1, Ordering::AcqRel) + 1 == self.want {
+            self.all.notify_one();
         }
+    }
+    /// Returns the number of arrivals seen.
+    async fn wait(&self) -> u64 {
+        if self.arrived.load(Ordering::Acquire) < self.want {
+            self.all.notified().await;
+        }
+        self.arrived.load(Ordering::Acquire)
+    }
+}
+
+/// What every ring process shares with main: the ready gate and main's inbox.
+struct Shared {
+    ready: Arc<Gate>,
+    main: mpsc::UnboundedSender<u64>,
+}
+
+// ---------------------------------------------------------------- ring processes
+//
+// One function per use, so that the measured ring's loop carries nothing it does not need.
+
+/// The measured ring: count the receipt, finish the token or pass v-1 on.
+async fn ring_node(mut inbox: Rx, next: Tx, sh: Arc<Shared>, last: bool) {
+    sh.ready.arrive();
+    let mut count: u64 = 0;
+    while let Some(v) = inbox.recv().await {
+        if v < STOP {
+            count += 1;
+            if v == 1 {
+                let _ = sh.main.send(TOKEN_DONE);
+            } else {
+                chan::send(&next, v - 1).await;
+            }
+        } else {
+            return forward_stop(v, count, &next, &sh, last).await;
+        }
+    }
+}
+
+/// The proof: add this process's receipts to the running sum; the last process tells main.
+#[inline(never)]
+async fn forward_stop(v: u64, count: u64, next: &Tx, sh: &Shared, last: bool) {
+    let sum = (v & !STOP) + count;
+    if last {
+        let _ = sh.main.send(sum);
+    } else {
+        chan::send(next, STOP | sum).await;
+    }
+}
+
+/// trace: the ring with the sender's index in the message, printing each hop as it happens.
+/// `n` = 0 prints nothing (warm-up).
+async fn trace_node(mut inbox: Rx, next: Tx, sh: Arc<Shared>, last: bool, me: u64, n: u64, total: u64) {
+    sh.ready.arrive();
+    let mut count: u64 = 0;
+    while let Some(msg) = inbox.recv().await {
+        if msg >= STOP {
+            return forward_stop(msg, count, &next, &sh, last).await;
+        }
+        count += 1;
+        let v = msg & 0xffff_ffff;
+        let from = (msg >> 32) as i64 - 1;
+        if n > 0 {
+            let hop = total - v + 1;
+            Rec::new("hop").int("hop", hop).int("lap", (hop - 1) / n + 1).int("from", from).int("to", me).emit();
+        }
+        if v == 1 {
+            let _ = sh.main.send(TOKEN_DONE);
+        } else {
+            chan::send(&next, (v - 1) | ((me + 1) << 32)).await;
+        }
+    }
+}
+
+/// Continuous mode: tokens circulate for ever; p0 adds a lap each time one passes.
+async fn spin_node(mut inbox: Rx, next: Tx, sh: Arc<Shared>, laps: Option<Arc<AtomicU64>>) {
+    sh.ready.arrive();
+    while let Some(v) = inbox.recv().await {
+        if let Some(l) = &laps {
+            l.fetch_add(1, Ordering::Relaxed);
+        }
+        chan::send(&next, v).await;
     }
 }
 
 struct Ring {
-    inboxes: Vec<Tx<Msg>>,
-    handles: Vec<JoinHandle<()>>,
-    done: mpsc::UnboundedReceiver<Done>,
+    /// senders to the processes main injects at, in ascending index order; p0's first
+    entries: Vec<Tx>,
+    done: mpsc::UnboundedReceiver<u64>,
+    ready: u64,
 }
 
-fn build_ring(n: u64, cap: u64, laps: Option<Arc<AtomicU64>>, trace: Option<(u64, u64)>) -> Ring {
-    let nu = n as usize;
-    let (done_tx, done_rx) = mpsc::unbounded_channel::<Done>();
-    let mut inboxes = Vec::with_capacity(nu);
-    let mut rxs = Vec::with_capacity(nu);
-    for _ in 0..nu {
-        let (t, r) = chan::channel::<Msg>(cap as usize);
-        inboxes.push(t);
-        rxs.push(r);
+/// Spawn p0 … p(n-1) (p(i) holding a sender to p(i+1) mod n) and wait until every one
+/// has signalled ready. Channel i+1 and task i are allocated one after the other, in
+/// ring order, so a token walks memory upwards. `entries`: the ascending process
+/// indices main needs a sender to (must start with 0).
+async fn build_ring<F, Fut>(n: u64, entries: &[u64], mut node: F) -> Ring
+where
+    F: FnMut(u64, Rx, Tx, Arc<Shared>) -> Fut,
+    Fut: Future<Output = ()> + Send + 'static,
+{
+    let (main_tx, done) = mpsc::unbounded_channel::<u64>();
+    let sh = Arc::new(Shared { ready: Gate::new(n), main: main_tx });
+    let (tx0, rx0) = chan::channel();
+    let mut want = entries.iter().copied().peekable();
+    let mut kept = Vec::with_capacity(entries.len());
+    if want.next_if_eq(&0).is_some() {
+        kept.push(tx0.clone());
     }
-    let mut handles = Vec::with_capacity(nu);
-    for (i, inbox) in rxs.into_iter().enumerate() {
-        let node = Node {
-            inbox,
-            next: inboxes[(i + 1) % nu].clone(),
-            main: done_tx.clone(),
-            laps: if i == 0 { laps.clone() } else { None },
-            trace: trace.map(|(pn, total)| (i as i64, pn, total)),
+    let mut my_rx = Some(rx0);
+    for i in 0..n {
+        let (next_tx, next_rx) = if i + 1 < n {
+            let (t, r) = chan::channel();
+            (t, Some(r))
+        } else {
+            (tx0.clone(), None)
         };
-        handles.push(tokio::spawn(node.run()));
+        if want.next_if_eq(&(i + 1)).is_some() {
+            kept.push(next_tx.clone());
+        }
+        let Some(rx) = my_rx.take() else { unreachable!() };
+        tokio::spawn(node(i, rx, next_tx, sh.clone()));
+        my_rx = next_rx;
     }
-    Ring { inboxes, handles, done: done_rx }
+    drop(tx0);
+    let ready = sh.ready.wait().await;
+    Ring { entries: kept, done, ready }
 }
 
-async fn prove(mut ring: Ring, n: u64) -> Result<u64, Fail> {
-    chan::send(&ring.inboxes[0], Msg::Stop(0, n as u32)).await;
-    let sum = loop {
+/// The untimed proof: a stop message goes round once collecting receipt counts.
+async fn prove(mut ring: Ring) -> Result<u64, Fail> {
+    chan::send(&ring.entries[0], STOP).await;
+    loop {
         match ring.done.recv().await {
-            Some(Done::Sum(s)) => break s,
-            Some(Done::Token) => continue,
+            Some(TOKEN_DONE) => continue,
+            Some(sum) => return Ok(sum),
             None => return fail(Kind::Failure, "ring tasks ended before the proof completed"),
         }
-    };
-    for h in ring.handles {
-        if h.await.is_err() {
-            return fail(Kind::Failure, "a ring task failed");
-        }
     }
-    Ok(sum)
 }
 
-#[derive(Default)]
-struct Out {
-    count: u64,
-    setup_ns: u64,
-    run_ns: u64,
-    setup_cpu_ns: u64,
-    run_cpu_ns: u64,
-    rss_before: u64,
-    rss_after: u64,
+/// Indices main injects at: spread (j·n div tokens, distinct as tokens <= n) or p0 alone (burst).
+fn entry_indices(p: &Params) -> Vec<u64> {
+    let k = if p.burst { 1 } else { p.tokens };
+    (0..k).map(|j| p.injection_index(j)).collect()
 }
 
-async fn ring(n: u64, m: u64, tokens: u64) -> Result<Out, Fail> {
-    let rss_before = rss_bytes();
-    let c0 = cpu_ns();
-    let t0 = Instant::now();
-    let mut ring = build_ring(n, tokens, None, None);
-    let setup_ns = t0.elapsed().as_nanos() as u64;
-    let setup_cpu_ns = cpu_ns() - c0;
-    let rss_after = rss_bytes();
+async fn ring(p: &Params, mem: &mut MemProbe) -> Result<Out, Fail> {
+    let (n, m, tokens) = (p.n, p.m, p.tokens);
+    mem.before();
+    let setup = Phase::start();
+    let entries = entry_indices(p);
+    let mut ring = build_ring(n, &entries, |i, rx, tx, sh| ring_node(rx, tx, sh, i + 1 == n)).await;
+    let (setup_ns, setup_cpu_ns) = setup.stop();
+    mem.after();
 
     let value = n * m;
-    let c1 = cpu_ns();
-    let t1 = Instant::now();
+    let run = Phase::start();
     for j in 0..tokens {
-        chan::send(&ring.inboxes[(j * n / tokens) as usize], Msg::Tok(value)).await;
+        let e = if p.burst { 0 } else { j as usize };
+        chan::send(&ring.entries[e], value).await;
     }
     for _ in 0..tokens {
-        match ring.done.recv().await {
-            Some(Done::Token) => {}
-            _ => return fail(Kind::Failure, "ring broke during the message phase"),
+        if ring.done.recv().await != Some(TOKEN_DONE) {
+            return fail(Kind::Failure, "ring broke during the message phase");
         }
     }
-    let run_ns = t1.elapsed().as_nanos() as u64;
-    let run_cpu_ns = cpu_ns() - c1;
+    let (run_ns, run_cpu_ns) = run.stop();
 
-    let count = prove(ring, n).await?;
+    let ready = ring.ready;
+    let count = prove(ring).await?;
     if count != n * m * tokens {
         return fail(
             Kind::Failure,
             format!("count mismatch: processes counted {} receipts, expected {}", count, n * m * tokens),
         );
     }
-    Ok(Out { count, setup_ns, run_ns, setup_cpu_ns, run_cpu_ns, rss_before, rss_after })
+    Ok(Out { count, ready, setup_ns, run_ns, setup_cpu_ns, run_cpu_ns })
 }
 
-async fn trace(n: u64, m: u64, print: bool) -> Result<Out, Fail> {
-    let rss_before = rss_bytes();
-    let c0 = cpu_ns();
-    let t0 = Instant::now();
-    let total = n * m;
-    let mut ring = build_ring(n, 1, None, Some((if print { n } else { 0 }, total)));
-    let setup_ns = t0.elapsed().as_nanos() as u64;
-    let setup_cpu_ns = cpu_ns() - c0;
-    let rss_after = rss_bytes();
-    let c1 = cpu_ns();
-    let t1 = Instant::now();
-    chan::send(&ring.inboxes[0], Msg::Trace(total as u32, -1)).await;
-    match ring.done.recv().await {
-        Some(Done::Token) => {}
-        _ => return fail(Kind::Failure, "ring broke during the trace"),
+async fn trace(p: &Params, print: bool, mem: &mut MemProbe) -> Result<Out, Fail> {
+    let (n, total) = (p.n, p.n * p.m);
+    let quiet_n = if print { n } else { 0 };
+    mem.before();
+    let setup = Phase::start();
+    let mut ring =
+        build_ring(n, &[0], |i, rx, tx, sh| trace_node(rx, tx, sh, i + 1 == n, i, quiet_n, total)).await;
+    let (setup_ns, setup_cpu_ns) = setup.stop();
+    mem.after();
+    let run = Phase::start();
+    chan::send(&ring.entries[0], total).await; // from = -1: the main process
+    if ring.done.recv().await != Some(TOKEN_DONE) {
+        return fail(Kind::Failure, "ring broke during the trace");
     }
-    let run_ns = t1.elapsed().as_nanos() as u64;
-    let run_cpu_ns = cpu_ns() - c1;
-    let count = prove(ring, n).await?;
+    let (run_ns, run_cpu_ns) = run.stop();
+    let ready = ring.ready;
+    let count = prove(ring).await?;
     if count != total {
         return fail(Kind::Failure, format!("count mismatch: {} receipts, expected {}", count, total));
     }
-    Ok(Out { count, setup_ns, run_ns, setup_cpu_ns, run_cpu_ns, rss_before, rss_after })
+    Ok(Out { count, ready, setup_ns, run_ns, setup_cpu_ns, run_cpu_ns })
 }
 
 /// Continuous mode: tokens circulate for ever; p0 counts laps; print samples; exit 0.
 async fn continuous(p: &Params) -> Result<(), Fail> {
     let n = p.n;
     let laps = Arc::new(AtomicU64::new(0));
-    let ring = build_ring(n, p.tokens, Some(laps.clone()), None);
+    let entries = entry_indices(p);
+    let ring = build_ring(n, &entries, |i, rx, tx, sh| {
+        spin_node(rx, tx, sh, if i == 0 { Some(laps.clone()) } else { None })
+    })
+    .await;
     let t0 = tokio::time::Instant::now();
     for j in 0..p.tokens {
-        chan::send(&ring.inboxes[(j * n / p.tokens) as usize], Msg::Spin).await;
+        let e = if p.burst { 0 } else { j as usize };
+        chan::send(&ring.entries[e], 1).await;
     }
     for seq in 1..=p.samples {
         tokio::time::sleep_until(t0 + Duration::from_millis(p.sample_ms * seq)).await;
@@ -286,55 +324,51 @@ async fn continuous(p: &Params) -> Result<(), Fail> {
 
 // ---------------------------------------------------------------- spawn
 
-async fn spawn(n: u64) -> Result<Out, Fail> {
-    let nu = n as usize;
-    let rss_before = rss_bytes();
-    let c0 = cpu_ns();
-    let t0 = Instant::now();
-    let (ready_tx, mut ready_rx) = mpsc::unbounded_channel::<()>();
-    let mut wake = Vec::with_capacity(nu);
-    let mut handles = Vec::with_capacity(nu);
-    for _ in 0..nu {
+/// n tasks, each signals ready and waits for its message (a oneshot); then, untimed,
+/// main releases them and waits until all have exited.
+async fn spawn(n: u64, mem: &mut MemProbe) -> Result<Out, Fail> {
+    mem.before();
+    let setup = Phase::start();
+    let ready = Gate::new(n);
+    let exited = Gate::new(n);
+    let mut wake = Vec::with_capacity(n as usize);
+    for _ in 0..n {
         let (t, r) = oneshot::channel::<()>();
-        let ready = ready_tx.clone();
-        handles.push(tokio::spawn(async move {
-            let _ = ready.send(());
+        let (ready, exited) = (ready.clone(), exited.clone());
+        tokio::spawn(async move {
+            ready.arrive();
             let _ = r.await;
-        }));
+            exited.arrive();
+        });
         wake.push(t);
     }
-    drop(ready_tx);
-    let mut count = 0u64;
-    while count < n {
-        if ready_rx.recv().await.is_none() {
-            return fail(Kind::Failure, "tasks ended before saying ready");
-        }
-        count += 1;
-    }
-    let setup_ns = t0.elapsed().as_nanos() as u64;
-    let setup_cpu_ns = cpu_ns() - c0;
-    let rss_after = rss_bytes();
+    let count = ready.wait().await;
+    let (setup_ns, setup_cpu_ns) = setup.stop();
+    mem.after();
     for t in wake {
         let _ = t.send(());
     }
-    for h in handles {
-        let _ = h.await;
+    exited.wait().await;
+    if count != n {
+        return fail(Kind::Failure, format!("ready count {} != {}", count, n));
     }
-    Ok(Out { count, setup_ns, setup_cpu_ns, rss_before, rss_after, ..Default::default() })
+    Ok(Out { count, ready: count, setup_ns, setup_cpu_ns, ..Default::default() })
 }
 
 // ---------------------------------------------------------------- pingpong
 
-async fn pingpong(m: u64) -> Result<Out, Fail> {
-    let rss_before = rss_bytes();
-    let c0 = cpu_ns();
-    let t0 = Instant::now();
+async fn pingpong(m: u64, mem: &mut MemProbe) -> Result<Out, Fail> {
+    mem.before();
+    let setup = Phase::start();
+    let ready = Gate::new(2);
     let (start_tx, start_rx) = oneshot::channel::<()>();
     let (done_tx, done_rx) = oneshot::channel::<()>();
     let (count_tx, count_rx) = oneshot::channel::<u64>();
     let (ping_tx, mut ping_rx) = mpsc::unbounded_channel::<bool>(); // true = ping, false = stop
     let (pong_tx, mut pong_rx) = mpsc::unbounded_channel::<()>();
-    let a = tokio::spawn(async move {
+    let ready_a = ready.clone();
+    tokio::spawn(async move {
+        ready_a.arrive();
         if start_rx.await.is_err() {
             return;
         }
@@ -347,7 +381,9 @@ async fn pingpong(m: u64) -> Result<Out, Fail> {
         let _ = done_tx.send(());
         let _ = ping_tx.send(false);
     });
-    let b = tokio::spawn(async move {
+    let ready_b = ready.clone();
+    tokio::spawn(async move {
+        ready_b.arrive();
         let mut count = 0u64;
         while let Some(true) = ping_rx.recv().await {
             count += 1;
@@ -355,40 +391,38 @@ async fn pingpong(m: u64) -> Result<Out, Fail> {
         }
         let _ = count_tx.send(count);
     });
-    let setup_ns = t0.elapsed().as_nanos() as u64;
-    let setup_cpu_ns = cpu_ns() - c0;
-    let rss_after = rss_bytes();
-    let c1 = cpu_ns();
-    let t1 = Instant::now();
+    let nready = ready.wait().await;
+    let (setup_ns, setup_cpu_ns) = setup.stop();
+    mem.after();
+    let run = Phase::start();
     let _ = start_tx.send(());
     if done_rx.await.is_err() {
         return fail(Kind::Failure, "pingpong: A did not finish");
     }
-    let run_ns = t1.elapsed().as_nanos() as u64;
-    let run_cpu_ns = cpu_ns() - c1;
+    let (run_ns, run_cpu_ns) = run.stop();
     let count = match count_rx.await {
         Ok(c) => c,
         Err(_) => return fail(Kind::Failure, "pingpong: B did not report its count"),
     };
-    let _ = a.await;
-    let _ = b.await;
     if count != m {
         return fail(Kind::Failure, format!("pingpong: B counted {} round trips, expected {}", count, m));
     }
-    Ok(Out { count, setup_ns, run_ns, setup_cpu_ns, run_cpu_ns, rss_before, rss_after })
+    Ok(Out { count, ready: nready, setup_ns, run_ns, setup_cpu_ns, run_cpu_ns })
 }
 
 // ---------------------------------------------------------------- fanin
 
-async fn fanin(n: u64, m: u64) -> Result<Out, Fail> {
-    let nu = n as usize;
+async fn fanin(n: u64, m: u64, mem: &mut MemProbe) -> Result<Out, Fail> {
     let total = n * m;
-    let rss_before = rss_bytes();
-    let c0 = cpu_ns();
-    let t0 = Instant::now();
+    mem.before();
+    let setup = Phase::start();
+    let ready = Gate::new(n + 1);
+    let exited = Gate::new(n);
     let (r_tx, mut r_rx) = mpsc::channel::<u64>(FANIN_CAP);
     let (main_tx, main_rx) = oneshot::channel::<u64>();
-    let receiver = tokio::spawn(async move {
+    let ready_r = ready.clone();
+    tokio::spawn(async move {
+        ready_r.arrive();
         let mut count = 0u64;
         while count < total {
             if r_rx.recv().await.is_none() {
@@ -398,28 +432,28 @@ async fn fanin(n: u64, m: u64) -> Result<Out, Fail> {
         }
         let _ = main_tx.send(count);
     });
-    let mut starts = Vec::with_capacity(nu);
-    let mut handles = Vec::with_capacity(nu);
-    for _ in 0..nu {
+    let mut starts = Vec::with_capacity(n as usize);
+    for _ in 0..n {
         let (s_tx, s_rx) = oneshot::channel::<()>();
-        let out = r_tx.clone();
-        handles.push(tokio::spawn(async move {
+        let (out, ready, exited) = (r_tx.clone(), ready.clone(), exited.clone());
+        tokio::spawn(async move {
+            ready.arrive();
             if s_rx.await.is_ok() {
                 for _ in 0..m {
                     if out.send(1).await.is_err() {
-                        return;
+                        break;
                     }
                 }
             }
-        }));
+            exited.arrive();
+        });
         starts.push(s_tx);
     }
     drop(r_tx);
-    let setup_ns = t0.elapsed().as_nanos() as u64;
-    let setup_cpu_ns = cpu_ns() - c0;
-    let rss_after = rss_bytes();
-    let c1 = cpu_ns();
-    let t1 = Instant::now();
+    let nready = ready.wait().await;
+    let (setup_ns, setup_cpu_ns) = setup.stop();
+    mem.after();
+    let run = Phase::start();
     for s in starts {
         let _ = s.send(());
     }
@@ -427,23 +461,19 @@ async fn fanin(n: u64, m: u64) -> Result<Out, Fail> {
         Ok(c) => c,
         Err(_) => return fail(Kind::Failure, "fanin: receiver vanished"),
     };
-    let run_ns = t1.elapsed().as_nanos() as u64;
-    let run_cpu_ns = cpu_ns() - c1;
-    for h in handles {
-        let _ = h.await;
-    }
-    let _ = receiver.await;
+    let (run_ns, run_cpu_ns) = run.stop();
+    exited.wait().await;
     if count != total {
         return fail(Kind::Failure, format!("fanin: received {} messages, expected {}", count, total));
     }
-    Ok(Out { count, setup_ns, run_ns, setup_cpu_ns, run_cpu_ns, rss_before, rss_after })
+    Ok(Out { count, ready: nready, setup_ns, run_ns, setup_cpu_ns, run_cpu_ns })
 }
 
 // ---------------------------------------------------------------- main
 
 fn describe(flavor: Flavor) {
     Rec::new("describe")
-        .int("contract", 1)
+        .int("contract", 2)
         .str("name", "rust-tokio")
         .str("runtime", &format!("Rust tokio ({} runtime, {})", flavor.name(), chan::IMPL))
         .str("version", VERSION)
@@ -457,40 +487,28 @@ async fn iterations(p: Params, flavor: Flavor, workers: u64) -> Result<(), Fail>
     if p.sample_ms > 0 {
         return continuous(&p).await;
     }
+    let mut mem = MemProbe::new(false);
     for it in 0..(p.warmup + p.repeats) {
         let measured = it >= p.warmup;
         let ru0 = rusage();
         let out = match p.workload.as_str() {
-            "ring" => ring(p.n, p.m, p.tokens).await?,
-            "spawn" => spawn(p.n).await?,
-            "pingpong" => pingpong(p.m).await?,
-            "fanin" => fanin(p.n, p.m).await?,
-            "trace" => trace(p.n, p.m, measured).await?,
+            "ring" => ring(&p, &mut mem).await?,
+            "spawn" => spawn(p.n, &mut mem).await?,
+            "pingpong" => pingpong(p.m, &mut mem).await?,
+            "fanin" => fanin(p.n, p.m, &mut mem).await?,
+            "trace" => trace(&p, measured, &mut mem).await?,
             _ => unreachable!(),
         };
         if !measured {
             continue;
         }
-        let mut r = Rec::new("result").str("workload", &p.workload).int("iteration", it - p.warmup + 1);
-        r = match p.workload.as_str() {
-            "ring" => r.int("n", p.n).int("m", p.m).int("tokens", p.tokens),
-            "spawn" => r.int("n", p.n),
-            "pingpong" => r.int("m", p.m),
-            _ => r.int("n", p.n).int("m", p.m),
-        };
-        r.int("count", out.count)
-            .int("setup_ns", out.setup_ns)
-            .int("run_ns", out.run_ns)
-            .int("setup_cpu_ns", out.setup_cpu_ns)
-            .int("run_cpu_ns", out.run_cpu_ns)
-            .int("rss_before", out.rss_before)
-            .int("rss_after", out.rss_after)
-            .emit();
+        let iteration = it - p.warmup + 1;
+        emit_result(&p, iteration, &out, &mem);
         if p.stats {
             let ru1 = rusage();
             let metrics = tokio::runtime::Handle::current().metrics();
             Rec::new("stats")
-                .int("iteration", it - p.warmup + 1)
+                .int("iteration", iteration)
                 .int("num_workers", metrics.num_workers())
                 .int("num_alive_tasks", metrics.num_alive_tasks())
                 .int("global_queue_depth", metrics.global_queue_depth())
@@ -514,18 +532,6 @@ fn run(p: Params, flavor: Flavor) -> Result<(), Fail> {
              non-matching messages); recv() always takes the oldest message",
         );
     }
-    let tasks = match p.workload.as_str() {
-        "pingpong" => 2,
-        "fanin" => p.n + 1,
-        _ => p.n,
-    };
-    if std::env::var_os("RINGBENCH_NO_PRECHECK").is_none() {
-        let per = match p.workload.as_str() {
-            "ring" | "trace" => BYTES_PER_RING_TASK,
-            _ => BYTES_PER_TASK,
-        };
-        check_memory(tasks, per, "tasks")?;
-    }
     let workers = p
         .cores
         .unwrap_or_else(|| std::thread::available_parallelism().map(|c| c.get() as u64).unwrap_or(1));
@@ -537,7 +543,11 @@ fn run(p: Params, flavor: Flavor) -> Result<(), Fail> {
             b
         }
     };
-    let rt = match b.enable_time().build() {
+    // Only continuous mode sleeps; the timer driver is not started for the others.
+    if p.sample_ms > 0 {
+        b.enable_time();
+    }
+    let rt = match b.build() {
         Ok(rt) => rt,
         Err(e) => {
             return fail(
@@ -574,15 +584,13 @@ fn main() {
         }
         args.remove(0);
     }
-    let r = match args.first().map(String::as_str) {
-        Some("describe") if args.len() == 1 => {
+    let r = match parse_args(&args) {
+        Ok(Command::Describe) => {
             describe(flavor);
             Ok(())
         }
-        Some("describe") => fail(Kind::BadParam, "describe takes no arguments"),
-        Some("run") => parse_run(&args[1..]).and_then(|p| run(p, flavor)),
-        Some(v) => fail(Kind::BadParam, format!("unknown verb '{}' (usage: describe | run <workload> key=value ...)", v)),
-        None => fail(Kind::BadParam, "no verb given (usage: describe | run <workload> key=value ...)"),
+        Ok(Command::Run(p)) => run(p, flavor),
+        Err(f) => Err(f),
     };
     if let Err(f) = r {
         die(&f);
