@@ -1,19 +1,33 @@
 #!/bin/sh
-# Launcher: runs the driver on the JDK it was built with (bin/jdk-home), or on
-# $RINGBENCH_JAVA_HOME, or on the newest JDK >= 21 found (see jdk.sh).
+# Launcher named in driver.toml: run.sh --variant=stock|tuned describe | run <workload> key=value ...
+# It runs the JVM that built bin/ (bin/jdk-home), or $RINGBENCH_JAVA_HOME, and
+# execs it: the JVM takes this process's place, so the orchestrator's
+# parent-death signal reaches it (contract section 8).
 # Extra JVM options for experiments: RINGBENCH_JAVA_OPTS (appended last, so they win).
 dir=$(CDPATH= cd -- "$(dirname -- "$0")" && pwd)
-. "$dir/jdk.sh"
-if [ -z "${RINGBENCH_JAVA_HOME:-}" ] && [ -r "$dir/bin/jdk-home" ]; then
-    RINGBENCH_JAVA_HOME=$(cat "$dir/bin/jdk-home")
-fi
-if ! find_jdk java 2>/dev/null; then
-    echo '{"type":"error","kind":"failure","message":"no JDK >= 21 found: set RINGBENCH_JAVA_HOME to one (and rebuild)"}'
+JAVA_COMMON=$(CDPATH= cd -- "$dir/../common/java" 2>/dev/null && pwd) || {
+    echo '{"type":"error","kind":"failure","message":"drivers/common/java (the shared sources) is missing next to this driver"}'
     exit 1
-fi
-native=""
-[ "$JDK_MAJOR" -ge 22 ] && native="--enable-native-access=ALL-UNNAMED"
-# -XX:+UseParallelGC: see README (measured against G1 and Serial).
-# -XX:-UsePerfData: no hsperfdata file, a little less start-up work.
-exec "$JDK_HOME/bin/java" $native -XX:-UsePerfData -XX:+UseParallelGC \
+}
+. "$JAVA_COMMON/lib.sh"
+java_runtime "$dir"
+
+variant=stock
+case ${1:-} in --variant=*) variant=${1#--variant=}; shift ;; esac
+case $variant in
+    stock)
+        # The JVM as it comes: its default collector (G1 here), default thread
+        # stacks (-Xss, 1 MiB), the kernel's default futex hash.
+        opts="" ;;
+    tuned)
+        # What a user running thousands of platform threads would set (README):
+        # ParallelGC, 256 KiB requested stacks (HotSpot rounds up to its minimum),
+        # a futex hash sized by the thread count (prctl), no hsperfdata file.
+        opts="-XX:+UseParallelGC -XX:-UsePerfData -Dringbench.stack=262144 -Dringbench.futexHash=true" ;;
+    *)
+        echo "{\"type\":\"error\",\"kind\":\"bad_param\",\"message\":\"unknown variant '$variant' (known: stock, tuned)\"}"
+        exit 2 ;;
+esac
+# shellcheck disable=SC2086  # the option lists are meant to be split into words
+exec "$JDK_HOME/bin/java" $JAVA_NATIVE $opts -Dringbench.variant="$variant" \
     ${RINGBENCH_JAVA_OPTS:-} -cp "$dir/bin" RingBench "$@"

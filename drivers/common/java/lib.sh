@@ -1,6 +1,12 @@
-# Sourced by build.sh and run.sh: find a JDK >= 21.
-# Order: $RINGBENCH_JAVA_HOME, then the newest JDK under /usr/lib/jvm, then java on PATH.
-# Sets JDK_HOME and JDK_MAJOR, or prints a message on stderr and returns 1.
+# Shell helpers shared by drivers/java-threads and drivers/java-virtual; each
+# driver's build.sh and run.sh set JAVA_COMMON to this folder, then source this
+# file (it is never run on its own).
+#
+#   find_jdk [javac]   sets JDK_HOME and JDK_MAJOR to a JDK >= 21: $RINGBENCH_JAVA_HOME,
+#                      else the newest under /usr/lib/jvm, else `java` on PATH
+#   java_build         compiles this folder's src/ plus the driver's own src/ into the
+#                      driver's bin/ (run from the driver folder) and records the JDK
+#   java_runtime DIR   finds the JDK that built DIR/bin (or prints an error record and exits)
 
 jdk_major() { # $1 = a JDK home; prints its major version (or nothing)
     _v=""
@@ -41,5 +47,35 @@ find_jdk() { # $1 = "javac" when a compiler is needed
         echo "no JDK >= 21 found (set RINGBENCH_JAVA_HOME, or install one under /usr/lib/jvm)" >&2
         return 1
     fi
+    return 0
+}
+
+java_build() { # run inside the driver folder: common sources + ./src/*.java -> ./bin
+    find_jdk javac
+    _common=$JAVA_COMMON/src
+    # Ffm (clock_gettime and prctl through the Foreign Function & Memory API) needs
+    # JDK >= 22, where FFM is final; on 21 RingBench falls back to the MXBean clock.
+    _srcs="$_common/RingBench.java"
+    [ "$JDK_MAJOR" -ge 22 ] && _srcs="$_srcs $_common/Ffm.java"
+    rm -rf bin bin.tmp
+    mkdir -p bin.tmp
+    # shellcheck disable=SC2086  # word splitting of the source list is wanted
+    "$JDK_HOME/bin/javac" -nowarn -encoding UTF-8 -d bin.tmp $_srcs src/*.java
+    echo "$JDK_HOME" > bin.tmp/jdk-home
+    mv bin.tmp bin
+    echo "built with $JDK_HOME (JDK $JDK_MAJOR)" >&2
+}
+
+java_runtime() { # $1 = the driver folder; sets JDK_HOME, JDK_MAJOR and JAVA_NATIVE
+    if [ -z "${RINGBENCH_JAVA_HOME:-}" ] && [ -r "$1/bin/jdk-home" ]; then
+        RINGBENCH_JAVA_HOME=$(cat "$1/bin/jdk-home")
+    fi
+    if ! find_jdk java 2>/dev/null; then
+        echo '{"type":"error","kind":"failure","message":"no JDK >= 21 found: set RINGBENCH_JAVA_HOME to one (and rebuild)"}'
+        exit 1
+    fi
+    # Lets Ffm call clock_gettime/prctl without the JVM's restricted-method warning.
+    JAVA_NATIVE=""
+    [ "$JDK_MAJOR" -ge 22 ] && JAVA_NATIVE="--enable-native-access=ALL-UNNAMED"
     return 0
 }

@@ -1,8 +1,9 @@
-// ringbench driver for the JVM. The same file is used by drivers/java-threads
-// (one platform thread per process) and drivers/java-virtual (one virtual
-// thread per process); Flavor.java in each folder says which.
+// ringbench driver for the JVM, shared by drivers/java-threads (one platform
+// thread per process) and drivers/java-virtual (one virtual thread per process):
+// each driver's build.sh compiles this folder with its own src/Flavor.java, which
+// says which. The variant's JVM settings come from the driver's run.sh.
 //
-// Contract: docs/driver-contract.md (version 1). stdout carries JSON Lines only.
+// Contract: docs/driver-contract.md (version 2). stdout carries JSON Lines only.
 
 import java.io.BufferedOutputStream;
 import java.io.FileDescriptor;
@@ -14,6 +15,10 @@ import java.lang.invoke.VarHandle;
 import java.lang.management.CompilationMXBean;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryMXBean;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
+import java.lang.management.MemoryUsage;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,6 +27,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
@@ -216,13 +222,10 @@ public final class RingBench {
     }
 
     /**
-     * A monitor mailbox: a linked queue under the box's own lock, the consumer
-     * waits with Object.wait(), a producer wakes it with notify(). The default
-     * for platform threads: HotSpot's LockSupport.unpark(thread) (behind park
-     * boxes and every java.util.concurrent queue) looks the target up in the
-     * VM's list of all threads, which costs O(threads) per wake-up; a monitor
-     * wakes its waiter through the waiter's own park event. The dequeued cell
-     * is kept as `free` and reused by the consumer's next forward().
+     * A monitor mailbox (for comparison): a linked queue under the box's own
+     * lock, the consumer waits with Object.wait(), a producer wakes it with
+     * notify(). The dequeued cell is kept as `free` and reused by the
+     * consumer's next forward().
      */
     static final class MonitorBox extends Box {
         private Node head, tail;   // under the lock
@@ -305,8 +308,8 @@ public final class RingBench {
         }
     }
 
-    /** Mailbox kind: park, mon, ltq, lbq, abq (ArrayBlockingQueue(1)), sq; default per flavor. */
-    static final String MAILBOX = System.getProperty("ringbench.mailbox", Flavor.MAILBOX);
+    /** Mailbox kind: park (the driver's), mon, ltq, lbq, abq (ArrayBlockingQueue(1)), sq: see the READMEs. */
+    static final String MAILBOX = System.getProperty("ringbench.mailbox", "park");
     /** Busy-wait iterations before parking in ParkBox.take (0 = park at once). */
     static final int SPIN = Integer.getInteger("ringbench.spin", 0);
 
@@ -325,8 +328,13 @@ public final class RingBench {
     // --------------------------------------------------------------- processes
 
     static final boolean VIRTUAL = Flavor.VIRTUAL;
-    /** Requested stack size of a platform thread, bytes (HotSpot rounds up to its minimum). */
-    static final long STACK = Long.getLong("ringbench.stack", Flavor.STACK);
+    /** The variant this invocation runs, as run.sh names it (describe echoes it). */
+    static final String VARIANT = System.getProperty("ringbench.variant", "");
+    /**
+     * Requested stack size of a platform thread in bytes, given to the Thread
+     * constructor; 0 (stock) leaves the JVM's default (-Xss, 1 MiB on x86-64 Linux).
+     */
+    static final long STACK = Long.getLong("ringbench.stack", 0);
     static final ThreadFactory VFACTORY = VIRTUAL ? Thread.ofVirtual().factory() : null;
 
     static Thread newProc(Runnable r) {
@@ -348,20 +356,43 @@ public final class RingBench {
         }
     }
 
+    /**
+     * The ready signals of a spawn phase: each process calls signal()
+     * immediately before its first blocking receive; the main thread waits in
+     * await() until it has seen them all and reports the count it saw.
+     */
+    static final class Ready {
+        private final AtomicLong seen = new AtomicLong();
+        private final long wanted;
+        private final Thread waiter = Thread.currentThread();
+
+        Ready(long wanted) { this.wanted = wanted; }
+
+        void signal() {
+            if (seen.incrementAndGet() == wanted) LockSupport.unpark(waiter);
+        }
+
+        long await() {
+            long s;
+            while ((s = seen.get()) < wanted) LockSupport.park(this);
+            return s;
+        }
+    }
+
     // ring: a token is a value v >= 1; the stop message is -(sum+1); main hears 0 per finished token.
     static final class RingProc implements Runnable {
         final Box in, next, stopTo, main;
-        final CountDownLatch ready;
+        final Ready ready;
 
-        RingProc(Box in, Box next, Box stopTo, Box main, CountDownLatch ready) {
+        RingProc(Box in, Box next, Box stopTo, Box main, Ready ready) {
             this.in = in; this.next = next; this.stopTo = stopTo; this.main = main; this.ready = ready;
         }
 
         @Override
         public void run() {
             final Box in = this.in, next = this.next, main = this.main;
-            ready.countDown();
-            long count = 0;
+            ready.signal();
+            long count = 0; // this process's receipts, for the proof
             for (;;) {
                 long v = in.take();
                 if (v > 0) {
@@ -380,9 +411,9 @@ public final class RingBench {
     static final class LoopProc implements Runnable {
         final Box in, next;
         final AtomicLong laps; // only p0's is non-null
-        final CountDownLatch ready;
+        final Ready ready;
 
-        LoopProc(Box in, Box next, AtomicLong laps, CountDownLatch ready) {
+        LoopProc(Box in, Box next, AtomicLong laps, Ready ready) {
             this.in = in; this.next = next; this.laps = laps; this.ready = ready;
         }
 
@@ -390,7 +421,7 @@ public final class RingBench {
         public void run() {
             final Box in = this.in, next = this.next;
             final AtomicLong laps = this.laps;
-            ready.countDown();
+            ready.signal();
             for (;;) {
                 long v = in.take();
                 if (laps != null) laps.getAndIncrement();
@@ -405,16 +436,16 @@ public final class RingBench {
         final long total;
         final boolean print;
         final Box in, next, stopTo, main;
-        final CountDownLatch ready;
+        final Ready ready;
 
-        TraceProc(int idx, int n, long total, boolean print, Box in, Box next, Box stopTo, Box main, CountDownLatch ready) {
+        TraceProc(int idx, int n, long total, boolean print, Box in, Box next, Box stopTo, Box main, Ready ready) {
             this.idx = idx; this.n = n; this.total = total; this.print = print;
             this.in = in; this.next = next; this.stopTo = stopTo; this.main = main; this.ready = ready;
         }
 
         @Override
         public void run() {
-            ready.countDown();
+            ready.signal();
             long count = 0;
             for (;;) {
                 long x = in.take();
@@ -439,19 +470,31 @@ public final class RingBench {
 
     // ------------------------------------------------------------ measurement
 
-    static String cpuClockName;
-    static final LongSupplier CPU = cpuClock();
+    /** What the JDK >= 22 build adds through FFM (Ffm.java); absent on JDK 21. */
+    interface Native {
+        long cpuNs();
 
-    /** Process CPU time in ns: clock_gettime(CLOCK_PROCESS_CPUTIME_ID) through FFM, else the MXBean. */
-    static LongSupplier cpuClock() {
+        int futexHashSlots(long slots);
+    }
+
+    static final Native NATIVE = loadNative();
+    static final LongSupplier CPU = cpuClock();
+    static String cpuClockName;
+
+    static Native loadNative() {
         try {
-            LongSupplier s = (LongSupplier) Class.forName("CpuFfm").getDeclaredConstructor().newInstance();
-            if (s.getAsLong() > 0) {
-                cpuClockName = "clock_gettime";
-                return s;
-            }
-        } catch (Throwable ignored) {
-            // JDK 21 (no final FFM) or no native access: fall back.
+            Native n = (Native) Class.forName("Ffm").getDeclaredConstructor().newInstance();
+            return n.cpuNs() > 0 ? n : null;
+        } catch (Throwable e) {
+            return null; // JDK 21 build (no Ffm) or no native access
+        }
+    }
+
+    /** Process CPU time in ns: clock_gettime(CLOCK_PROCESS_CPUTIME_ID) through FFM, else the MXBean (10 ms ticks). */
+    static LongSupplier cpuClock() {
+        if (NATIVE != null) {
+            cpuClockName = "clock_gettime";
+            return NATIVE::cpuNs;
         }
         cpuClockName = "mxbean";
         com.sun.management.OperatingSystemMXBean os =
@@ -461,35 +504,94 @@ public final class RingBench {
 
     static long cpu() { return CPU.getAsLong(); }
 
-    static long rss() {
+    /** A "Name:   123 kB" line of a /proc file, in bytes (0 if absent). */
+    static long procKb(String file, String key) {
         try {
-            for (String l : Files.readAllLines(Path.of("/proc/self/status"))) {
-                if (l.startsWith("VmRSS:")) {
-                    String[] f = l.trim().split("\\s+");
-                    return Long.parseLong(f[1]) * 1024;
-                }
+            for (String l : Files.readAllLines(Path.of(file))) {
+                if (l.startsWith(key)) return Long.parseLong(l.substring(key.length()).trim().split("\\s+")[0]) * 1024;
             }
         } catch (IOException | RuntimeException ignored) {
         }
         return 0;
     }
 
+    static long rss() { return procKb("/proc/self/status", "VmRSS:"); }
+
+    /** The kernel's thread stacks, machine-wide (one per OS thread): what RSS does not show. */
+    static long kernelStack() { return procKb("/proc/meminfo", "KernelStack:"); }
+
+    /**
+     * Java heap in use as of the latest collection: the sum over the heap's pools
+     * of their usage after the collection that last processed them
+     * (MemoryPoolMXBean.getCollectionUsage). Read right after the forced
+     * collection it is the live heap, unaffected by TLABs handed out since (with
+     * a 2 GiB young generation one TLAB is tens of MB). Read before a fresh JVM's
+     * first spawn it is 0: nothing has been collected yet, and the contract
+     * forces no collection there (a plain "used" figure at that point is mostly
+     * start-up garbage and TLAB space, often more than the processes take).
+     */
     static long heapUsed() {
-        return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+        long sum = 0;
+        for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
+            if (pool.getType() != MemoryType.HEAP) continue;
+            MemoryUsage u = pool.getCollectionUsage();
+            if (u != null) sum += u.getUsed();
+        }
+        return sum;
     }
 
-    /** GC counts and times, for the stats record. */
+    static final MemoryMXBean MEMORY = ManagementFactory.getMemoryMXBean();
+    static final List<GarbageCollectorMXBean> GCS = ManagementFactory.getGarbageCollectorMXBeans();
+
+    /**
+     * Memory around the driver process's first spawn phase (contract section 3):
+     * `before` just before spawning, `after` after the collection that follows
+     * the spawn phase, while every process is alive and idle. Later iterations
+     * echo these values, so a warm-up cannot lend them reused memory.
+     */
+    static final class Mem {
+        static boolean before, after;
+        static long rssBefore, rssAfter, heapBefore, heapAfter, ksBefore, ksAfter;
+
+        static void readBefore() {
+            if (before) return;
+            before = true;
+            if (!VIRTUAL) ksBefore = kernelStack();
+            heapBefore = heapUsed();
+            rssBefore = rss();
+        }
+
+        /** Called right after the collection: the heap first, before this thread allocates a new TLAB. */
+        static void readAfter() {
+            if (after) return;
+            heapAfter = heapUsed();
+            after = true;
+            rssAfter = rss();
+            if (!VIRTUAL) ksAfter = kernelStack();
+        }
+    }
+
+    /** GC counts and times per collector (ms), for the stats record. */
     static final class GcSnap {
-        final long[] counts, times;
-        final List<GarbageCollectorMXBean> beans = ManagementFactory.getGarbageCollectorMXBeans();
+        final long[] counts = new long[GCS.size()], times = new long[GCS.size()];
 
         GcSnap() {
-            counts = new long[beans.size()];
-            times = new long[beans.size()];
-            for (int i = 0; i < beans.size(); i++) {
-                counts[i] = Math.max(0, beans.get(i).getCollectionCount());
-                times[i] = Math.max(0, beans.get(i).getCollectionTime());
+            for (int i = 0; i < counts.length; i++) {
+                counts[i] = Math.max(0, GCS.get(i).getCollectionCount());
+                times[i] = Math.max(0, GCS.get(i).getCollectionTime());
             }
+        }
+
+        static long count(GcSnap a, GcSnap b) {
+            long c = 0;
+            for (int i = 0; i < a.counts.length; i++) c += b.counts[i] - a.counts[i];
+            return c;
+        }
+
+        static long time(GcSnap a, GcSnap b) {
+            long t = 0;
+            for (int i = 0; i < a.times.length; i++) t += b.times[i] - a.times[i];
+            return t;
         }
     }
 
@@ -497,150 +599,73 @@ public final class RingBench {
         return s.toLowerCase().replaceAll("[^a-z0-9]+", "_").replaceAll("^_|_$", "");
     }
 
-    static void emitStats(long iteration, GcSnap before, GcSnap after) {
-        Rec r = new Rec("stats").n("iteration", iteration);
-        long c = 0, t = 0;
-        for (int i = 0; i < after.counts.length; i++) {
-            c += after.counts[i] - before.counts[i];
-            t += after.times[i] - before.times[i];
-        }
-        r.n("gc_count", c).n("gc_time_ms", t);
-        for (int i = 0; i < after.counts.length; i++) {
-            String name = "gc_" + snake(after.beans.get(i).getName());
-            r.n(name + "_count", after.counts[i] - before.counts[i]);
-            r.n(name + "_time_ms", after.times[i] - before.times[i]);
-        }
-        var heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage();
-        r.n("heap_used", heap.getUsed()).n("heap_committed", heap.getCommitted()).n("heap_max", heap.getMax());
-        CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
-        if (jit != null && jit.isCompilationTimeMonitoringSupported()) r.n("jit_time_ms_total", jit.getTotalCompilationTime());
-        r.n("platform_threads", ManagementFactory.getThreadMXBean().getThreadCount());
-        r.emit();
-    }
-
-    /** One measured iteration's numbers. */
+    /** One iteration's numbers. */
     static final class Result {
-        long count, setupNs, runNs, setupCpu, runCpu, rssBefore, rssAfter, memBefore = -1, memAfter = -1;
-        GcSnap gc0, gc1;
+        long count, ready, setupNs, runNs, setupCpu, runCpu, betweenNs;
+        /** GC snapshots: before spawn, end of spawn, after the forced collection, end of the message phase. */
+        GcSnap g0, g1, g2, g3;
     }
 
-    // ------------------------------------------------------------------ limits
+    /**
+     * Untimed, between the spawn phase and the message phase, every iteration:
+     * the one full collection (System.gc(); both variants leave
+     * -XX:+ExplicitGCInvokesConcurrent off, so it is a full stop-the-world
+     * collection), then the first spawn phase's `after` memory.
+     */
+    static void betweenPhases(Result r) {
+        r.g1 = new GcSnap();
+        long t = System.nanoTime();
+        System.gc();
+        Mem.readAfter();
+        r.betweenNs = System.nanoTime() - t;
+        r.g2 = new GcSnap();
+    }
 
-    /** First line of a small file. (Files.readString misreads /proc/sys files, whose size is 0.) */
-    static String firstLine(String path) throws IOException {
-        try (var r = Files.newBufferedReader(Path.of(path))) {
-            String l = r.readLine();
-            return l == null ? "" : l;
+    static void emitStats(long iteration, Result r) {
+        Rec s = new Rec("stats").n("iteration", iteration);
+        GcSnap a = r.g0, b = r.g1, c = r.g2, d = r.g3 != null ? r.g3 : r.g2;
+        // Timed phases only; the forced collection between them is reported apart.
+        s.n("gc_count", GcSnap.count(a, b) + GcSnap.count(c, d)).n("gc_time_ms", GcSnap.time(a, b) + GcSnap.time(c, d));
+        s.n("gc_setup_count", GcSnap.count(a, b)).n("gc_setup_time_ms", GcSnap.time(a, b));
+        s.n("gc_run_count", GcSnap.count(c, d)).n("gc_run_time_ms", GcSnap.time(c, d));
+        s.n("gc_between_ns", r.betweenNs);
+        for (int i = 0; i < a.counts.length; i++) {
+            String name = "gc_" + snake(GCS.get(i).getName());
+            s.n(name + "_count", (b.counts[i] - a.counts[i]) + (d.counts[i] - c.counts[i]));
+            s.n(name + "_time_ms", (b.times[i] - a.times[i]) + (d.times[i] - c.times[i]));
         }
+        var heap = MEMORY.getHeapMemoryUsage();
+        s.n("heap_used", heap.getUsed()).n("heap_committed", heap.getCommitted()).n("heap_max", heap.getMax());
+        CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+        if (jit != null && jit.isCompilationTimeMonitoringSupported()) s.n("jit_time_ms_total", jit.getTotalCompilationTime());
+        s.n("platform_threads", ManagementFactory.getThreadMXBean().getThreadCount());
+        s.emit();
     }
 
-    static long readLong(String path, long dflt) {
-        try {
-            return Long.parseLong(firstLine(path).trim());
-        } catch (IOException | RuntimeException e) {
-            return dflt;
-        }
-    }
+    // ------------------------------------------------------------ futex hash
 
-    /** Tasks (threads) now alive on the whole machine: the 4th field of /proc/loadavg, "running/total". */
-    static long machineTasks() {
-        try {
-            String[] f = firstLine("/proc/loadavg").trim().split("\\s+");
-            return Long.parseLong(f[3].substring(f[3].indexOf('/') + 1));
-        } catch (IOException | RuntimeException e) {
-            return 0;
-        }
-    }
-
-    static long memAvailable() {
-        try {
-            for (String l : Files.readAllLines(Path.of("/proc/meminfo"))) {
-                if (l.startsWith("MemAvailable:")) return Long.parseLong(l.trim().split("\\s+")[1]) * 1024;
+    /**
+     * java-threads/tuned only (-Dringbench.futexHash=true, see its README): since
+     * Linux 6.16 a process gets a private futex hash table sized by the CPU count
+     * (16 buckets on 2 cores), so with thousands of parked threads every futex
+     * wake walks a long chain. Ask for slots = the next power of two >= the
+     * process threads, clamped to [16, 2^22], as drivers/c-pthreads does;
+     * RINGBENCH_FUTEX_HASH_SLOTS overrides the count (negative: no call).
+     * Older kernels answer EINVAL: harmless.
+     */
+    static void futexHash(long threads) {
+        if (VIRTUAL || !Boolean.getBoolean("ringbench.futexHash") || NATIVE == null) return;
+        long slots = 16;
+        while (slots < threads && slots < (1L << 22)) slots <<= 1;
+        String env = System.getenv("RINGBENCH_FUTEX_HASH_SLOTS");
+        if (env != null && !env.isBlank()) {
+            try {
+                slots = Long.parseLong(env.trim());
+            } catch (NumberFormatException e) {
+                throw badParam("RINGBENCH_FUTEX_HASH_SLOTS must be an integer, got '" + env + "'");
             }
-        } catch (IOException | RuntimeException ignored) {
         }
-        return Long.MAX_VALUE;
-    }
-
-    static final long MARGIN_TASKS = 256;
-
-    /** Refuse (kind `limit`) before spawning what the machine or the VM cannot hold. */
-    static void checkLimits(long procs) {
-        if (VIRTUAL) {
-            Runtime rt = Runtime.getRuntime();
-            long need = procs * Flavor.BYTES_PER_PROC + (64L << 20);
-            long heapFree = rt.maxMemory() - (rt.totalMemory() - rt.freeMemory());
-            if (need > heapFree) {
-                throw limit(procs + " virtual threads need about " + mib(need) + " of Java heap but the heap limit leaves "
-                        + mib(heapFree) + " (max heap " + mib(rt.maxMemory()) + "); raise it with RINGBENCH_JAVA_OPTS=-Xmx"
-                        + (((need + rt.maxMemory()) >> 30) + 1) + "g");
-            }
-            long avail = memAvailable();
-            if (need > avail) {
-                throw limit(procs + " virtual threads need about " + mib(need) + " of memory but MemAvailable is "
-                        + mib(avail) + "; free memory or use a smaller n");
-            }
-            return;
-        }
-        long tasks = machineTasks();
-        long pidMax = readLong("/proc/sys/kernel/pid_max", Long.MAX_VALUE);
-        if (tasks + procs + MARGIN_TASKS > pidMax) {
-            throw limit(procs + " OS threads requested but kernel.pid_max=" + pidMax + " and " + tasks
-                    + " tasks already exist (a margin of " + MARGIN_TASKS + " is kept); raise it with: sysctl -w kernel.pid_max=4194304");
-        }
-        long threadsMax = readLong("/proc/sys/kernel/threads-max", Long.MAX_VALUE);
-        if (tasks + procs + MARGIN_TASKS > threadsMax) {
-            throw limit(procs + " OS threads requested but kernel.threads-max=" + threadsMax + " and " + tasks
-                    + " tasks already exist; raise it with: sysctl -w kernel.threads-max=" + 2 * (tasks + procs + MARGIN_TASKS));
-        }
-        long maxMap = readLong("/proc/sys/vm/max_map_count", Long.MAX_VALUE);
-        long maps = 0;
-        try (var lines = Files.lines(Path.of("/proc/self/maps"))) {
-            maps = lines.count();
-        } catch (IOException | RuntimeException ignored) {
-        }
-        // Each Java thread's stack is two mappings (HotSpot's guard zone + the usable stack).
-        if (maps + 2 * procs + 1024 > maxMap) {
-            throw limit(procs + " OS threads need about " + (2 * procs) + " memory mappings (2 per Java thread stack) but vm.max_map_count="
-                    + maxMap + " and this process already has " + maps + "; raise it with: sysctl -w vm.max_map_count="
-                    + Math.max(262144, 2 * (maps + 2 * procs + 1024)));
-        }
-        long nproc = rlimitNproc();
-        if (nproc >= 0 && !isRoot() && tasks + procs + MARGIN_TASKS > nproc) {
-            throw limit(procs + " OS threads requested but the process limit (ulimit -u, RLIMIT_NPROC) is " + nproc
-                    + " and up to " + tasks + " tasks already exist; raise it with: ulimit -u unlimited (or limits.conf nproc)");
-        }
-        long need = procs * Flavor.BYTES_PER_PROC;
-        long avail = memAvailable();
-        if (need > avail) {
-            throw limit(procs + " OS threads need about " + mib(need) + " of memory but MemAvailable is " + mib(avail)
-                    + "; free memory or use a smaller n");
-        }
-    }
-
-    static String mib(long b) { return (b >> 20) + " MiB"; }
-
-    static long rlimitNproc() {
-        try {
-            for (String l : Files.readAllLines(Path.of("/proc/self/limits"))) {
-                if (l.startsWith("Max processes")) {
-                    String soft = l.substring("Max processes".length()).trim().split("\\s+")[0];
-                    return soft.equals("unlimited") ? -1 : Long.parseLong(soft);
-                }
-            }
-        } catch (IOException | RuntimeException ignored) {
-        }
-        return -1;
-    }
-
-    static boolean isRoot() {
-        try {
-            for (String l : Files.readAllLines(Path.of("/proc/self/status"))) {
-                if (l.startsWith("Uid:")) return l.substring(4).trim().split("\\s+")[0].equals("0");
-            }
-        } catch (IOException | RuntimeException ignored) {
-        }
-        return false;
+        if (slots >= 0) NATIVE.futexHashSlots(slots);
     }
 
     // --------------------------------------------------------------- workloads
@@ -649,18 +674,9 @@ public final class RingBench {
         for (Thread t : ts) if (t != null) t.join();
     }
 
-    static Result ring(int n, long m, int tokens) throws InterruptedException {
-        Result r = new Result();
-        Box[] boxes = new Box[n];
+    /** Spawn the ring p0..p(n-1) with fresh mailboxes; returns the threads. */
+    static Thread[] spawnRing(int n, Box[] boxes, Box main, Ready ready) {
         Thread[] threads = new Thread[n];
-        CountDownLatch ready = new CountDownLatch(n);
-        final long value = (long) n * m;
-        r.gc0 = new GcSnap();
-        r.rssBefore = rss();
-        r.memBefore = heapUsed();
-
-        long c0 = cpu(), t0 = System.nanoTime();
-        Box main = newBox();
         for (int i = 0; i < n; i++) boxes[i] = newBox();
         for (int i = 0; i < n; i++) {
             Box next = boxes[i + 1 == n ? 0 : i + 1];
@@ -668,17 +684,35 @@ public final class RingBench {
             threads[i] = t;
             start(t, i, n);
         }
-        ready.await();
+        return threads;
+    }
+
+    /** Where token j of `tokens` enters the ring: spread (p(j*n div tokens)) or burst (all at p0). */
+    static int entry(int j, int n, int tokens, boolean burst) {
+        return burst ? 0 : (int) ((long) j * n / tokens);
+    }
+
+    static Result ring(int n, long m, int tokens, boolean burst) throws InterruptedException {
+        Result r = new Result();
+        Box[] boxes = new Box[n];
+        Ready ready = new Ready(n);
+        final long value = (long) n * m;
+        r.g0 = new GcSnap();
+        Mem.readBefore();
+
+        long c0 = cpu(), t0 = System.nanoTime();
+        Box main = newBox();
+        Thread[] threads = spawnRing(n, boxes, main, ready);
+        r.ready = ready.await();
         long t1 = System.nanoTime(), c1 = cpu();
 
-        r.rssAfter = rss();
-        r.memAfter = heapUsed();
+        betweenPhases(r);
 
         long c2 = cpu(), t2 = System.nanoTime();
-        for (int j = 0; j < tokens; j++) boxes[(int) ((long) j * n / tokens)].put(value);
+        for (int j = 0; j < tokens; j++) boxes[entry(j, n, tokens, burst)].put(value);
         for (int j = 0; j < tokens; j++) main.take();
         long t3 = System.nanoTime(), c3 = cpu();
-        r.gc1 = new GcSnap();
+        r.g3 = new GcSnap();
 
         boxes[0].put(-1);
         r.count = -main.take() - 1;
@@ -688,17 +722,18 @@ public final class RingBench {
         return r;
     }
 
-    static void ringContinuous(int n, int tokens, long sampleMs, long samples) throws InterruptedException {
+    static void ringContinuous(int n, int tokens, boolean burst, long sampleMs, long samples) {
         Box[] boxes = new Box[n];
-        CountDownLatch ready = new CountDownLatch(n);
+        Ready ready = new Ready(n);
         AtomicLong laps = new AtomicLong();
         for (int i = 0; i < n; i++) boxes[i] = newBox();
         for (int i = 0; i < n; i++) {
             start(newProc(new LoopProc(boxes[i], boxes[i + 1 == n ? 0 : i + 1], i == 0 ? laps : null, ready)), i, n);
         }
         ready.await();
+        System.gc(); // the one untimed collection between the spawn and the message phase
         long t0 = System.nanoTime();
-        for (int j = 0; j < tokens; j++) boxes[(int) ((long) j * n / tokens)].put(1);
+        for (int j = 0; j < tokens; j++) boxes[entry(j, n, tokens, burst)].put(1);
         long period = sampleMs * 1_000_000L;
         for (long s = 1; s <= samples; s++) {
             long due = t0 + s * period, now;
@@ -715,10 +750,10 @@ public final class RingBench {
         Result r = new Result();
         Box[] boxes = new Box[n];
         Thread[] threads = new Thread[n];
-        CountDownLatch ready = new CountDownLatch(n);
+        Ready ready = new Ready(n);
         long total = (long) n * m;
-        r.gc0 = new GcSnap();
-        r.rssBefore = rss();
+        r.g0 = new GcSnap();
+        Mem.readBefore();
         long c0 = cpu(), t0 = System.nanoTime();
         Box main = newBox();
         for (int i = 0; i < n; i++) boxes[i] = newBox();
@@ -727,14 +762,14 @@ public final class RingBench {
             threads[i] = newProc(new TraceProc(i, n, total, print, boxes[i], next, i + 1 == n ? main : next, main, ready));
             start(threads[i], i, n);
         }
-        ready.await();
+        r.ready = ready.await();
         long t1 = System.nanoTime(), c1 = cpu();
-        r.rssAfter = rss();
+        betweenPhases(r);
         long c2 = cpu(), t2 = System.nanoTime();
         boxes[0].put(total << 7); // from = -1
         main.take();
         long t3 = System.nanoTime(), c3 = cpu();
-        r.gc1 = new GcSnap();
+        r.g3 = new GcSnap();
         boxes[0].put(-1);
         r.count = -main.take() - 1;
         joinAll(threads);
@@ -743,13 +778,13 @@ public final class RingBench {
         return r;
     }
 
+    /** spawn: each process's ready signal is a message to main, sent just before its one receive. */
     static Result spawn(int n) throws InterruptedException {
         Result r = new Result();
         Box[] boxes = new Box[n];
         Thread[] threads = new Thread[n];
-        r.gc0 = new GcSnap();
-        r.rssBefore = rss();
-        r.memBefore = heapUsed();
+        r.g0 = new GcSnap();
+        Mem.readBefore();
         long c0 = cpu(), t0 = System.nanoTime();
         final Box main = newBox();
         for (int i = 0; i < n; i++) {
@@ -763,26 +798,24 @@ public final class RingBench {
         long ready = 0;
         for (int i = 0; i < n; i++) ready += main.take();
         long t1 = System.nanoTime(), c1 = cpu();
-        r.gc1 = new GcSnap();
-        r.rssAfter = rss();
-        System.gc(); // untimed: the heap in use by n idle processes, garbage left out
-        r.memAfter = heapUsed();
+        betweenPhases(r);
         for (int i = 0; i < n; i++) boxes[i].put(0);
         joinAll(threads);
         r.count = ready;
+        r.ready = ready;
         r.setupNs = t1 - t0; r.setupCpu = c1 - c0;
         return r;
     }
 
     static Result pingpong(long m) throws InterruptedException {
         Result r = new Result();
-        r.gc0 = new GcSnap();
-        r.rssBefore = rss();
-        CountDownLatch ready = new CountDownLatch(2);
+        r.g0 = new GcSnap();
+        Mem.readBefore();
+        Ready ready = new Ready(2);
         long c0 = cpu(), t0 = System.nanoTime();
         final Box main = newBox(), a = newBox(), b = newBox();
         Thread ta = newProc(() -> {
-            ready.countDown();
+            ready.signal();
             a.take(); // start
             for (long i = 0; i < m; i++) {
                 b.forward(a, 1);
@@ -792,7 +825,7 @@ public final class RingBench {
             b.put(-1);
         });
         Thread tb = newProc(() -> {
-            ready.countDown();
+            ready.signal();
             long c = 0;
             for (;;) {
                 long v = b.take();
@@ -804,14 +837,14 @@ public final class RingBench {
         });
         start(ta, 0, 2);
         start(tb, 1, 2);
-        ready.await();
+        r.ready = ready.await();
         long t1 = System.nanoTime(), c1 = cpu();
-        r.rssAfter = rss();
+        betweenPhases(r);
         long c2 = cpu(), t2 = System.nanoTime();
         a.put(1);
         main.take();
         long t3 = System.nanoTime(), c3 = cpu();
-        r.gc1 = new GcSnap();
+        r.g3 = new GcSnap();
         r.count = -main.take() - 1;
         ta.join();
         tb.join();
@@ -823,14 +856,14 @@ public final class RingBench {
     static Result fanin(int n, long m) throws InterruptedException {
         Result r = new Result();
         Thread[] threads = new Thread[n + 1];
-        CountDownLatch ready = new CountDownLatch(n + 1);
+        Ready ready = new Ready(n + 1);
         CountDownLatch go = new CountDownLatch(1);
-        r.gc0 = new GcSnap();
-        r.rssBefore = rss();
+        r.g0 = new GcSnap();
+        Mem.readBefore();
         long c0 = cpu(), t0 = System.nanoTime();
         final Box main = newBox(), rx = newBox();
         threads[n] = newProc(() -> {
-            ready.countDown();
+            ready.signal();
             long got = 0, done = 0;
             while (done < n) {
                 if (rx.take() > 0) got++;
@@ -841,9 +874,9 @@ public final class RingBench {
         start(threads[n], 0, n + 1);
         for (int i = 0; i < n; i++) {
             threads[i] = newProc(() -> {
-                ready.countDown();
+                ready.signal();
                 try {
-                    go.await();
+                    go.await(); // the start signal is this sender's first receive
                 } catch (InterruptedException e) {
                     throw new IllegalStateException(e);
                 }
@@ -852,14 +885,14 @@ public final class RingBench {
             });
             start(threads[i], i + 1, n + 1);
         }
-        ready.await();
+        r.ready = ready.await();
         long t1 = System.nanoTime(), c1 = cpu();
-        r.rssAfter = rss();
+        betweenPhases(r);
         long c2 = cpu(), t2 = System.nanoTime();
         go.countDown();
         long got = -main.take() - 1;
         long t3 = System.nanoTime(), c3 = cpu();
-        r.gc1 = new GcSnap();
+        r.g3 = new GcSnap();
         joinAll(threads);
         r.count = got;
         r.setupNs = t1 - t0; r.setupCpu = c1 - c0;
@@ -869,17 +902,20 @@ public final class RingBench {
 
     // -------------------------------------------------------------- arguments
 
+    /** A key and its bounds (contract section 6). */
     record Key(String name, long lo, long hi, long dflt, boolean required) {}
 
     static final long N_MAX = 10_000_000L, M_MAX = 1_000_000_000L;
 
+    /** The workload's keys in echo order, then the common keys; null for an unknown workload. */
     static List<Key> keysFor(String workload) {
         List<Key> k = new ArrayList<>();
         switch (workload) {
             case "ring" -> {
                 k.add(new Key("n", 1, N_MAX, 0, true));
-                k.add(new Key("m", 1, M_MAX, 0, true));
+                k.add(new Key("m", 1, M_MAX, 0, true)); // not required in continuous mode (parse)
                 k.add(new Key("tokens", 1, N_MAX, 1, false));
+                k.add(new Key("burst", 0, 1, 0, false));
             }
             case "spawn" -> k.add(new Key("n", 1, N_MAX, 0, true));
             case "pingpong" -> k.add(new Key("m", 1, M_MAX, 0, true));
@@ -902,15 +938,27 @@ public final class RingBench {
         }
         k.add(new Key("repeats", 1, 1_000_000, 1, false));
         k.add(new Key("warmup", 0, 1_000_000, 0, false));
-        k.add(new Key("cores", 1, 1_000_000, 0, false));
+        k.add(new Key("cores", 1, 1024, Runtime.getRuntime().availableProcessors(), false));
         k.add(new Key("sample_ms", 0, 86_400_000, 0, false));
-        k.add(new Key("samples", 1, 1_000_000_000, 3, false));
+        k.add(new Key("samples", 1, 1_000_000, 3, false));
         k.add(new Key("stats", 0, 1, 0, false));
         return k;
     }
 
+    static final Set<String> COMMON = Set.of("repeats", "warmup", "cores", "sample_ms", "samples", "stats");
+
     static String range(Key k) {
         return k.hi() == 1 && k.lo() == 0 ? "0 or 1" : "an integer in " + k.lo() + ".." + k.hi();
+    }
+
+    /** ASCII decimal digits only: no sign, no space, not empty. */
+    static boolean digits(String s) {
+        if (s.isEmpty()) return false;
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c < '0' || c > '9') return false;
+        }
+        return true;
     }
 
     static Map<String, Long> parse(String workload, List<Key> keys, String[] args, int from) {
@@ -925,9 +973,9 @@ public final class RingBench {
             Key k = byName.get(name);
             if (k == null) throw badParam("unknown key '" + name + "' for workload " + workload + " (known: " + String.join(", ", byName.keySet()) + ")");
             if (v.containsKey(name)) throw badParam("key '" + name + "' given twice");
-            if (!raw.matches("-?[0-9]+")) throw badParam(name + " must be " + range(k) + ", got '" + raw + "'");
             long x;
             try {
+                if (!digits(raw)) throw new NumberFormatException();
                 x = Long.parseLong(raw);
             } catch (NumberFormatException e) {
                 throw badParam(name + " must be " + range(k) + ", got '" + raw + "'");
@@ -935,38 +983,49 @@ public final class RingBench {
             if (x < k.lo() || x > k.hi()) throw badParam(name + " must be " + range(k) + ", got '" + raw + "'");
             v.put(name, x);
         }
+        boolean continuous = v.getOrDefault("sample_ms", 0L) > 0;
         for (Key k : keys) {
             if (!v.containsKey(k.name())) {
-                if (k.required()) throw badParam("missing key '" + k.name() + "' for workload " + workload);
-                v.put(k.name(), k.dflt());
+                boolean optional = continuous && workload.equals("ring") && k.name().equals("m");
+                if (k.required() && !optional) throw badParam("missing key '" + k.name() + "' for workload " + workload);
+                if (!k.required()) v.put(k.name(), k.dflt());
             }
         }
         if (workload.equals("ring")) {
-            long n = v.get("n"), m = v.get("m"), t = v.get("tokens");
+            long n = v.get("n"), t = v.get("tokens");
             if (t > n) throw badParam("tokens must be <= n (" + n + "), got '" + t + "'");
-            boolean ok;
-            try {
-                ok = Math.multiplyExact(Math.multiplyExact(n, m), t) < (1L << 62);
-            } catch (ArithmeticException e) {
-                ok = false;
+            if (v.containsKey("m") && !below62(n, v.get("m"), t)) {
+                throw badParam("n*m*tokens must be < 2^62, got n=" + n + " m=" + v.get("m") + " tokens=" + t);
             }
-            if (!ok) throw badParam("n*m*tokens must be < 2^62, got n=" + n + " m=" + m + " tokens=" + t);
         }
-        if (v.get("sample_ms") > 0 && !workload.equals("ring")) {
+        if (workload.equals("fanin") && !below62(v.get("n"), v.get("m"), 1)) {
+            throw badParam("n*m must be < 2^62, got n=" + v.get("n") + " m=" + v.get("m"));
+        }
+        if (continuous && !workload.equals("ring")) {
             throw new Fail("unsupported", 2, "continuous mode (sample_ms>0) is defined for the ring workload only");
         }
         return v;
     }
 
+    static boolean below62(long a, long b, long c) {
+        try {
+            return Math.multiplyExact(Math.multiplyExact(a, b), c) < (1L << 62);
+        } catch (ArithmeticException e) {
+            return false;
+        }
+    }
+
     static final List<String> WORKLOADS = List.of("ring", "spawn", "pingpong", "fanin", "trace");
 
     static void describe() {
-        new Rec("describe").n("contract", 1).s("name", Flavor.NAME).s("runtime", "Java")
+        new Rec("describe").n("contract", 2).s("name", Flavor.NAME).s("runtime", "Java")
                 .s("version", Runtime.version().toString())
                 .raw("workloads", "[\"ring\",\"spawn\",\"pingpong\",\"fanin\",\"trace\"]")
                 .raw("features", "[\"tokens\",\"continuous\",\"stats\"]")
-                .s("variant", "")
+                .s("variant", VARIANT)
                 .s("vm", System.getProperty("java.vm.name", "") + " " + System.getProperty("java.vm.version", ""))
+                .s("gc", String.join(", ", GCS.stream().map(GarbageCollectorMXBean::getName).toList()))
+                .s("jvm_args", String.join(" ", ManagementFactory.getRuntimeMXBean().getInputArguments()))
                 .s("thread_kind", VIRTUAL ? "virtual" : "platform")
                 .s("mailbox", MAILBOX)
                 .s("cpu_clock", cpuClockName)
@@ -976,56 +1035,44 @@ public final class RingBench {
     static void run(String workload, Map<String, Long> p) throws InterruptedException {
         long repeats = p.get("repeats"), warmup = p.get("warmup");
         boolean stats = p.get("stats") == 1;
-        if (workload.equals("ring") && p.get("sample_ms") > 0) {
-            int n = (int) (long) p.get("n");
-            checkLimits(n);
-            ringContinuous(n, (int) (long) p.get("tokens"), p.get("sample_ms"), p.get("samples"));
-            return;
-        }
         long procs = switch (workload) {
             case "ring", "spawn", "trace" -> p.get("n");
             case "fanin" -> p.get("n") + 1;
             default -> 2;
         };
-        checkLimits(procs);
+        futexHash(procs + Thread.activeCount());
+        if (workload.equals("ring") && p.get("sample_ms") > 0) {
+            ringContinuous((int) (long) p.get("n"), (int) (long) p.get("tokens"), p.get("burst") == 1,
+                    p.get("sample_ms"), p.get("samples"));
+            return;
+        }
         for (long it = 1 - warmup; it <= repeats; it++) {
-            System.gc(); // untimed: start every iteration from a clean heap
             Result r;
-            Rec rec = new Rec("result").s("workload", workload).n("iteration", Math.max(it, 0));
             long expect;
             switch (workload) {
                 case "ring" -> {
                     int n = (int) (long) p.get("n");
                     long m = p.get("m");
                     int t = (int) (long) p.get("tokens");
-                    r = ring(n, m, t);
-                    rec.n("n", n).n("m", m).n("tokens", t);
+                    r = ring(n, m, t, p.get("burst") == 1);
                     expect = (long) n * m * t;
                 }
                 case "spawn" -> {
-                    int n = (int) (long) p.get("n");
-                    r = spawn(n);
-                    rec.n("n", n);
-                    expect = n;
+                    r = spawn((int) (long) p.get("n"));
+                    expect = p.get("n");
                 }
                 case "pingpong" -> {
-                    long m = p.get("m");
-                    r = pingpong(m);
-                    rec.n("m", m);
-                    expect = m;
+                    r = pingpong(p.get("m"));
+                    expect = p.get("m");
                 }
                 case "fanin" -> {
-                    int n = (int) (long) p.get("n");
-                    long m = p.get("m");
-                    r = fanin(n, m);
-                    rec.n("n", n).n("m", m);
-                    expect = n * m;
+                    r = fanin((int) (long) p.get("n"), p.get("m"));
+                    expect = p.get("n") * p.get("m");
                 }
                 case "trace" -> {
                     int n = (int) (long) p.get("n");
                     int m = (int) (long) p.get("m");
                     r = trace(n, m, it >= 1);
-                    rec.n("n", n).n("m", m);
                     expect = (long) n * m;
                 }
                 default -> throw new Fail("unknown_workload", 2, "unknown workload '" + workload + "'");
@@ -1033,13 +1080,19 @@ public final class RingBench {
             if (r.count != expect) {
                 throw failure(workload + ": count " + r.count + " != expected " + expect);
             }
-            if (it < 1) continue; // warm-up
-            rec.n("count", r.count).n("setup_ns", r.setupNs).n("run_ns", r.runNs)
+            if (it < 1) continue; // warm-up: run whole, not reported
+            Rec rec = new Rec("result").s("workload", workload).n("iteration", it);
+            for (Key k : keysFor(workload)) {
+                if (!COMMON.contains(k.name())) rec.n(k.name(), p.get(k.name()));
+            }
+            rec.n("count", r.count).n("ready", r.ready)
+                    .n("setup_ns", r.setupNs).n("run_ns", r.runNs)
                     .n("setup_cpu_ns", r.setupCpu).n("run_cpu_ns", r.runCpu)
-                    .n("rss_before", r.rssBefore).n("rss_after", r.rssAfter);
-            if (r.memBefore >= 0) rec.n("runtime_mem_before", r.memBefore).n("runtime_mem_after", r.memAfter);
+                    .n("rss_before", Mem.rssBefore).n("rss_after", Mem.rssAfter)
+                    .n("runtime_mem_before", Mem.heapBefore).n("runtime_mem_after", Mem.heapAfter);
+            if (!VIRTUAL) rec.n("kernel_stack_before", Mem.ksBefore).n("kernel_stack_after", Mem.ksAfter);
             rec.emit();
-            if (stats) emitStats(it, r.gc0, r.gc1);
+            if (stats) emitStats(it, r);
         }
     }
 
