@@ -1,11 +1,13 @@
-// ringbench-go: the Go driver of ringbench (driver contract version 1).
+// ringbench-go: the Go driver of ringbench (driver contract version 2).
 //
-//	ringbench-go [--inbox-cap=K] describe
-//	ringbench-go [--inbox-cap=K] run <workload> key=value ...
+//	ringbench-go [--variant=channel|handoff] describe
+//	ringbench-go [--variant=channel|handoff] run <workload> key=value ...
 //
-// Processes are goroutines; messages go over channels, by default unbuffered
-// ones (see README.md). stdout carries JSON Lines only; diagnostics go to
-// stderr.
+// Processes are goroutines. The channel variant (the default) passes messages
+// over unbuffered channels; the handoff variant writes the value into the next
+// goroutine's slot and unlocks that goroutine's sync.Mutex (the Benchmarks
+// Game thread-ring idiom). See README.md. stdout carries JSON Lines only;
+// diagnostics go to stderr.
 package main
 
 import (
@@ -20,14 +22,16 @@ import (
 	"strings"
 )
 
-const contractVersion = 1
+const contractVersion = 2
 
-// inboxCap is the capacity of every process's inbox channel. 0 (unbuffered)
-// is the measured idiom; --inbox-cap=K exists to compare (README.md).
-var inboxCap = 0
+// Variants (driver.toml lists both; the orchestrator passes --variant=...).
+const (
+	variantChannel = "channel" // goroutines + unbuffered channels: message passing
+	variantHandoff = "handoff" // slot + sync.Mutex per goroutine: a baton hand-off
+)
 
-// variant is what `describe` reports: "" for the default build.
-var variant = ""
+// variant is what this invocation runs and what `describe` reports.
+var variant = variantChannel
 
 // ---------------------------------------------------------------- output
 
@@ -138,12 +142,11 @@ type keySpec struct {
 	required bool
 }
 
-// Common keys (contract section 2) with the bounds of section 6. The contract
-// gives no upper bound for cores, sample_ms and samples; these are ours.
+// Common keys (contract section 2) with the bounds of section 6.
 var commonKeys = []keySpec{
 	{name: "repeats", min: 1, max: 1_000_000, def: 1},
 	{name: "warmup", min: 0, max: 1_000_000, def: 0},
-	{name: "cores", min: 1, max: 1_000_000, def: 0},
+	{name: "cores", min: 1, max: 1_024, def: 0},
 	{name: "sample_ms", min: 0, max: 86_400_000, def: 0},
 	{name: "samples", min: 1, max: 1_000_000, def: 3},
 	{name: "stats", min: 0, max: 1, def: 0},
@@ -159,6 +162,7 @@ var workloadKeys = map[string][]keySpec{
 		{name: "n", min: 1, max: maxN, required: true},
 		{name: "m", min: 1, max: maxM, required: true},
 		{name: "tokens", min: 1, max: maxN, def: 1},
+		{name: "burst", min: 0, max: 1, def: 0},
 	},
 	"spawn":    {{name: "n", min: 1, max: maxN, required: true}},
 	"pingpong": {{name: "m", min: 1, max: maxM, required: true}},
@@ -184,11 +188,9 @@ type params struct {
 func (p params) get(k string) int64 { return p.vals[k] }
 func (p params) int(k string) int   { return int(p.vals[k]) }
 
-// isDecimal: an optional '-' and one or more ASCII digits, nothing else.
+// isDecimal: one or more ASCII digits, nothing else (a sign, even "-0", a
+// space or a non-ASCII digit is bad_param, contract section 6).
 func isDecimal(s string) bool {
-	if strings.HasPrefix(s, "-") {
-		s = s[1:]
-	}
 	if s == "" {
 		return false
 	}
@@ -240,12 +242,17 @@ func parseParams(workload string, args []string) params {
 		p.vals[k] = x
 		p.given[k] = true
 	}
+	// In continuous mode m is ignored and may be left out (section 6).
+	continuousRing := workload == "ring" && p.given["sample_ms"] && p.vals["sample_ms"] > 0
 	for _, ks := range specs {
 		if !p.given[ks.name] {
-			if ks.required {
+			if ks.required && !(continuousRing && ks.name == "m") {
 				die(kindBadParam, "missing required key %s for workload %s", ks.name, workload)
 			}
 			p.vals[ks.name] = ks.def
+			if ks.required { // m in continuous mode: any valid value, never used
+				p.vals[ks.name] = ks.min
+			}
 		}
 	}
 	// Cross-key bounds (section 6).
@@ -280,7 +287,7 @@ func productBelow62(a, b, c uint64) bool {
 
 // ---------------------------------------------------------------- main
 
-const usage = "usage: ringbench-go [--inbox-cap=K] describe | run <workload> key=value ..."
+const usage = "usage: ringbench-go [--variant=channel|handoff] describe | run <workload> key=value ..."
 
 func main() {
 	args := os.Args[1:]
@@ -288,16 +295,12 @@ func main() {
 		opt := args[0]
 		args = args[1:]
 		switch {
-		case strings.HasPrefix(opt, "--inbox-cap="):
-			v := strings.TrimPrefix(opt, "--inbox-cap=")
-			k, err := strconv.Atoi(v)
-			if err != nil || !isDecimal(v) || k < 0 || k > 1<<20 {
-				die(kindBadParam, "--inbox-cap must be an integer in 0..1048576, got '%s'", v)
+		case strings.HasPrefix(opt, "--variant="):
+			v := strings.TrimPrefix(opt, "--variant=")
+			if v != variantChannel && v != variantHandoff {
+				die(kindBadParam, "--variant must be %s or %s, got '%s'", variantChannel, variantHandoff, v)
 			}
-			inboxCap = k
-			if k > 0 {
-				variant = "buffered-" + v
-			}
+			variant = v
 		default:
 			die(kindBadParam, "unknown option '%s'; %s", opt, usage)
 		}

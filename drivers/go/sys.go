@@ -76,78 +76,39 @@ func runtimeMem() int64 {
 	return int64(ms.StackInuse + ms.HeapInuse)
 }
 
-// bytesPerGoroutine is our estimate, for the pre-spawn limit check, of what
-// one idle goroutine costs with its channel: a 2 KiB initial stack (Go may
-// start goroutines with a larger, average-based stack), the g struct
-// (~400 B), an hchan (96 B) and a sudog while blocked. Measured with the
-// spawn workload at about 2.7 KB (README.md); 4 KiB leaves room for GC
-// headroom.
-const bytesPerGoroutine = 4096
-
-// availableMemory returns the bytes this process may still use and where the
-// number comes from: MemAvailable of /proc/meminfo, lowered by a cgroup v2
-// memory.max when one is set.
-func availableMemory() (int64, string) {
-	avail, src := int64(-1), ""
-	if data, err := os.ReadFile("/proc/meminfo"); err == nil {
-		for _, line := range strings.Split(string(data), "\n") {
-			if strings.HasPrefix(line, "MemAvailable:") {
-				f := strings.Fields(line[len("MemAvailable:"):])
-				if len(f) > 0 {
-					if v, err := strconv.ParseInt(f[0], 10, 64); err == nil {
-						avail, src = v*1024, "MemAvailable in /proc/meminfo"
-					}
-				}
-			}
-		}
-	}
-	if cg := cgroupDir(); cg != "" {
-		maxb, err1 := os.ReadFile(cg + "/memory.max")
-		curb, err2 := os.ReadFile(cg + "/memory.current")
-		if err1 == nil && err2 == nil {
-			ms, cs := strings.TrimSpace(string(maxb)), strings.TrimSpace(string(curb))
-			if ms != "max" {
-				mx, e1 := strconv.ParseInt(ms, 10, 64)
-				cur, e2 := strconv.ParseInt(cs, 10, 64)
-				if e1 == nil && e2 == nil {
-					left := mx - cur
-					if avail < 0 || left < avail {
-						avail, src = left, "the cgroup limit "+cg+"/memory.max minus memory.current"
-					}
-				}
-			}
-		}
-	}
-	return avail, src
+// firstSpawn holds the memory read around the first spawn phase of this
+// driver process (contract section 3): before spawning, and after the one
+// collection that follows the spawn phase. Every later iteration echoes these
+// values, so a per-process figure is never read after a warm-up let the
+// runtime reuse freed goroutines and stacks.
+var firstSpawn struct {
+	before, after bool
+	rssBefore     int64
+	rssAfter      int64
+	memBefore     int64 // runtime_mem_*: StackInuse+HeapInuse
+	memAfter      int64
 }
 
-// cgroupDir is this process's cgroup v2 directory, or "".
-func cgroupDir() string {
-	data, err := os.ReadFile("/proc/self/cgroup")
-	if err != nil {
-		return ""
+// memoryBeforeSpawn reads *_before on the first spawn phase only. It runs
+// before the spawn phase's clock starts.
+func memoryBeforeSpawn() {
+	if firstSpawn.before {
+		return
 	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if strings.HasPrefix(line, "0::") {
-			return "/sys/fs/cgroup" + strings.TrimSuffix(strings.TrimPrefix(line, "0::"), "/")
-		}
-	}
-	return ""
+	firstSpawn.before = true
+	firstSpawn.memBefore = runtimeMem()
+	firstSpawn.rssBefore = readRSS()
 }
 
-// checkMemory refuses, with kind limit, to spawn procs goroutines when the
-// memory they need is not available: better a clear error than being killed
-// by the OOM killer half-way, or the Go runtime's fatal "out of memory".
-func checkMemory(workload string, procs int64) {
-	need := procs*bytesPerGoroutine + 64<<20 // + runtime and slack
-	avail, src := availableMemory()
-	if avail < 0 {
-		return // cannot tell: go ahead
+// memoryAfterSpawn reads *_after on the first spawn phase only, after the
+// collection, while every process is alive and blocked in its first receive.
+func memoryAfterSpawn() {
+	if firstSpawn.after {
+		return
 	}
-	if need > avail {
-		die(kindLimit, "memory: %s with %d goroutines needs about %d MiB (~%d bytes per goroutine and its channel) but only %d MiB is available (%s); free memory, raise the limit, or lower n",
-			workload, procs, need>>20, bytesPerGoroutine, avail>>20, src)
-	}
+	firstSpawn.after = true
+	firstSpawn.rssAfter = readRSS()
+	firstSpawn.memAfter = runtimeMem()
 }
 
 // ---------------------------------------------------------------- stats

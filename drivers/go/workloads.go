@@ -8,51 +8,57 @@ import (
 	"time"
 )
 
-// result is one iteration's measurements (contract section 4).
+// result is one iteration's measurements (contract section 4). Memory comes
+// from firstSpawn (sys.go), not from the iteration.
 type result struct {
-	count               int64
-	setupNs, runNs      int64
-	setupCPU, runCPU    int64
-	rssBefore, rssAfter int64
-	memBefore, memAfter int64 // runtime_mem_*: StackInuse+HeapInuse
-	peakGoroutines      int
+	count            int64
+	ready            int64
+	setupNs, runNs   int64
+	setupCPU, runCPU int64
+	peakGoroutines   int
 }
 
 func run(workload string, p params) {
 	if workload == "ring" && p.get("sample_ms") > 0 {
-		continuous(p)
+		if variant == variantHandoff {
+			continuousHandoff(p)
+		} else {
+			continuous(p)
+		}
 		return
-	}
-	switch workload {
-	case "ring":
-		checkMemory("ring", p.get("n"))
-	case "spawn":
-		checkMemory("spawn", p.get("n"))
-	case "fanin":
-		checkMemory("fanin", p.get("n")+1)
 	}
 	warmup, repeats := p.int("warmup"), p.int("repeats")
 	wantStats := p.get("stats") == 1
+	handoff := variant == variantHandoff
 	for it := 1 - warmup; it <= repeats; it++ {
 		measured := it >= 1
-		// No runtime.GC() here: forced while only main is alive, it makes
-		// the runtime start the next iteration's goroutines with 8 KiB
-		// stacks (adaptivestackstart, see README.md).
+		// No collection here: the one collection of an iteration runs
+		// between its spawn and message phases (spawnDone).
 		var before statsSnap
 		if wantStats && measured {
 			before = takeStats()
 		}
 		var r result
-		switch workload {
-		case "ring":
-			r = ringIter(p.int("n"), p.int("m"), p.int("tokens"))
-		case "spawn":
+		switch {
+		case workload == "ring" && handoff:
+			r = ringHandoffIter(p.int("n"), p.int("m"), p.int("tokens"), p.get("burst") == 1)
+		case workload == "ring":
+			r = ringIter(p.int("n"), p.int("m"), p.int("tokens"), p.get("burst") == 1)
+		case workload == "spawn" && handoff:
+			r = spawnHandoffIter(p.int("n"))
+		case workload == "spawn":
 			r = spawnIter(p.int("n"))
-		case "pingpong":
+		case workload == "pingpong" && handoff:
+			r = pingpongHandoffIter(p.int("m"))
+		case workload == "pingpong":
 			r = pingpongIter(p.int("m"))
-		case "fanin":
+		case workload == "fanin" && handoff:
+			r = faninHandoffIter(p.int("n"), p.int("m"))
+		case workload == "fanin":
 			r = faninIter(p.int("n"), p.int("m"))
-		case "trace":
+		case workload == "trace" && handoff:
+			r = traceHandoffIter(p.int("n"), p.int("m"), measured)
+		case workload == "trace":
 			r = traceIter(p.int("n"), p.int("m"), measured)
 		}
 		if !measured {
@@ -62,14 +68,12 @@ func run(workload string, p params) {
 		for _, ks := range workloadKeys[workload] {
 			out.Int(ks.name, p.get(ks.name))
 		}
-		out.Int("count", r.count).
+		out.Int("count", r.count).Int("ready", r.ready).
 			Int("setup_ns", r.setupNs).Int("run_ns", r.runNs).
 			Int("setup_cpu_ns", r.setupCPU).Int("run_cpu_ns", r.runCPU).
-			Int("rss_before", r.rssBefore).Int("rss_after", r.rssAfter)
-		if workload != "trace" && workload != "pingpong" {
-			out.Int("runtime_mem_before", r.memBefore).Int("runtime_mem_after", r.memAfter)
-		}
-		out.emit()
+			Int("rss_before", firstSpawn.rssBefore).Int("rss_after", firstSpawn.rssAfter).
+			Int("runtime_mem_before", firstSpawn.memBefore).Int("runtime_mem_after", firstSpawn.memAfter).
+			emit()
 		if wantStats {
 			emitStats(workload, it, before, takeStats(), r.peakGoroutines)
 		}
@@ -82,14 +86,77 @@ func verify(workload string, got, want int64) {
 	}
 }
 
+// ---------------------------------------------------------------- phases
+
+// gate is how the spawn phase ends (contract section 3): every process
+// calls ready() immediately before its first blocking receive; the process
+// whose signal completes the count closes all, on which main waits. The
+// count itself is what the result echoes as `ready`. One atomic add per
+// process, nothing per hop.
+type gate struct {
+	count atomic.Int64
+	want  int64
+	all   chan struct{}
+}
+
+func newGate(want int) *gate {
+	return &gate{want: int64(want), all: make(chan struct{})}
+}
+
+func (g *gate) ready() {
+	if g.count.Add(1) == g.want {
+		close(g.all)
+	}
+}
+
+func (g *gate) wait() int64 {
+	<-g.all
+	return g.count.Load()
+}
+
+// spawnStart reads the first spawn's *_before memory, then starts the
+// spawn phase's clock.
+func spawnStart() mark {
+	memoryBeforeSpawn()
+	return now()
+}
+
+// spawnDone ends the spawn phase once main has seen every ready signal:
+// it stops the clock, runs the iteration's one full collection (untimed,
+// contract section 3: a GC cycle started by spawning must not run into the
+// message phase) and reads the first spawn's *_after memory.
+func (r *result) spawnDone(t0 mark, ready int64) {
+	t1 := now()
+	r.setupNs, r.setupCPU = between(t0, t1)
+	r.ready = ready
+	r.peakGoroutines = runtime.NumGoroutine()
+	runtime.GC()
+	memoryAfterSpawn()
+}
+
+// placement returns the index of the process each token is injected at, in
+// injection order: burst=0 spreads token j to p(j*n div tokens), burst=1
+// puts every token at p0 (contract section 3, ring).
+func placement(n, tokens int, burst bool) []int {
+	at := make([]int, tokens)
+	if !burst {
+		for j := range at {
+			at[j] = int(int64(j) * int64(n) / int64(tokens))
+		}
+	}
+	return at
+}
+
 // ---------------------------------------------------------------- ring
 
-// ringProc is one process of the ring. A value v >= 1 is a token with v hops
-// to go; v <= 0 is the stop message carrying the sum -v of the receipt counts
-// of the processes it has passed. The receipt count lives on the goroutine's
-// own stack: no shared state.
-func ringProc(in <-chan int, next chan<- int, done chan<- struct{}, sum chan<- int, last bool) {
+// ringProc is one process of the channel ring. A value v >= 1 is a token
+// with v hops to go; v <= 0 is the stop message carrying the sum -v of the
+// receipt counts of the processes it has passed. The receipt count lives in
+// a local variable: per hop the goroutine receives, compares, increments and
+// sends, nothing else.
+func ringProc(in <-chan int, next chan<- int, g *gate, done chan<- struct{}, sum chan<- int, last bool) {
 	count := 0
+	g.ready()
 	for {
 		v := <-in
 		if v > 1 {
@@ -115,35 +182,25 @@ func ringProc(in <-chan int, next chan<- int, done chan<- struct{}, sum chan<- i
 // token and is blocked sending to a successor that is itself sending: that
 // needs tokens == n (n = 1 included: p0 sends to itself). With tokens < n some
 // process is always free to receive. So tokens == n gets a one-slot inbox,
-// which is enough (all n blocked would need 2n messages); everything else is
-// unbuffered unless --inbox-cap says otherwise.
+// which is enough (all n blocked would need 2n messages); every other ring is
+// unbuffered. Main injecting a burst at p0 is one more sender, blocked until
+// p0 receives, so it never adds a token to a full ring.
 func ringCap(n, tokens int) int {
-	if inboxCap > 0 {
-		return inboxCap
-	}
 	if tokens == n {
 		return 1
 	}
 	return 0
 }
 
-func ringIter(n, m, tokens int) result {
-	var r result
+// buildChannelRing makes the n inboxes and returns p0's inbox and, per token,
+// the inbox it is injected at. start(i, in, next) launches process i.
+func buildChannelRing(n, tokens int, burst bool, start func(i int, in, next chan int)) (first chan int, inject []chan int) {
 	capIn := ringCap(n, tokens)
-	// Bookkeeping made before the timed phase: the inboxes the tokens are
-	// injected at; done has room for every token so that a finishing process
-	// never blocks on main while main is still injecting.
-	inject := make([]chan int, tokens)
-	done := make(chan struct{}, tokens)
-	sum := make(chan int)
-
-	r.memBefore = runtimeMem()
-	r.rssBefore = readRSS()
-	t0 := now()
-	// Spawn phase: p(i) is created knowing only its own inbox and p(i+1)'s.
-	first := make(chan int, capIn)
+	at := placement(n, tokens, burst)
+	inject = make([]chan int, tokens)
+	first = make(chan int, capIn)
 	in := first
-	k, pos := 0, 0 // next token to place, and where: k*n/tokens
+	k := 0
 	for i := 0; i < n; i++ {
 		var next chan int
 		if i == n-1 {
@@ -151,18 +208,29 @@ func ringIter(n, m, tokens int) result {
 		} else {
 			next = make(chan int, capIn)
 		}
-		if k < tokens && i == pos {
+		for k < tokens && at[k] == i {
 			inject[k] = in
 			k++
-			pos = int(int64(k) * int64(n) / int64(tokens))
 		}
-		go ringProc(in, next, done, sum, i == n-1)
+		start(i, in, next)
 		in = next
 	}
-	t1 := now()
-	r.rssAfter = readRSS()
-	r.peakGoroutines = runtime.NumGoroutine()
-	r.memAfter = runtimeMem()
+	return first, inject
+}
+
+func ringIter(n, m, tokens int, burst bool) result {
+	var r result
+	// done has room for every token so that a finishing process never
+	// blocks on main while main is still injecting.
+	done := make(chan struct{}, tokens)
+	sum := make(chan int)
+	g := newGate(n)
+
+	t0 := spawnStart()
+	first, inject := buildChannelRing(n, tokens, burst, func(i int, in, next chan int) {
+		go ringProc(in, next, g, done, sum, i == n-1)
+	})
+	r.spawnDone(t0, g.wait())
 
 	// Message phase.
 	v := n * m
@@ -179,20 +247,23 @@ func ringIter(n, m, tokens int) result {
 	first <- 0
 	r.count = int64(<-sum)
 	verify("ring", r.count, int64(n)*int64(m)*int64(tokens))
-	r.setupNs, r.setupCPU = between(t0, t1)
 	r.runNs, r.runCPU = between(t2, t3)
 	return r
 }
 
 // ---------------------------------------------------------------- continuous
 
-func contProc(in <-chan int, next chan<- int) {
+func contProc(in <-chan int, next chan<- int, g *gate) {
+	g.ready()
 	for {
 		next <- <-in
 	}
 }
 
-func contHead(in <-chan int, next chan<- int, laps *atomic.Int64) {
+// contHead is p0: the same hop plus one atomic add per token passage (one
+// per n hops), the only shared state of continuous mode (section 5).
+func contHead(in <-chan int, next chan<- int, g *gate, laps *atomic.Int64) {
+	g.ready()
 	for {
 		v := <-in
 		laps.Add(1)
@@ -204,50 +275,45 @@ func contHead(in <-chan int, next chan<- int, laps *atomic.Int64) {
 // without end; p0 adds one lap per token passage; main samples the counter.
 func continuous(p params) {
 	n, tokens := p.int("n"), p.int("tokens")
-	checkMemory("ring", int64(n))
-	sampleEvery := time.Duration(p.get("sample_ms")) * time.Millisecond
-	samples := p.int("samples")
-	capIn := ringCap(n, tokens)
 	var laps atomic.Int64
-	inject := make([]chan int, tokens)
-
-	first := make(chan int, capIn)
-	in := first
-	k, pos := 0, 0
-	for i := 0; i < n; i++ {
-		var next chan int
-		if i == n-1 {
-			next = first
-		} else {
-			next = make(chan int, capIn)
-		}
-		if k < tokens && i == pos {
-			inject[k] = in
-			k++
-			pos = int(int64(k) * int64(n) / int64(tokens))
-		}
+	g := newGate(n)
+	var r result
+	t0 := spawnStart()
+	_, inject := buildChannelRing(n, tokens, p.get("burst") == 1, func(i int, in, next chan int) {
 		if i == 0 {
-			go contHead(in, next, &laps)
+			go contHead(in, next, g, &laps)
 		} else {
-			go contProc(in, next)
+			go contProc(in, next, g)
 		}
-		in = next
-	}
+	})
+	r.spawnDone(t0, g.wait())
 	start := time.Now()
 	for _, c := range inject {
 		c <- 1
 	}
-	for s := 1; s <= samples; s++ {
-		time.Sleep(time.Until(start.Add(time.Duration(s) * sampleEvery)))
+	sample(p, n, start, &laps)
+}
+
+// sample prints the samples of continuous mode, then exits without teardown.
+// Main sleeps to fixed deadlines (start + k·sample_ms), so lateness does not
+// accumulate.
+func sample(p params, n int, start time.Time, laps *atomic.Int64) {
+	every := time.Duration(p.get("sample_ms")) * time.Millisecond
+	for s := 1; s <= p.int("samples"); s++ {
+		time.Sleep(time.Until(start.Add(time.Duration(s) * every)))
 		l := laps.Load()
 		el := time.Since(start).Nanoseconds()
 		newRec("sample").Int("seq", int64(s)).Int("elapsed_ns", el).Int("count", l*int64(n)).emit()
 	}
-	os.Exit(0) // no teardown
+	os.Exit(0)
 }
 
 // ---------------------------------------------------------------- spawn
 
+// spawnProc signals ready with a message to main, then blocks in its first
+// receive. The spawn workload keeps a ready *message* (contract: count =
+// ready messages received) in both variants, so that the two variants'
+// spawn figures differ only in what a process blocks on.
 func spawnProc(in <-chan struct{}, ready chan<- struct{}, exited *sync.WaitGroup) {
 	ready <- struct{}{}
 	<-in
@@ -264,11 +330,9 @@ func spawnIter(n int) result {
 	var exited sync.WaitGroup
 	exited.Add(n)
 
-	r.memBefore = runtimeMem()
-	r.rssBefore = readRSS()
-	t0 := now()
+	t0 := spawnStart()
 	for i := 0; i < n; i++ {
-		c := make(chan struct{}, inboxCap)
+		c := make(chan struct{})
 		inboxes[i] = c
 		go spawnProc(c, ready, &exited)
 	}
@@ -276,10 +340,7 @@ func spawnIter(n int) result {
 		<-ready
 		r.count++
 	}
-	t1 := now()
-	r.rssAfter = readRSS()
-	r.peakGoroutines = runtime.NumGoroutine()
-	r.memAfter = runtimeMem()
+	r.spawnDone(t0, r.count)
 
 	// Untimed: release them all and wait until they have exited.
 	for _, c := range inboxes {
@@ -287,13 +348,13 @@ func spawnIter(n int) result {
 	}
 	exited.Wait()
 	verify("spawn", r.count, int64(n))
-	r.setupNs, r.setupCPU = between(t0, t1)
 	return r
 }
 
 // ---------------------------------------------------------------- pingpong
 
-func pingA(start <-chan struct{}, toB chan<- int, fromB <-chan int, m int, done chan<- struct{}) {
+func pingA(start <-chan struct{}, toB chan<- int, fromB <-chan int, m int, g *gate, done chan<- struct{}) {
+	g.ready()
 	<-start
 	for i := 0; i < m; i++ {
 		toB <- 1
@@ -302,8 +363,9 @@ func pingA(start <-chan struct{}, toB chan<- int, fromB <-chan int, m int, done 
 	done <- struct{}{}
 }
 
-func pingB(in <-chan int, toA chan<- int, result chan<- int) {
+func pingB(in <-chan int, toA chan<- int, g *gate, result chan<- int) {
 	count := 0
+	g.ready()
 	for {
 		v := <-in
 		if v == 0 {
@@ -320,15 +382,13 @@ func pingpongIter(m int) result {
 	start := make(chan struct{})
 	done := make(chan struct{})
 	res := make(chan int)
-	r.rssBefore = readRSS()
-	t0 := now()
-	aIn := make(chan int, inboxCap)
-	bIn := make(chan int, inboxCap)
-	go pingA(start, bIn, aIn, m, done)
-	go pingB(bIn, aIn, res)
-	t1 := now()
-	r.rssAfter = readRSS()
-	r.peakGoroutines = runtime.NumGoroutine()
+	g := newGate(2)
+	t0 := spawnStart()
+	aIn := make(chan int)
+	bIn := make(chan int)
+	go pingA(start, bIn, aIn, m, g, done)
+	go pingB(bIn, aIn, g, res)
+	r.spawnDone(t0, g.wait())
 	t2 := now()
 	start <- struct{}{}
 	<-done
@@ -336,23 +396,23 @@ func pingpongIter(m int) result {
 	bIn <- 0
 	r.count = int64(<-res)
 	verify("pingpong", r.count, int64(m))
-	r.setupNs, r.setupCPU = between(t0, t1)
 	r.runNs, r.runCPU = between(t2, t3)
 	return r
 }
 
 // ---------------------------------------------------------------- fanin
 
-func faninSender(start <-chan struct{}, out chan<- int, m int, ready *sync.WaitGroup) {
-	ready.Done()
+func faninSender(start <-chan struct{}, out chan<- int, m int, g *gate) {
+	g.ready()
 	<-start
 	for i := 0; i < m; i++ {
 		out <- 1
 	}
 }
 
-func faninReceiver(in <-chan int, total int64, done chan<- int64) {
+func faninReceiver(in <-chan int, total int64, g *gate, done chan<- int64) {
 	var count int64
+	g.ready()
 	for count < total {
 		<-in
 		count++
@@ -364,27 +424,19 @@ func faninIter(n, m int) result {
 	var r result
 	start := make(chan struct{})
 	done := make(chan int64)
-	var ready sync.WaitGroup
-	ready.Add(n)
-	r.memBefore = runtimeMem()
-	r.rssBefore = readRSS()
-	t0 := now()
-	in := make(chan int, inboxCap)
-	go faninReceiver(in, int64(n)*int64(m), done)
+	g := newGate(n + 1)
+	t0 := spawnStart()
+	in := make(chan int)
+	go faninReceiver(in, int64(n)*int64(m), g, done)
 	for i := 0; i < n; i++ {
-		go faninSender(start, in, m, &ready)
+		go faninSender(start, in, m, g)
 	}
-	ready.Wait() // every sender is running and about to wait for start
-	t1 := now()
-	r.rssAfter = readRSS()
-	r.peakGoroutines = runtime.NumGoroutine()
-	r.memAfter = runtimeMem()
+	r.spawnDone(t0, g.wait())
 	t2 := now()
 	close(start) // the start signal, to every sender at once
 	r.count = <-done
 	t3 := now()
 	verify("fanin", r.count, int64(n)*int64(m))
-	r.setupNs, r.setupCPU = between(t0, t1)
 	r.runNs, r.runCPU = between(t2, t3)
 	return r
 }
@@ -396,8 +448,16 @@ type traceMsg struct {
 	from int // sender's index, -1 for main
 }
 
-func traceProc(idx, total, n int, in <-chan traceMsg, next chan<- traceMsg, done chan<- struct{}, sum chan<- int, last, print bool) {
+// hopRecord prints one hop from inside the receiving process, with a single
+// write(2), so records never interleave and come out in hop order.
+func hopRecord(hop, n, from, to int) {
+	newRec("hop").Int("hop", int64(hop)).Int("lap", int64((hop-1)/n+1)).
+		Int("from", int64(from)).Int("to", int64(to)).emit()
+}
+
+func traceProc(idx, total, n int, in <-chan traceMsg, next chan<- traceMsg, g *gate, done chan<- struct{}, sum chan<- int, last, print bool) {
 	count := 0
+	g.ready()
 	for {
 		msg := <-in
 		if msg.v <= 0 {
@@ -410,10 +470,8 @@ func traceProc(idx, total, n int, in <-chan traceMsg, next chan<- traceMsg, done
 			return
 		}
 		count++
-		hop := total - msg.v + 1
 		if print {
-			newRec("hop").Int("hop", int64(hop)).Int("lap", int64((hop-1)/n+1)).
-				Int("from", int64(msg.from)).Int("to", int64(idx)).emit()
+			hopRecord(total-msg.v+1, n, msg.from, idx)
 		}
 		if msg.v == 1 {
 			done <- struct{}{}
@@ -428,8 +486,8 @@ func traceIter(n, m int, print bool) result {
 	capIn := ringCap(n, 1)
 	done := make(chan struct{}, 1)
 	sum := make(chan int)
-	r.rssBefore = readRSS()
-	t0 := now()
+	g := newGate(n)
+	t0 := spawnStart()
 	first := make(chan traceMsg, capIn)
 	in := first
 	for i := 0; i < n; i++ {
@@ -439,11 +497,10 @@ func traceIter(n, m int, print bool) result {
 		} else {
 			next = make(chan traceMsg, capIn)
 		}
-		go traceProc(i, n*m, n, in, next, done, sum, i == n-1, print)
+		go traceProc(i, n*m, n, in, next, g, done, sum, i == n-1, print)
 		in = next
 	}
-	t1 := now()
-	r.rssAfter = readRSS()
+	r.spawnDone(t0, g.wait())
 	t2 := now()
 	first <- traceMsg{v: n * m, from: -1}
 	<-done
@@ -451,7 +508,6 @@ func traceIter(n, m int, print bool) result {
 	first <- traceMsg{v: 0, from: -1}
 	r.count = int64(<-sum)
 	verify("trace", r.count, int64(n)*int64(m))
-	r.setupNs, r.setupCPU = between(t0, t1)
 	r.runNs, r.runCPU = between(t2, t3)
 	return r
 }

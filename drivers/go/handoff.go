@@ -1,0 +1,479 @@
+package main
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// The handoff variant: the idiom of the Benchmarks Game thread-ring Go
+// programs. Each process owns a slot and a sync.Mutex that is locked while
+// the slot is empty; a process waits for a value by locking its own mutex,
+// and its predecessor hands it a value by writing the slot and unlocking that
+// mutex (Go lets any goroutine unlock a sync.Mutex). No message object, no
+// queue: a baton hand-off, not message passing (hop = "handoff").
+//
+// After each hand-off the sender calls runtime.Gosched(), as those programs
+// do. Why: without it the sender goes straight on to Lock its own mutex and
+// parks on that mutex's semaphore, so every hop is a park and a wake-up
+// through the runtime's semaphore table. With it the sender is put on the
+// run queue instead, and the goroutines cycle through the run queue in ring
+// order, each finding its mutex already unlocked when it runs: no semaphore
+// at all at small N (a CPU profile shows only goschedImpl and run-queue
+// pops), 2-3x less CPU per hop on one P (README.md).
+//
+// One slot holds one value. With one token (the thread-ring case) a slot is
+// always empty when its writer comes, so the hop is exactly that: write,
+// Unlock, then Lock one's own mutex. Where a slot can be written again before
+// its owner has read it (ring with tokens > 1, fanin's n senders) the writer
+// must first wait for the slot to be free: a second mutex per slot, free,
+// that the writer locks before writing and the owner unlocks after reading
+// (the "guarded" put/take below). Writers that wait for it wait in that
+// mutex's waiter list, the runtime's own; there is still no message queue.
+
+// slot is a handoff process's one-value mailbox.
+type slot struct {
+	full  sync.Mutex // locked while the slot is empty; the writer unlocks it
+	free  sync.Mutex // guarded use only: held from the write until the owner has read
+	value int
+	next  *slot // the successor's slot (ring)
+}
+
+// newSlots allocates n slots, each with full locked (empty), so that a
+// process's first Lock blocks until it is handed a value.
+func newSlots(n int) []slot {
+	s := make([]slot, n)
+	for i := range s {
+		s[i].full.Lock()
+	}
+	return s
+}
+
+// put hands v to the slot's owner (the slot is known to be empty).
+func (s *slot) put(v int) {
+	s.value = v
+	s.full.Unlock()
+}
+
+// putGuarded waits until the slot is free, then hands v over.
+func (s *slot) putGuarded(v int) {
+	s.free.Lock()
+	s.value = v
+	s.full.Unlock()
+}
+
+// ---------------------------------------------------------------- ring
+
+// handoffProc is one process of the one-token ring: per hop it locks its
+// own mutex (blocks until handed the token), reads its slot, counts the
+// receipt in a local variable, writes the successor's slot, unlocks the
+// successor's mutex and yields. v <= 0 is the stop message, as in the
+// channel ring.
+func handoffProc(s *slot, g *gate, done chan<- struct{}, sum chan<- int, last bool) {
+	next := s.next
+	count := 0
+	g.ready()
+	for {
+		s.full.Lock()
+		v := s.value
+		if v > 1 {
+			count++
+			next.put(v - 1)
+			runtime.Gosched()
+		} else if v == 1 {
+			count++
+			done <- struct{}{}
+		} else {
+			t := count - v
+			if last {
+				sum <- t
+			} else {
+				next.put(-t)
+			}
+			return
+		}
+	}
+}
+
+// handoffProcGuarded is the same process for rings with several tokens: it
+// frees its slot right after reading it and waits for the successor's slot
+// to be free before writing. Two tokens never meet in one slot, and with
+// tokens <= n the ring cannot deadlock (every process blocked on a full
+// successor would need n values in slots plus n held: 2n > n tokens).
+func handoffProcGuarded(s *slot, g *gate, done chan<- struct{}, sum chan<- int, last bool) {
+	next := s.next
+	count := 0
+	g.ready()
+	for {
+		s.full.Lock()
+		v := s.value
+		s.free.Unlock()
+		if v > 1 {
+			count++
+			next.putGuarded(v - 1)
+			runtime.Gosched()
+		} else if v == 1 {
+			count++
+			done <- struct{}{}
+		} else {
+			t := count - v
+			if last {
+				sum <- t
+			} else {
+				next.putGuarded(-t)
+			}
+			return
+		}
+	}
+}
+
+// buildHandoffRing allocates and links the slots and starts process i with
+// start(i, slot). It returns the slots and, per token, where it is injected.
+func buildHandoffRing(n, tokens int, burst bool, start func(i int, s *slot)) (slots []slot, inject []*slot) {
+	slots = newSlots(n)
+	for i := range slots {
+		slots[i].next = &slots[(i+1)%n]
+	}
+	for i := range slots {
+		start(i, &slots[i])
+	}
+	inject = make([]*slot, tokens)
+	for j, at := range placement(n, tokens, burst) {
+		inject[j] = &slots[at]
+	}
+	return slots, inject
+}
+
+func ringHandoffIter(n, m, tokens int, burst bool) result {
+	var r result
+	done := make(chan struct{}, tokens)
+	sum := make(chan int)
+	g := newGate(n)
+	guarded := tokens > 1
+
+	t0 := spawnStart()
+	slots, inject := buildHandoffRing(n, tokens, burst, func(i int, s *slot) {
+		if guarded {
+			go handoffProcGuarded(s, g, done, sum, i == n-1)
+		} else {
+			go handoffProc(s, g, done, sum, i == n-1)
+		}
+	})
+	r.spawnDone(t0, g.wait())
+
+	v := n * m
+	t2 := now()
+	for _, s := range inject {
+		if guarded {
+			s.putGuarded(v)
+		} else {
+			s.put(v)
+		}
+	}
+	for j := 0; j < tokens; j++ {
+		<-done
+	}
+	t3 := now()
+
+	// Proof, untimed: the stop value collects every receipt count. Every
+	// token has finished, so every slot is empty and p0's may be written.
+	if guarded {
+		slots[0].putGuarded(0)
+	} else {
+		slots[0].put(0)
+	}
+	r.count = int64(<-sum)
+	verify("ring", r.count, int64(n)*int64(m)*int64(tokens))
+	r.runNs, r.runCPU = between(t2, t3)
+	return r
+}
+
+// ---------------------------------------------------------------- continuous
+
+func contHandoff(s *slot, g *gate) {
+	next := s.next
+	g.ready()
+	for {
+		s.full.Lock()
+		next.put(s.value)
+		runtime.Gosched()
+	}
+}
+
+func contHandoffHead(s *slot, g *gate, laps *atomic.Int64) {
+	next := s.next
+	g.ready()
+	for {
+		s.full.Lock()
+		laps.Add(1)
+		next.put(s.value)
+		runtime.Gosched()
+	}
+}
+
+func contHandoffGuarded(s *slot, g *gate) {
+	next := s.next
+	g.ready()
+	for {
+		s.full.Lock()
+		v := s.value
+		s.free.Unlock()
+		next.putGuarded(v)
+		runtime.Gosched()
+	}
+}
+
+func contHandoffGuardedHead(s *slot, g *gate, laps *atomic.Int64) {
+	next := s.next
+	g.ready()
+	for {
+		s.full.Lock()
+		v := s.value
+		s.free.Unlock()
+		laps.Add(1)
+		next.putGuarded(v)
+		runtime.Gosched()
+	}
+}
+
+func continuousHandoff(p params) {
+	n, tokens := p.int("n"), p.int("tokens")
+	guarded := tokens > 1
+	var laps atomic.Int64
+	g := newGate(n)
+	var r result
+	t0 := spawnStart()
+	_, inject := buildHandoffRing(n, tokens, p.get("burst") == 1, func(i int, s *slot) {
+		switch {
+		case i == 0 && guarded:
+			go contHandoffGuardedHead(s, g, &laps)
+		case i == 0:
+			go contHandoffHead(s, g, &laps)
+		case guarded:
+			go contHandoffGuarded(s, g)
+		default:
+			go contHandoff(s, g)
+		}
+	})
+	r.spawnDone(t0, g.wait())
+	start := time.Now()
+	for _, s := range inject {
+		if guarded {
+			s.putGuarded(1)
+		} else {
+			s.put(1)
+		}
+	}
+	sample(p, n, start, &laps)
+}
+
+// ---------------------------------------------------------------- spawn
+
+// spawnHandoffProc: a ready message to main (as in the channel variant),
+// then the process blocks in its first receive, here the Lock of its own
+// mutex.
+func spawnHandoffProc(s *slot, ready chan<- struct{}, exited *sync.WaitGroup) {
+	ready <- struct{}{}
+	s.full.Lock()
+	exited.Done()
+}
+
+func spawnHandoffIter(n int) result {
+	var r result
+	ready := make(chan struct{})
+	var exited sync.WaitGroup
+	exited.Add(n)
+
+	t0 := spawnStart()
+	slots := newSlots(n)
+	for i := range slots {
+		go spawnHandoffProc(&slots[i], ready, &exited)
+	}
+	for i := 0; i < n; i++ {
+		<-ready
+		r.count++
+	}
+	r.spawnDone(t0, r.count)
+
+	// Untimed: release them all and wait until they have exited.
+	for i := range slots {
+		slots[i].put(0)
+	}
+	exited.Wait()
+	verify("spawn", r.count, int64(n))
+	return r
+}
+
+// ---------------------------------------------------------------- pingpong
+
+// pingHandoffA waits to be handed the start value, then m times hands B a
+// value and waits for B's answer in its own slot.
+func pingHandoffA(a, b *slot, m int, g *gate, done chan<- struct{}) {
+	g.ready()
+	a.full.Lock() // the start signal
+	for i := 0; i < m; i++ {
+		b.put(1)
+		runtime.Gosched()
+		a.full.Lock()
+	}
+	done <- struct{}{}
+}
+
+func pingHandoffB(a, b *slot, g *gate, result chan<- int) {
+	count := 0
+	g.ready()
+	for {
+		b.full.Lock()
+		v := b.value
+		if v == 0 {
+			result <- count
+			return
+		}
+		count++
+		a.put(v)
+		runtime.Gosched()
+	}
+}
+
+func pingpongHandoffIter(m int) result {
+	var r result
+	done := make(chan struct{})
+	res := make(chan int)
+	g := newGate(2)
+	t0 := spawnStart()
+	s := newSlots(2)
+	a, b := &s[0], &s[1]
+	go pingHandoffA(a, b, m, g, done)
+	go pingHandoffB(a, b, g, res)
+	r.spawnDone(t0, g.wait())
+	t2 := now()
+	a.put(1)
+	<-done
+	t3 := now()
+	b.put(0) // B has answered the last round trip: its slot is empty
+	r.count = int64(<-res)
+	verify("pingpong", r.count, int64(m))
+	r.runNs, r.runCPU = between(t2, t3)
+	return r
+}
+
+// ---------------------------------------------------------------- fanin
+
+// Fan-in through one slot: each sender waits for the receiver's slot to be
+// free (the senders contend for its free mutex), writes and wakes the
+// receiver; the receiver frees the slot after each read. The start signal is
+// the same closed channel as in the channel variant, so that the two
+// variants' fanin figures differ only in how a message reaches the receiver.
+func faninHandoffSender(start <-chan struct{}, r *slot, m int, g *gate) {
+	g.ready()
+	<-start
+	for i := 0; i < m; i++ {
+		r.putGuarded(1)
+		runtime.Gosched()
+	}
+}
+
+func faninHandoffReceiver(r *slot, total int64, g *gate, done chan<- int64) {
+	var count, got int64
+	g.ready()
+	for count < total {
+		r.full.Lock()
+		got += int64(r.value)
+		r.free.Unlock()
+		count++
+	}
+	if got != count { // every message carried 1
+		die(kindFailure, "fanin: received values sum to %d over %d messages", got, count)
+	}
+	done <- count
+}
+
+func faninHandoffIter(n, m int) result {
+	var r result
+	start := make(chan struct{})
+	done := make(chan int64)
+	g := newGate(n + 1)
+	t0 := spawnStart()
+	recv := &newSlots(1)[0]
+	go faninHandoffReceiver(recv, int64(n)*int64(m), g, done)
+	for i := 0; i < n; i++ {
+		go faninHandoffSender(start, recv, m, g)
+	}
+	r.spawnDone(t0, g.wait())
+	t2 := now()
+	close(start)
+	r.count = <-done
+	t3 := now()
+	verify("fanin", r.count, int64(n)*int64(m))
+	r.runNs, r.runCPU = between(t2, t3)
+	return r
+}
+
+// ---------------------------------------------------------------- trace
+
+// traceSlot is slot with the sender's index beside the value.
+type traceSlot struct {
+	full    sync.Mutex
+	v, from int
+	next    *traceSlot
+}
+
+func (s *traceSlot) put(v, from int) {
+	s.v, s.from = v, from
+	s.full.Unlock()
+}
+
+func traceHandoffProc(idx, total, n int, s *traceSlot, g *gate, done chan<- struct{}, sum chan<- int, last, print bool) {
+	count := 0
+	g.ready()
+	for {
+		s.full.Lock()
+		v, from := s.v, s.from
+		if v <= 0 {
+			t := count - v
+			if last {
+				sum <- t
+			} else {
+				s.next.put(-t, idx)
+			}
+			return
+		}
+		count++
+		if print {
+			hopRecord(total-v+1, n, from, idx)
+		}
+		if v == 1 {
+			done <- struct{}{}
+		} else {
+			s.next.put(v-1, idx)
+			runtime.Gosched()
+		}
+	}
+}
+
+func traceHandoffIter(n, m int, print bool) result {
+	var r result
+	done := make(chan struct{}, 1)
+	sum := make(chan int)
+	g := newGate(n)
+	t0 := spawnStart()
+	slots := make([]traceSlot, n)
+	for i := range slots {
+		slots[i].full.Lock()
+		slots[i].next = &slots[(i+1)%n]
+	}
+	for i := range slots {
+		go traceHandoffProc(i, n*m, n, &slots[i], g, done, sum, i == n-1, print)
+	}
+	r.spawnDone(t0, g.wait())
+	t2 := now()
+	slots[0].put(n*m, -1)
+	<-done
+	t3 := now()
+	slots[0].put(0, -1)
+	r.count = int64(<-sum)
+	verify("trace", r.count, int64(n)*int64(m))
+	r.runNs, r.runCPU = between(t2, t3)
+	return r
+}
