@@ -190,9 +190,9 @@ public final class RingBench {
 
         @Override
         void forward(Box own, long v) {
-            ParkBox o = (ParkBox) own;
-            Node n = o.free;
-            if (n == null) {
+            Node n;
+            ParkBox o = own instanceof ParkBox b ? b : null; // a slot (handoff) forwards with a new cell
+            if (o == null || (n = o.free) == null) {
                 n = new Node(v);
             } else {
                 o.free = null;
@@ -246,9 +246,9 @@ public final class RingBench {
 
         @Override
         void forward(Box own, long v) {
-            MonitorBox o = (MonitorBox) own;
-            Node n = o.free;
-            if (n == null) {
+            Node n;
+            MonitorBox o = own instanceof MonitorBox b ? b : null;
+            if (o == null || (n = o.free) == null) {
                 n = new Node(v);
             } else {
                 o.free = null;
@@ -308,14 +308,102 @@ public final class RingBench {
         }
     }
 
-    /** Mailbox kind: park (the driver's), mon, ltq, lbq, abq (ArrayBlockingQueue(1)), sq: see the READMEs. */
+    /**
+     * The hand-off (java-threads/handoff, -Dringbench.mailbox=slot): no queue and
+     * no message object. One value slot per process; a hop writes the value into
+     * the next process's slot and unparks that process, which takes the value
+     * from its own slot or parks until one comes: the idiom of the Benchmarks
+     * Game Java thread-ring program, which passes one token. Several tokens can
+     * meet, so a writer that finds the slot still full announces itself and
+     * parks; the owner wakes it after taking the value. A slot has at most two
+     * writers at a time, its ring predecessor (forward) and the main thread
+     * (put), each with its own announcement, so a process's slot suits the
+     * ring, trace, spawn and pingpong; boxes with many writers (the main
+     * thread's, fanin's receiver) stay mailboxes (newSharedBox).
+     */
+    static final class SlotBox extends Box {
+        private static final long EMPTY = Long.MIN_VALUE; // never sent: values are > -2^62
+        private static final VarHandle VALUE, WAIT_FWD, WAIT_PUT;
+        static {
+            try {
+                MethodHandles.Lookup l = MethodHandles.lookup();
+                VALUE = l.findVarHandle(SlotBox.class, "value", long.class);
+                WAIT_FWD = l.findVarHandle(SlotBox.class, "waitFwd", Thread.class);
+                WAIT_PUT = l.findVarHandle(SlotBox.class, "waitPut", Thread.class);
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+
+        private volatile long value = EMPTY;
+        private volatile Thread owner;               // set by the owner at its first take
+        private volatile Thread waitFwd, waitPut;    // a writer waiting for the slot to empty
+
+        private void write(long v, boolean fwd) {
+            if (!VALUE.compareAndSet(this, EMPTY, v)) full(v, fwd);
+            // Before its first take the owner is not known; it looks at its
+            // slot after announcing itself and before it first parks.
+            Thread o = owner;
+            if (o != null) LockSupport.unpark(o);
+        }
+
+        /** The slot is full (several tokens): announce this writer, retry, park until woken. */
+        private void full(long v, boolean fwd) {
+            Thread me = Thread.currentThread();
+            for (;;) {
+                if (fwd) waitFwd = me;
+                else waitPut = me;
+                if (VALUE.compareAndSet(this, EMPTY, v)) return;
+                LockSupport.park(this);
+            }
+        }
+
+        @Override
+        void put(long v) { write(v, false); }
+
+        @Override
+        void forward(Box own, long v) { write(v, true); }
+
+        @Override
+        long take() {
+            if (owner == null) owner = Thread.currentThread();
+            for (;;) {
+                long v = value;
+                if (v != EMPTY) {
+                    value = EMPTY; // only the owner empties the slot; writers only fill it
+                    if (waitFwd != null || waitPut != null) wakeWriters();
+                    return v;
+                }
+                LockSupport.park(this);
+            }
+        }
+
+        private void wakeWriters() {
+            Thread w = (Thread) WAIT_FWD.getAndSet(this, null);
+            if (w != null) LockSupport.unpark(w);
+            w = (Thread) WAIT_PUT.getAndSet(this, null);
+            if (w != null) LockSupport.unpark(w);
+        }
+    }
+
+    /**
+     * Mailbox kind: park (the driver's ParkBox), slot (the hand-off above), and
+     * for comparison mon, ltq, lbq, abq (ArrayBlockingQueue(1)), sq: see the READMEs.
+     */
     static final String MAILBOX = System.getProperty("ringbench.mailbox", "park");
     /** Busy-wait iterations before parking in ParkBox.take (0 = park at once). */
     static final int SPIN = Integer.getInteger("ringbench.spin", 0);
 
+    /** A box with many writers (the main thread's, fanin's receiver): a mailbox even in the hand-off. */
+    static Box newSharedBox() {
+        return MAILBOX.equals("slot") ? new ParkBox() : newBox();
+    }
+
+    /** A process's own box: written by at most its predecessor (or peer) and the main thread. */
     static Box newBox() {
         return switch (MAILBOX) {
             case "park" -> new ParkBox();
+            case "slot" -> new SlotBox();
             case "mon" -> new MonitorBox();
             case "ltq" -> new QueueBox(new LinkedTransferQueue<>());
             case "lbq" -> new QueueBox(new LinkedBlockingQueue<>());
@@ -701,7 +789,7 @@ public final class RingBench {
         Mem.readBefore();
 
         long c0 = cpu(), t0 = System.nanoTime();
-        Box main = newBox();
+        Box main = newSharedBox();
         Thread[] threads = spawnRing(n, boxes, main, ready);
         r.ready = ready.await();
         long t1 = System.nanoTime(), c1 = cpu();
@@ -755,7 +843,7 @@ public final class RingBench {
         r.g0 = new GcSnap();
         Mem.readBefore();
         long c0 = cpu(), t0 = System.nanoTime();
-        Box main = newBox();
+        Box main = newSharedBox();
         for (int i = 0; i < n; i++) boxes[i] = newBox();
         for (int i = 0; i < n; i++) {
             Box next = boxes[i + 1 == n ? 0 : i + 1];
@@ -786,7 +874,7 @@ public final class RingBench {
         r.g0 = new GcSnap();
         Mem.readBefore();
         long c0 = cpu(), t0 = System.nanoTime();
-        final Box main = newBox();
+        final Box main = newSharedBox();
         for (int i = 0; i < n; i++) {
             final Box in = boxes[i] = newBox();
             Thread t = threads[i] = newProc(() -> {
@@ -813,7 +901,7 @@ public final class RingBench {
         Mem.readBefore();
         Ready ready = new Ready(2);
         long c0 = cpu(), t0 = System.nanoTime();
-        final Box main = newBox(), a = newBox(), b = newBox();
+        final Box main = newSharedBox(), a = newBox(), b = newBox();
         Thread ta = newProc(() -> {
             ready.signal();
             a.take(); // start
@@ -861,7 +949,7 @@ public final class RingBench {
         r.g0 = new GcSnap();
         Mem.readBefore();
         long c0 = cpu(), t0 = System.nanoTime();
-        final Box main = newBox(), rx = newBox();
+        final Box main = newSharedBox(), rx = newSharedBox();
         threads[n] = newProc(() -> {
             ready.signal();
             long got = 0, done = 0;
