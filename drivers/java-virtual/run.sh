@@ -31,8 +31,8 @@ case $variant in
         # What a user running millions of virtual threads would set (README):
         # ParallelGC, a 2 GiB young generation (a million spawns without a
         # copying collection), compact object headers (product flag since JDK 25),
-        # no hsperfdata file.
-        opts="$opts -XX:+UseParallelGC -Xmn2g -XX:-UsePerfData"
+        # no root container tracking every virtual thread, no hsperfdata file.
+        opts="$opts -XX:+UseParallelGC -Xmn2g -Djdk.trackAllThreads=false -XX:-UsePerfData"
         [ "$JDK_MAJOR" -ge 25 ] && opts="$opts -XX:+UseCompactObjectHeaders" ;;
     *)
         echo "{\"type\":\"error\",\"kind\":\"bad_param\",\"message\":\"unknown variant '$variant' (known: stock, tuned)\"}"
