@@ -54,11 +54,17 @@ def make_runtime():
         box.w = f = asyncio.get_running_loop().create_future()
         return await f
 
-    async def wait_ready(ready, k):
+    async def wait_ready(ready, k, tasks):
         """Main waits until k processes have signalled ready: one pass of the loop runs every
-        new task to its first receive (tasks run in creation order)."""
+        new task to its first receive (tasks run in creation order). A task that ended before
+        its ready signal (MemoryError in its first step) would leave main waiting for ever, so
+        after a pass that leaves some not ready, its exception is raised here."""
         while ready[0] < k:
             await asyncio.sleep(0)
+            if ready[0] < k:
+                for t in tasks:
+                    if t.done():
+                        t.result()      # raises the task's exception
         return ready[0]
 
     cont = [0]   # laps counted by p0 in continuous mode
@@ -136,7 +142,7 @@ def make_runtime():
         boxes = [Box() for _ in range(n)]
         tasks = [create_task(procfn(boxes[i], boxes[i + 1 if i + 1 < n else 0], i == 0, mbox, new_future))
                  for i in range(n)]
-        meter.spawn_ends(await wait_ready(ready, n))
+        meter.spawn_ends(await wait_ready(ready, n, tasks))
         if continuous:
             sample_ms, samples = p["sample_ms"], p["samples"]
             t_start = perf_counter_ns()
@@ -209,7 +215,7 @@ def make_runtime():
         meter.spawn_begins()
         ta = loop.create_task(proc_a())
         tb = loop.create_task(proc_b())
-        meter.spawn_ends(await wait_ready(ready, 2))
+        meter.spawn_ends(await wait_ready(ready, 2, (ta, tb)))
         meter.run_begins()
         send(abox, 1)
         await receive(mbox)
@@ -244,7 +250,7 @@ def make_runtime():
         tasks = [loop.create_task(receiver())]
         boxes = [Box() for _ in range(n)]
         tasks += [loop.create_task(sender(b)) for b in boxes]
-        meter.spawn_ends(await wait_ready(ready, n + 1))
+        meter.spawn_ends(await wait_ready(ready, n + 1, tasks))
         meter.run_begins()
         for b in boxes:
             send(b, 1)
@@ -279,7 +285,7 @@ def make_runtime():
         meter.spawn_begins()
         boxes = [Box() for _ in range(n)]
         tasks = [loop.create_task(proc(i, boxes[i], boxes[(i + 1) % n])) for i in range(n)]
-        meter.spawn_ends(await wait_ready(ready, n))
+        meter.spawn_ends(await wait_ready(ready, n, tasks))
         meter.run_begins()
         send(boxes[0], (n * m, -1))
         await receive(mbox)

@@ -8,6 +8,7 @@ module. Variants (see README.md):
   tuned        --variant=tuned: 64 KiB thread stacks, futex hash sized per thread
 """
 import os
+import resource
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(__file__))), "common", "python"))
@@ -26,66 +27,44 @@ TUNED_STACK_SIZE = 64 * 1024    # threading.stack_size in the tuned variant (32 
 def read_int(path):
     try:
         with open(path) as f:
-            s = f.read().strip()
-    except OSError:
+            s = f.read().split()[0]
+    except (OSError, IndexError):
         return None
-    if s == "max":
-        return None
-    try:
-        return int(s)
-    except ValueError:
-        return None
+    return None if s == "max" else int(s) if s.isdigit() else None
 
 
-def system_threads():
-    """Threads (kernel tasks) alive on the machine, from /proc/loadavg."""
+def start_failed(index, want, err):
+    """A thread could not be started: a `limit` error naming the machine's figures, so the user
+    sees which limit ran out. The orchestrator checks these limits before launch (from the
+    manifest); this is the real failure, when one it could not see was reached. Python reports
+    every failure of pthread_create as RuntimeError("can't start new thread"), without errno."""
     try:
         with open("/proc/loadavg") as f:
-            return int(f.read().split()[3].split("/")[1])
-    except (OSError, ValueError, IndexError):
-        return 0
-
-
-def check_thread_limits(n):
-    """Refuse, before spawning, a request the OS cannot hold: every limit that caps the number
-    of threads one process can start. These are hard limits, not a memory estimate (memory is
-    the manifest's bytes_per_process, checked by the orchestrator)."""
-    import resource
-    cur = system_threads()
-    pid_max = read_int("/proc/sys/kernel/pid_max")
-    if pid_max is not None and cur + n >= pid_max:
-        raise DriverError("limit", "kernel.pid_max: %d threads wanted, %d tasks already exist and "
-                          "kernel.pid_max is %d (every thread takes a pid); raise it with "
-                          "sysctl -w kernel.pid_max=4194304 or lower n" % (n, cur, pid_max))
-    tmax = read_int("/proc/sys/kernel/threads-max")
-    if tmax is not None and cur + n >= tmax:
-        raise DriverError("limit", "kernel.threads-max: %d threads wanted, %d tasks already exist and "
-                          "kernel.threads-max is %d; raise it with sysctl -w kernel.threads-max=N "
-                          "or lower n" % (n, cur, tmax))
+            tasks = f.read().split()[3].split("/")[1]
+    except (OSError, IndexError):
+        tasks = "?"
     soft, _ = resource.getrlimit(resource.RLIMIT_NPROC)
-    if os.geteuid() != 0 and soft != resource.RLIM_INFINITY and cur + n >= soft:
-        raise DriverError("limit", "RLIMIT_NPROC (ulimit -u) is %d and counts every thread of the user "
-                          "(%d tasks exist on the machine); raise it with ulimit -u or lower n"
-                          % (soft, cur))
-    maps_max = read_int("/proc/sys/vm/max_map_count")
-    if maps_max is not None:
-        with open("/proc/self/maps", "rb") as f:
-            maps = sum(1 for _ in f)
-        need = maps + 2 * n + 256    # a stack and its guard page per thread
-        if need > maps_max:
-            raise DriverError("limit", "vm.max_map_count: %d threads need about %d memory mappings "
-                              "(stack + guard page each) but vm.max_map_count is %d; raise it with "
-                              "sysctl -w vm.max_map_count=%d or lower n" % (n, need, maps_max, need * 2))
-    for pm, pc in (("/sys/fs/cgroup/pids.max", "/sys/fs/cgroup/pids.current"),
-                   ("/sys/fs/cgroup/pids/pids.max", "/sys/fs/cgroup/pids/pids.current")):
-        lim = read_int(pm)
-        if lim is not None:
-            used = read_int(pc) or 0
-            if used + n >= lim:
-                raise DriverError("limit", "cgroup pids.max: %d threads wanted, the cgroup holds %d "
-                                  "tasks and pids.max is %d (%s); raise it or lower n"
-                                  % (n, used, lim, pm))
-            break
+    vsoft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    avail = None
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    avail = int(line.split()[1]) // 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    figures = [("kernel.pid_max", read_int("/proc/sys/kernel/pid_max")),
+               ("kernel.threads-max", read_int("/proc/sys/kernel/threads-max")),
+               ("vm.max_map_count", read_int("/proc/sys/vm/max_map_count")),
+               ("ulimit -u", None if soft == resource.RLIM_INFINITY else soft),
+               ("ulimit -v KiB", None if vsoft == resource.RLIM_INFINITY else vsoft // 1024),
+               ("cgroup pids.max", read_int("/sys/fs/cgroup/pids.max")),
+               ("MemAvailable MiB", avail)]
+    raise DriverError("limit", "could not start thread %d of %d (%s). Tasks on the machine: %s; %s. "
+                      "Raise the limit that ran out (sysctl -w kernel.pid_max=N, kernel.threads-max=N, "
+                      "vm.max_map_count=N; ulimit -u N; ulimit -v; cgroup pids.max; memory) or use a smaller n"
+                      % (index, want, err, tasks,
+                         ", ".join("%s %s" % (k, "unlimited" if v is None else v) for k, v in figures)))
 
 
 def futex_hash_setup(threads):
@@ -120,7 +99,7 @@ def futex_hash_setup(threads):
 
 # ---------------------------------------------------------------- workloads
 
-def make_runtime(tuned):
+def make_runtime(tuned, threads):
     import _thread
     import threading
     from queue import SimpleQueue
@@ -130,15 +109,13 @@ def make_runtime(tuned):
     stack_size = TUNED_STACK_SIZE if tuned else 0    # 0: the platform default (RLIMIT_STACK, 8 MiB)
     threading.stack_size(stack_size)
     base_threads = _thread._count()
+    sys.unraisablehook = common.die_in_thread    # a process thread that fails ends the driver
 
     def start(fn, *args):
         try:
             _thread.start_new_thread(fn, args)
         except RuntimeError as e:
-            raise DriverError("limit", "could not start thread %d (%s): an OS limit on threads was hit "
-                              "(kernel.pid_max, kernel.threads-max, ulimit -u, vm.max_map_count, "
-                              "cgroup pids.max or memory); raise it or lower n"
-                              % (_thread._count() - base_threads + 1, e))
+            start_failed(_thread._count() - base_threads + 1, threads, e)
 
     def wait_exited():
         """Untimed teardown: wait until every process thread has exited."""
@@ -383,11 +360,10 @@ def describe(variant):
 def prepare(variant, workload, p):
     nthreads = {"ring": p.get("n", 0), "spawn": p.get("n", 0), "fanin": p.get("n", 0) + 1,
                 "pingpong": 2, "trace": p.get("n", 0)}[workload]
-    check_thread_limits(nthreads)
     tuned = variant == "tuned"
     if tuned:
         futex_hash_setup(nthreads)
-    return make_runtime(tuned)
+    return make_runtime(tuned, nthreads)
 
 
 if __name__ == "__main__":

@@ -13,10 +13,12 @@ module; it holds everything that is not the runtime's own idiom:
 A driver supplies a `Runtime` (its workload functions) and a description.
 Nothing here runs inside a timed phase except the clock reads that bound it.
 """
+import _thread
 import gc
 import json
 import os
 import sys
+import traceback    # imported up front: a failure under memory pressure must not need an import
 from time import perf_counter_ns, process_time_ns
 
 CONTRACT = 2
@@ -48,11 +50,28 @@ class DriverError(Exception):
         self.message = message
 
 
+_dying = _thread.allocate_lock()
+
+
 def die(kind, message):
-    """Print the error record and exit at once: os._exit, so that blocked threads cannot hang the exit."""
+    """Print the error record and exit at once: os._exit, so that blocked threads cannot hang the exit.
+    Callable from any thread; the first caller's record is the only one (later callers wait for
+    the exit)."""
+    _dying.acquire()
     emit({"type": "error", "kind": kind, "message": message})
     flush()
     os._exit(EXIT[kind])
+
+
+def die_in_thread(unraisable):
+    """sys.unraisablehook for drivers whose processes are threads: an exception that ends a
+    process thread (which Python would only print) ends the driver with an error record, rather
+    than leaving main waiting for a message that will never come."""
+    exc = unraisable.exc_value
+    if isinstance(exc, MemoryError):
+        die("limit", "memory: a process thread could not allocate (MemoryError); free memory or lower n")
+    traceback.print_exception(unraisable.exc_type, exc, unraisable.exc_traceback, file=sys.stderr)
+    die("failure", "in a process thread: %s: %s" % (type(exc).__name__, exc))
 
 
 # ---------------------------------------------------------------- parameters
@@ -281,7 +300,6 @@ def serve(describe, prepare, options=None, selective_reason="", kernel_stack=Fal
     except MemoryError:
         die("limit", "memory: the Python heap could not grow (MemoryError); free memory or lower n")
     except Exception as e:  # noqa: BLE001 - any bug is a failure record, never a bare traceback
-        import traceback
         traceback.print_exc(file=sys.stderr)
         die("failure", "%s: %s" % (type(e).__name__, e))
     flush()
