@@ -3,8 +3,9 @@
     import ringbench
     result = ringbench.measure("ring", runtimes="go", params={"n": 1000, "m": 100})
 
-See ringbench.api for the full interface.
+See ringbench.api for the full interface and ringbench.results for the objects it returns.
 """
-from .api import CellResult, InputError, RunResult, measure, resume
+from .api import InputError, StoreError, load, measure, resume
+from .results import Cell, Run
 
-__all__ = ["measure", "resume", "RunResult", "CellResult", "InputError"]
+__all__ = ["measure", "resume", "load", "Run", "Cell", "InputError", "StoreError"]

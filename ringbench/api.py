@@ -1,4 +1,5 @@
-"""The Python API: run any workload in any mode and get result objects back. The CLI is built on it.
+"""The Python API: the one facade every command of the CLI uses. Runs any workload in any mode and
+returns plain result objects (ringbench.results); reads the store; lists runtimes; traces; compares.
 
 Example (runnable after `make setup`):
 
@@ -9,98 +10,39 @@ Example (runnable after `make setup`):
     print(result.warnings)
 
 `measure` validates everything first and raises `InputError` (nothing run, nothing stored) on bad
-input; otherwise every finished cell is in the store (`db`, default results/ringbench.db) before
-`measure` returns, even if it is interrupted (then `result.status == "interrupted"`).
+input; a store that cannot be used raises `StoreError` (its `exit_code` says bad input or failure).
+Otherwise every finished cell is in the store (`db`, default results/ringbench.db in the checkout)
+before `measure` returns, even if it is interrupted (`result.status == "interrupted"`) or stopped by
+its time budget (`"budget"`).
 """
 from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
 
 from . import environment, noise, runner, stats, workloads
-from .drivers import DriverError, select
+from .drivers import Driver, DriverError, discover, select
+from .launch import run_driver
+from .modes import ModeError, Options
+from .protocol import DriverFailed
+from .relative import BaselineError, check_baseline
+from .results import Cell, Run
+from .spec import CellSpec, Outcome
 from .store import DEFAULT_DB, Store, StoreError
+
+__all__ = ["InputError", "StoreError", "measure", "resume", "load", "history", "runtimes", "trace", "compare",
+           "Cell", "Run"]
 
 
 class InputError(ValueError):
     """Bad input: reported as one line, exit status 2, nothing stored."""
 
 
-@dataclass
-class CellResult:
-    runtime: str
-    workload: workloads.Workload
-    params: dict
-    cores: str
-    mode: str
-    status: str
-    reason: str | None = None
-    records: list[dict] = field(default_factory=list)
-    samples: list[dict] = field(default_factory=list)
-    extra: dict = field(default_factory=dict)
-    version: str | None = None
-    runtime_settings: dict = field(default_factory=dict)  # argv, environment, schedulers, pinned CPU
-
-    @property
-    def ok(self) -> bool:
-        return self.status == "ok" and bool(self.records or self.samples)
-
-    def values(self, metric: workloads.Metric | None = None) -> list[float]:
-        """The headline (or given) metric per repeat; in continuous modes, ns per hop per interval."""
-        if self.mode != "timed":
-            from .modes import intervals
-            samples = self.samples
-            if self.mode == "squeeze":  # the figures of the peak step
-                samples = [s for s in samples if s.get("tokens") == self.extra.get("peak_concurrency")]
-            return [ns / h for h, ns in intervals(samples) if h > 0]
-        metric = metric or self.workload.headline
-        return [v for v in map(metric.of, self.records) if v is not None]
-
-    def summaries(self) -> dict[str, stats.Summary]:
-        if self.mode != "timed":
-            vals = self.values()
-            return {"ns_per_hop": stats.summarize(vals)} if vals else {}
-        out = {}
-        for metric in self.workload.metrics:
-            vals = self.values(metric)
-            if vals:
-                out[metric.name] = stats.summarize(vals)
-        return out
-
-    @property
-    def headline(self) -> stats.Summary | None:
-        s = self.summaries()
-        return s.get("ns_per_hop" if self.mode != "timed" else self.workload.headline.name)
-
-    @property
-    def label(self) -> str:
-        return f"{self.runtime} [{self.cores}] " + " ".join(f"{k}={v}" for k, v in self.params.items())
-
-
-@dataclass
-class RunResult:
-    run_id: int
-    status: str           # complete, failed (some cell failed), interrupted
-    workload: workloads.Workload
-    options: runner.Options
-    settings: dict
-    environment: dict
-    cells: list[CellResult]
-    warnings: list[str]
-    db: Path
-
-
-def _cell_result(o: runner.Outcome, mode: str) -> CellResult:
-    s = o.spec
-    return CellResult(s.driver.name, s.workload, s.params, s.cores, mode, o.status, o.reason, o.records,
-                      o.samples, o.extra, o.version)
-
-
 def plan(workload: str, runtimes: str, grid: list[dict] | None = None, params: dict | None = None,
-         cores: list[str] | str = "all") -> tuple[workloads.Workload, list[runner.CellSpec]]:
+         cores: list[str] | str = "all") -> tuple[workloads.Workload, list[CellSpec]]:
     """Validate and expand a request into cells, or raise InputError. Nothing runs."""
     try:
         w = workloads.get(workload)
@@ -115,137 +57,229 @@ def plan(workload: str, runtimes: str, grid: list[dict] | None = None, params: d
     return w, runner.plan(drivers, w, grid, list(dict.fromkeys(cores)))
 
 
-def _check_mode(w: workloads.Workload, opts: runner.Options) -> None:
-    if opts.mode not in ("timed", "continuous", "squeeze"):
-        raise InputError(f"unknown mode {opts.mode!r}")
-    if opts.mode != "timed" and w.verb != "ring":
-        raise InputError(f"{opts.mode} mode runs the ring (workloads ring and msgcost), not {w.name}")
-    if opts.mode == "squeeze" and not 1 <= opts.squeeze_min <= opts.squeeze_max:
-        raise InputError("squeeze needs 1 ≤ --min ≤ --max")
-    if opts.cv is not None and not 0 < opts.cv < 1:
-        raise InputError("--cv is a fraction between 0 and 1 (e.g. 0.02 for 2 %)")
+def _cell(o: Outcome, mode: str) -> Cell:
+    s = o.spec
+    return Cell(s.driver.name, s.workload, s.params, s.cores, mode, o.status, o.reason, o.records, o.samples,
+                o.extra, o.version, runner.cell_settings(s))
 
 
 def measure(workload: str, runtimes: str = "all", *, params: dict | None = None, grid: list[dict] | None = None,
             cores: list[str] | str = "all", db: Path | str = DEFAULT_DB, command: str = "ringbench (api)",
-            resume: int | None = None, budget_s: float | None = None, keep_refusals: bool = False,
-            on_start: Callable[[runner.CellSpec, int, int], None] = lambda s, i, n: None,
-            on_done: Callable[[CellResult], None] = lambda c: None, **options) -> RunResult:
+            baseline: str | None = None, resume: int | None = None, budget_s: float | None = None,
+            keep_refusals: bool = False,
+            on_start: Callable[[CellSpec, int, int], None] = lambda s, i, n: None,
+            on_done: Callable[[Cell], None] = lambda c: None, **options) -> Run:
     """Run a workload on runtimes over a parameter grid; store and return every cell.
 
-    options are runner.Options fields (mode, repeat, warmup, in_process, timeout, samples, sample_ms,
-    cv, max_samples, squeeze_min, squeeze_max, threshold, runtime_stats).
+    options are modes.Options fields (mode, repeat, processes, warmup, target_ms, timeout, samples,
+    sample_ms, cv, max_samples, squeeze_min, squeeze_max, threshold, runtime_stats); a field that belongs
+    to another mode than `mode` is an InputError. `baseline` names the Rel % reference runtime (stored).
     `resume=RUN_ID` continues that run: cells it already finished are not run again.
     `budget_s` stops cleanly (between cells) once that many seconds have passed; resume later.
     A cell too large for this machine makes the whole request an InputError, unless `keep_refusals`
     (sweeps): then it is stored and shown as refused, with the limit that refused it.
     """
     w, cells = plan(workload, runtimes, grid, params, cores)
-    if options.get("warmup") is None:
-        options["warmup"] = w.default_warmup
-    opts = runner.Options(**options)
-    _check_mode(w, opts)
+    given = {k for k, v in options.items() if v is not None}
+    try:
+        opts = Options(**{k: v for k, v in options.items() if v is not None})
+        opts.mode_object.check(w, opts, given)
+        check_baseline(baseline, [c.driver.name for c in cells])
+    except KeyError:
+        raise InputError(f"unknown mode {options.get('mode')!r}") from None
+    except (ModeError, BaselineError, TypeError) as e:
+        raise InputError(str(e)) from None
     refused = runner.refusals(cells)
     if refused and not keep_refusals:
         raise InputError("; ".join(refused))
-    try:
-        store = Store(db)
-    except (StoreError, Exception) as e:  # sqlite3.DatabaseError for a file that is not SQLite
-        raise InputError(f"cannot use store {db}: {e}") from None
     settings = {"workload": w.name, "runtimes": sorted({c.driver.name for c in cells}),
                 "grid": sorted({json.dumps(c.params, sort_keys=True) for c in cells}),
-                "cores": sorted({c.cores for c in cells}), **vars(opts)}
+                "cores": sorted({c.cores for c in cells}), "baseline": baseline, **vars(opts)}
     env = environment.collect()
-    warnings = noise.environment(env) + noise.repeats(opts.mode, opts.repeat, opts.samples)
-    done_keys: set[str] = set()
-    if resume is not None:
-        row = store.run(resume)
-        if row is None:
-            store.close()
-            raise InputError(f"no run {resume} in {db}")
-        run_id = resume
-        done_keys = {_key(c["runtime"], c["workload"], json.loads(c["params"]), c["cores"])
-                     for c in store.cells(run_id) if c["status"] in ("ok", "refused")}
-        store.reopen_run(run_id)
-    else:
-        run_id = store.begin_run(command, settings, env)
-    results: list[CellResult] = []
-    status = "complete"
-    started = time.monotonic()
-    todo = [c for c in cells if _key(c.driver.name, w.name, c.params, c.cores) not in done_keys]
+    warnings = noise.environment(env)
+    with Store(db) as store:
+        if resume is not None:
+            row = store.run(resume)
+            if row is None:
+                raise InputError(f"no run {resume} in {db} (see `ringbench history --db {db}`)")
+            store.claim(resume)
+            run_id = resume
+            done_keys = {json.dumps([c["runtime"], c["workload"], json.loads(c["params"]), c["cores"]],
+                                    sort_keys=True)
+                         for c in store.cells(run_id) if c["status"] in ("ok", "refused")}
+        else:
+            run_id = store.begin_run(command, settings, env, planned=len(cells), baseline=baseline)
+            done_keys = set()
+        todo = [c for c in cells if json.dumps([c.driver.name, w.name, c.params, c.cores], sort_keys=True)
+                not in done_keys]
+        results: list[Cell] = []
+        status = "complete"
+        started = time.monotonic()
 
-    class _OutOfBudget(Exception):
-        pass
+        class _OutOfBudget(Exception):
+            pass
 
-    def start(spec: runner.CellSpec) -> None:
-        if budget_s is not None and time.monotonic() - started > budget_s:
-            raise _OutOfBudget
-        on_start(spec, len(results) + 1, len(todo))
+        def start(spec: CellSpec) -> None:
+            if budget_s is not None and time.monotonic() - started > budget_s:
+                raise _OutOfBudget
+            on_start(spec, len(results) + 1, len(todo))
 
-    def done(o: runner.Outcome) -> None:
-        c = _cell_result(o, opts.mode)
-        results.append(c)
-        if c.ok and len(c.values()) > 1:
-            warnings.extend(noise.cell(c.label, stats.cv(c.values())))
-        on_done(c)
+        def done(o: Outcome) -> None:
+            c = _cell(o, opts.mode)
+            results.append(c)
+            if c.ok:
+                warnings.extend(c.mode_object.warnings(c, opts))
+                if len(c.values()) > 1:
+                    warnings.extend(noise.cell(c.label, stats.cv(c.values())))
+            on_done(c)
 
-    try:
-        runner.run_cells(store, run_id, todo, opts, start, done)
-    except _OutOfBudget:
-        status = "interrupted"
-        warnings.append(f"time budget of {budget_s:g} s used up: {len(results)} of {len(todo)} cells run; "
-                        f"continue with --resume {run_id}")
-    except KeyboardInterrupt:
-        status = "interrupted"
-        warnings.append(f"interrupted: {len(results)} of {len(todo)} cells finished and stored; "
-                        f"continue with --resume {run_id}")
-    finally:
-        if status == "complete" and any(c.status not in ("ok", "refused") for c in results):
-            status = "failed"
-        store.finish_run(run_id, status, warnings)
-        store.close()
-    return RunResult(run_id, status, w, opts, settings, env, results, warnings, Path(db))
+        try:
+            runner.run_cells(store, run_id, todo, opts, start, done)
+        except _OutOfBudget:
+            status = "budget"
+            warnings.append(f"time budget of {budget_s:g} s used up: {len(results)} of {len(todo)} cells run; "
+                            f"continue with `ringbench sweep --resume {run_id}`")
+        except KeyboardInterrupt:
+            status = "interrupted"
+            warnings.append(f"interrupted: {len(results)} of {len(todo)} cells finished and stored (the repeats "
+                            f"of the cell under way are not kept: a cell is all or nothing); continue with "
+                            f"`ringbench sweep --resume {run_id}`")
+        finally:
+            if status == "complete" and any(c.status not in ("ok", "refused") for c in results):
+                status = "failed"
+            store.finish_run(run_id, status, warnings)
+    return load(run_id, db) if resume is not None else Run(
+        run_id, status, w, opts, settings, env, results, warnings, Path(db), command, baseline)
 
 
-def _key(runtime: str, workload: str, params: dict, cores: str) -> str:
-    return json.dumps([runtime, workload, params, cores], sort_keys=True)
-
-
-def resume(run_id: int, db: Path | str = DEFAULT_DB, **kw) -> RunResult:
-    """Continue an interrupted run with its stored settings; finished cells are not run again."""
-    try:
-        store = Store(db)
+def resume(run_id: int, db: Path | str = DEFAULT_DB, **kw) -> Run:
+    """Continue an interrupted, budget-stopped or abandoned run with its stored settings; finished cells
+    are not run again. A run another live process is measuring is refused (StoreError)."""
+    with Store(db, create=False) as store:
         row = store.run(run_id)
-        store.close()
-    except (StoreError, Exception) as e:
-        raise InputError(f"cannot use store {db}: {e}") from None
     if row is None:
-        raise InputError(f"no run {run_id} in {db}")
+        raise InputError(f"no run {run_id} in {db} (see `ringbench history --db {db}`)")
     s = json.loads(row["settings"])
-    opts = {k: s[k] for k in runner.Options.__dataclass_fields__ if k in s}
+    opts = {k: v for k, v in vars(Options.from_settings(s)).items() if v != getattr(Options(), k) or k == "mode"}
     return measure(s["workload"], ",".join(s["runtimes"]), grid=[json.loads(g) for g in s["grid"]],
-                   cores=s["cores"], db=db, command=row["command"], resume=run_id, keep_refusals=True, **opts, **kw)
+                   cores=s["cores"], db=db, command=row["command"], resume=run_id, keep_refusals=True,
+                   baseline=s.get("baseline"), **opts, **kw)
 
 
-def load(run_id: int, db: Path | str = DEFAULT_DB) -> RunResult:
+def load(run_id: int, db: Path | str = DEFAULT_DB) -> Run:
     """A stored run as result objects (every figure recomputed from the raw records)."""
-    try:
-        store = Store(db)
-    except (StoreError, Exception) as e:
-        raise InputError(f"cannot use store {db}: {e}") from None
-    try:
+    with Store(db, create=False) as store:
         row = store.run(run_id)
         if row is None:
-            raise InputError(f"no run {run_id} in {db} (see `ringbench history`)")
+            raise InputError(f"no run {run_id} in {db} (see `ringbench history --db {db}`)")
         s = json.loads(row["settings"])
-        cells = []
-        for c in store.cells(run_id):
-            cells.append(CellResult(
-                c["runtime"], workloads.get(c["workload"]), json.loads(c["params"]), c["cores"], c["mode"],
-                c["status"], c["reason"], store.results(c["id"]), store.samples(c["id"]), json.loads(c["extra"]),
-                c["runtime_version"], json.loads(c["runtime_settings"] or "{}")))
-    finally:
-        store.close()
-    opts = runner.Options(**{k: s[k] for k in runner.Options.__dataclass_fields__ if k in s})
-    return RunResult(run_id, row["status"], workloads.get(s["workload"]), opts, s, json.loads(row["environment"]),
-                     cells, json.loads(row["warnings"]), Path(db))
+        cells = [Cell(c["runtime"], workloads.get(c["workload"]), json.loads(c["params"]), c["cores"], c["mode"],
+                      c["status"], c["reason"], store.results(c["id"]), store.samples(c["id"]),
+                      json.loads(c["extra"]), c["runtime_version"], json.loads(c["runtime_settings"] or "{}"))
+                 for c in store.cells(run_id)]
+    return Run(run_id, row["status"], workloads.get(s["workload"]), Options.from_settings(s), s,
+               json.loads(row["environment"]), cells, json.loads(row["warnings"]), Path(db), row["command"],
+               row.get("baseline") or s.get("baseline"))
+
+
+def history(db: Path | str = DEFAULT_DB) -> list[dict]:
+    """The stored runs, oldest first: id, started_at, status (abandoned when its owner is gone), done,
+    planned, ok, command, and the settings (workload, runtimes, grid, cores, mode)."""
+    with Store(db, create=False) as store:
+        return [{**r, "settings": json.loads(r["settings"])} for r in store.runs()]
+
+
+# -- runtimes and trace ------------------------------------------------------------------------------
+def runtimes() -> list[dict]:
+    """Every driver found under drivers/: built or not, version, workloads, features, kind of hop."""
+    rows = []
+    for d in discover().values():
+        info = {"runtime": d.name, "language": d.language, "description": d.description, "hop": d.hop,
+                "mailbox": d.mailbox, "built": d.is_built(), "missing": d.missing_tools(), "version": None,
+                "workloads": [], "features": [], "problem": None}
+        if info["built"] and not info["missing"]:
+            try:
+                desc = runner.describe_cached(d)
+                info.update(version=desc.get("version"), workloads=desc.get("workloads", []),
+                            features=desc.get("features", []))
+            except DriverFailed as e:
+                info["problem"] = str(e)
+        rows.append(info)
+    return rows
+
+
+def trace_drivers(runtime: str, n: object, m: object) -> tuple[list[Driver], int, int]:
+    """Validate a trace request: (drivers, n, m), or InputError."""
+    try:
+        params = workloads.TRACE.validate({"n": n, "m": m})
+        drivers = select(runtime)
+    except workloads.ParamError as e:
+        raise InputError(f"{e} (trace prints every hop; for larger rings use `ringbench run ring`)") from None
+    except DriverError as e:
+        raise InputError(str(e)) from None
+    for d in drivers:
+        if "trace" not in runner.workloads_of(d):
+            raise InputError(f"{d.name} does not implement trace")
+    return drivers, params["n"], params["m"]
+
+
+def trace(d: Driver, n: int, m: int, on_hop: Callable[[dict], None], timeout: float = 60) -> str | None:
+    """Run one driver's trace, calling `on_hop` as each hop is printed; None if every hop followed the
+    ring's rule, else what was wrong."""
+    seen: list[dict] = []
+
+    def hop(rec: dict) -> None:
+        if rec["type"] == "hop":
+            seen.append(rec)
+            on_hop(rec)
+    try:
+        launch = run_driver(d, ["run", "trace", f"n={n}", f"m={m}"], n=n, timeout=timeout, on_record=hop)
+    except DriverFailed as e:
+        return str(e)
+    return workloads.check_trace(seen, n, m, launch.records)
+
+
+# -- compare ---------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Change:
+    """One cell present in both runs: how its headline moved."""
+    before: Cell
+    after: Cell
+    diff: stats.Difference
+    lower_is_better: bool
+
+    @property
+    def slower_pct(self) -> float:
+        """How much slower (worse) the after cell is, in % (negative: faster)."""
+        r = self.diff.ratio if self.lower_is_better else 1 / self.diff.ratio
+        return (r - 1) * 100
+
+    def regression(self, fail_above: float) -> bool:
+        return bool(self.diff.significant) and self.slower_pct > fail_above
+
+
+def compare(run_a: int, run_b: int, db: Path | str = DEFAULT_DB) -> tuple[Run, Run, list[Change]]:
+    """Every cell of run B that run A has too (same runtime, workload, parameters, cores, mode)."""
+    a, b = load(run_a, db), load(run_b, db)
+    before = {(c.key(), c.mode): c for c in a.cells if c.ok}
+    changes = []
+    for c in b.cells:
+        old = before.get((c.key(), c.mode))
+        if old and c.ok:
+            lower = c.mode != "timed" or c.workload.headline.lower_is_better
+            changes.append(Change(old, c, stats.compare(old.values(), c.values()), lower))
+    if not changes:
+        raise InputError(f"runs {run_a} and {run_b} have no cell in common "
+                         "(same runtime, workload, parameters, cores and mode)")
+    return a, b, changes
+
+
+def with_baseline(run: Run, baseline: str | None) -> Run:
+    """The run with another Rel % reference (InputError if it is not one of the run's runtimes)."""
+    if baseline is None:
+        return run
+    try:
+        check_baseline(baseline, [c.runtime for c in run.cells])
+    except BaselineError as e:
+        raise InputError(str(e)) from None
+    return replace(run, baseline=baseline)

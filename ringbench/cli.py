@@ -1,7 +1,13 @@
-"""The `ringbench` command line, built on ringbench.api. All input is validated before anything runs."""
+"""The `ringbench` command line: options in, one ringbench.api call, a presenter out. No domain logic here.
+
+Exit status of every command: 0 done; 1 some cell failed or a store/file could not be used;
+2 bad input (nothing run, nothing stored); 3 stopped by --budget (resumable); 130 interrupted
+(finished cells kept, resumable).
+"""
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
 import signal
@@ -9,24 +15,57 @@ import sys
 from pathlib import Path
 
 import click
+from rich import box
 from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from . import api, exporting, runner, stats, tables, workloads
-from .drivers import DriverError, build as build_driver, discover, select
-from .launch import describe, run_driver
-from .protocol import DriverFailed
+from . import api, exporting, noise, tables, workloads
+from .drivers import DriverError, build as build_driver, discover
+from .results import Cell, Run
 from .store import DEFAULT_DB, Store, StoreError
 
-# Tables are wide: when stdout is not a terminal (a file, a pipe, a test) do not squeeze them to 80 columns.
-out = Console(width=None if sys.stdout.isatty() else 220)
+EXIT_BUDGET = 3
+EXIT_INTERRUPTED = 130
+
+
+def _width() -> int | None:
+    """A terminal's own width; piped, $COLUMNS or 100 (the compact table is made to fit 100)."""
+    if sys.stdout.isatty():
+        return None
+    cols = os.environ.get("COLUMNS", "")
+    return int(cols) if cols.isdigit() and int(cols) > 20 else 100
+
+
+out = Console(width=_width(), soft_wrap=False)
 err = Console(stderr=True)
 
 
 class BadInput(click.UsageError):
     """Exit 2 with one clear line (click's usage-error convention)."""
+
+
+class Failure(click.ClickException):
+    """Exit 1 with one clear line: something outside the input went wrong (a store, a file)."""
+
+
+def _store_error(e: StoreError) -> click.ClickException:
+    return BadInput(str(e)) if e.exit_code == 2 else Failure(str(e))
+
+
+class _Group(click.Group):
+    """Every command: a store or file problem is one line and an exit status, never a traceback."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except StoreError as e:
+            raise _store_error(e) from None
+        except api.InputError as e:
+            raise BadInput(str(e)) from None
+        except OSError as e:
+            raise Failure(f"{e.filename or ''}: {e.strerror or e}".lstrip(": ")) from None
 
 
 def _sigterm_as_interrupt() -> None:
@@ -35,16 +74,17 @@ def _sigterm_as_interrupt() -> None:
     signal.signal(signal.SIGTERM, handler)
 
 
-def _duration(text: str | None) -> float | None:
+def _duration(text: str | None, what: str, unit: float = 1.0) -> float | None:
+    """'90s', '10m', '2h', '100ms' (or a bare number in seconds) → in units of `unit` seconds."""
     if text is None:
         return None
-    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([smh]?)\s*", text)
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(ms|[smh]?)\s*", text)
     if not m or float(m.group(1)) <= 0:
-        raise BadInput(f"--budget takes a duration like 90s, 10m or 2h; got {text!r}")
-    return float(m.group(1)) * {"": 1, "s": 1, "m": 60, "h": 3600}[m.group(2)]
+        raise BadInput(f"{what} takes a duration like 100ms, 90s, 10m or 2h; got {text!r}")
+    return float(m.group(1)) * {"ms": 1e-3, "": 1, "s": 1, "m": 60, "h": 3600}[m.group(2)] / unit
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 110})
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(package_name="ringbench")
 def main() -> None:
     """ringbench: how fast does a runtime spawn a process, pass a message, and what does a process cost?
@@ -56,67 +96,80 @@ def main() -> None:
     \b
     Start with:
       ringbench runtimes                         which drivers exist, built or not
-      ringbench run ring --runtime all -n 10000 -m 100
       ringbench bench                            the default comparison (one core and all cores)
+      ringbench run ring --runtime all -n 10000  one cell per runtime (M calibrated)
       ringbench history                          what the store holds
+
+    Exit status: 0 done; 1 a cell failed, or a store or file could not be used; 2 bad input
+    (nothing run); 3 stopped by --budget; 130 interrupted. Both 3 and 130 keep every finished
+    cell: `ringbench sweep --resume RUN` finishes the run.
     """
 
 
-# -- options shared by run / bench / sweep -------------------------------------------------------
+# -- options shared by run / bench / sweep, generated from the workload catalogue ---------------------
 def _param_options(f):
-    opts = [
-        click.option("-n", "n", help="Processes (≥ 1). Comma-separated values make a grid: -n 1000,10000."),
-        click.option("-m", "m", help="Laps (ring), round trips (pingpong), messages per sender (fanin), "
-                                     "rounds (selective)."),
-        click.option("--tokens", "-k", "tokens", help="ring: tokens circulating at once [default: 1]; "
-                                                      "total hops N×M×K."),
-        click.option("--concurrency", "-c", "concurrency", help="Same as --tokens (K tokens at once, any mode)."),
-        click.option("--hops", "hops", help="msgcost: total hops per run, fixed while N varies [default: 1,000,000]."),
-        click.option("--reverse", "reverse", help="selective: 0 arrival order, 1 reverse order [default: 0,1]."),
-    ]
-    for o in reversed(opts):
-        f = o(f)
+    for name, uses in reversed(list(workloads.cli_params().items())):
+        p = uses[0][0]
+        meanings: dict[str, list[str]] = {}
+        for q, w in uses:
+            meanings.setdefault(q.help, []).append(w.name)
+        help_ = "; ".join(f"{text} ({', '.join(names)})" for text, names in meanings.items())
+        if p.words:
+            help_ += f". One of {', '.join(p.words)}"
+        if name == "m":
+            help_ += ". Left out: calibrated so each repeat's timed phase lasts --target"
+        help_ += ". Comma-separated values make a grid (-n 1000,10000)." if not p.words else "."
+        f = click.option(p.flag, *p.aliases, name, default=None, help=help_)(f)
     return f
 
 
-def _measure_options(cores_default: str, repeat_default: int):
+_db_option = click.option("--db", type=click.Path(dir_okay=False, path_type=Path), default=DEFAULT_DB,
+                          show_default=True, help="SQLite result store (created with its folder if missing).")
+
+
+def _measure_options(cores_default: str, repeat_default: int, processes_default: int = 0):
     opts = [
         click.option("--runtime", "-r", default="all", show_default=True,
                      help="Comma-separated runtimes (see `ringbench runtimes`), or `all` built ones."),
         click.option("--cores", default=cores_default, show_default=True,
                      help="1 (pinned to one CPU, one scheduler thread), all, or 1,all for both."),
-        click.option("--repeat", default=repeat_default, show_default=True, type=click.IntRange(1, 10_000),
-                     help="timed: measured repeats per cell."),
+        click.option("--repeat", default=None, type=click.IntRange(1, 10_000),
+                     help=f"timed: measured repeats per cell [default: {repeat_default}]."),
+        click.option("--processes", default=None, type=click.IntRange(1, 10_000),
+                     help="timed: fresh driver processes the repeats are spread over "
+                          f"[default: {processes_default or 'one per repeat'}]."),
+        click.option("--in-process", is_flag=True, help="timed: all repeats in one driver process (--processes 1)."),
         click.option("--warmup", default=None, type=click.IntRange(0, 10_000),
-                     help="timed: unreported iterations run first inside each driver process "
-                          "[default: 1; 0 for spawn and memory, whose RSS a warm-up would hide]."),
-        click.option("--in-process", is_flag=True,
-                     help="timed: all repeats in one driver process (default: a fresh process per repeat)."),
+                     help="timed: untimed iterations first in each driver process [default: 1]; 0 for a cold start."),
+        click.option("--target", default=None,
+                     help="timed: message-phase time per repeat that a calibrated M aims at [default: 100ms]."),
         click.option("--continuous", is_flag=True,
                      help="Continuous mode (ring): the ring runs without end, sampled every --sample-ms."),
         click.option("--squeeze", is_flag=True,
                      help="Squeeze mode (ring): raise the tokens from --min until throughput stops growing."),
         click.option("--samples", type=click.IntRange(1, 10_000), default=None,
-                     help="continuous/squeeze: counted samples, after one warm-up sample [default: 3]."),
+                     help="continuous/squeeze: counted samples after one warm-up sample; with --cv the window "
+                          "that must agree [default: 5]."),
         click.option("--sample-ms", type=click.IntRange(10, 600_000), default=None,
                      help="continuous/squeeze: sample period in ms [default: 1000]."),
         click.option("--cv", type=float, default=None,
                      help="continuous: sample until the last --samples have a coefficient of variation below "
-                          "this fraction (e.g. 0.02), at most --max-samples."),
+                          "this fraction (e.g. 0.02), at most --max-samples; only that window is reported."),
         click.option("--max-samples", type=click.IntRange(2, 100_000), default=None,
                      help="continuous with --cv: upper bound on samples [default: 30]."),
-        click.option("--min", "squeeze_min", type=click.IntRange(1), default=None, help="squeeze: first concurrency [1]."),
-        click.option("--max", "squeeze_max", type=click.IntRange(1), default=None, help="squeeze: last concurrency [64]."),
+        click.option("--min", "squeeze_min", type=click.IntRange(1), default=None, help="squeeze: first K [1]."),
+        click.option("--max", "squeeze_max", type=click.IntRange(1), default=None, help="squeeze: last K [64]."),
         click.option("--threshold", type=click.IntRange(1, 100), default=None,
                      help="squeeze: steps falling short of the peak (beyond noise) that end the search [3]."),
         click.option("--runtime-stats", "-v", "runtime_stats", is_flag=True,
                      help="Ask each runtime for its own statistics (GC, schedulers, memory); shown and stored."),
-        click.option("--baseline", default=None, help="Rel % against this runtime instead of the fastest row."),
+        click.option("--baseline", default=None,
+                     help="Rel % reference: a runtime of this run [default: erlang if present, else the fastest]."),
         click.option("--timeout", type=click.FloatRange(min=1), default=None,
                      help="Seconds per driver process before it is killed [default: from the size]."),
-        click.option("--db", type=click.Path(dir_okay=False, path_type=Path), default=DEFAULT_DB, show_default=True,
-                     help="SQLite result store."),
+        _db_option,
         click.option("--json", "as_json", is_flag=True, help="Print every repeat's raw record and the summary as JSON."),
+        click.option("--wide", is_flag=True, help="More columns: spread, CPU/wall, p-value, count, version, details."),
     ]
 
     def wrap(f):
@@ -126,141 +179,129 @@ def _measure_options(cores_default: str, repeat_default: int):
     return wrap
 
 
-def _options(kw: dict) -> dict:
-    """Mode and its settings from the command line; a setting that belongs to another mode is an error."""
+def _options(kw: dict, defaults: dict) -> dict:
+    """Mode and its settings from the command line (the mode objects validate them)."""
     continuous, squeeze = kw.pop("continuous"), kw.pop("squeeze")
     if continuous and squeeze:
         raise BadInput("choose one of --continuous and --squeeze")
     mode = "continuous" if continuous else "squeeze" if squeeze else "timed"
-    sampling = ("samples", "sample_ms", "cv", "max_samples")
-    squeezing = ("squeeze_min", "squeeze_max", "threshold")
-    for name in sampling + squeezing:
-        if kw.get(name) is not None and (mode == "timed" or (name in squeezing and mode != "squeeze")):
-            flag = {"squeeze_min": "--min", "squeeze_max": "--max"}.get(name, "--" + name.replace("_", "-"))
-            raise BadInput(f"{flag} belongs to {'--squeeze' if name in squeezing else '--continuous/--squeeze'}")
-    if kw.get("cv") is not None and mode != "continuous":
-        raise BadInput("--cv belongs to --continuous")
-    if mode != "timed" and kw.get("in_process"):
-        raise BadInput("--in-process belongs to timed mode")
-    picked = {k: kw.pop(k) for k in ("repeat", "warmup", "in_process", "timeout", "runtime_stats", *sampling,
-                                     *squeezing)}
-    return {"mode": mode, **{k: v for k, v in picked.items() if v is not None}}
+    if kw.pop("in_process"):
+        if kw.get("processes") not in (None, 1):
+            raise BadInput("give --in-process or --processes, not both")
+        kw["processes"] = 1
+    target = kw.pop("target")
+    kw["target_ms"] = _duration(target, "--target", 1e-3)
+    picked = {k: kw.pop(k) for k in ("repeat", "processes", "warmup", "target_ms", "timeout", "runtime_stats",
+                                     "samples", "sample_ms", "cv", "max_samples", "squeeze_min", "squeeze_max",
+                                     "threshold")}
+    picked["runtime_stats"] = picked["runtime_stats"] or None
+    if mode == "timed":
+        picked = {**defaults, **{k: v for k, v in picked.items() if v is not None}}
+    return {"mode": mode, **picked}
 
 
 def _params(kw: dict) -> dict:
-    tokens, conc = kw.pop("tokens"), kw.pop("concurrency")
-    if tokens is not None and conc is not None:
-        raise BadInput("give --tokens or --concurrency, not both")
-    given = {"n": kw.pop("n"), "m": kw.pop("m"), "tokens": tokens if tokens is not None else conc,
-             "hops": kw.pop("hops"), "reverse": kw.pop("reverse")}
+    given = {name: kw.pop(name, None) for name in workloads.cli_params()}
     return {k: v for k, v in given.items() if v is not None}
 
 
-def _execute(workload: str, kw: dict, command: str, *, many_cells: bool, resume: int | None = None,
+def _execute(workload: str, kw: dict, *, many_cells: bool, defaults: dict, resume: int | None = None,
              budget: float | None = None) -> None:
-    """Measure and print. `many_cells` (sweep, bench): a progress bar with ETA, and cells too large for
-    this machine are stored as refused instead of refusing the whole command."""
-    runtime, cores, db, as_json, baseline = (kw.pop(k) for k in ("runtime", "cores", "db", "as_json", "baseline"))
+    """Measure and print; exit with the run's status."""
+    runtime, cores, db, as_json, baseline, wide = (kw.pop(k) for k in ("runtime", "cores", "db", "as_json",
+                                                                       "baseline", "wide"))
     params = _params(kw)
-    options = _options(kw)
-    if options["mode"] == "squeeze":
-        params.setdefault("m", "1")  # continuous rings ignore m
-    if options["mode"] != "timed":
-        params.setdefault("m", "1")
+    options = _options(kw, defaults)
     _sigterm_as_interrupt()
-    try:
-        if resume is not None:
-            result = _with_progress(lambda s, d: api.resume(resume, db, on_start=s, on_done=d, budget_s=budget),
-                                    many_cells)
-        else:
-            result = _with_progress(lambda s, d: api.measure(
-                workload, runtime, params=params, cores=cores, db=db, command=command, budget_s=budget,
-                keep_refusals=many_cells or "all" in runtime.split(","), on_start=s, on_done=d, **options),
-                many_cells)
-    except api.InputError as e:
-        raise BadInput(str(e)) from None
-    _print_result(result, as_json, baseline)
+    command = "ringbench " + shlex.join(sys.argv[1:])
+    if resume is not None:
+        result = _with_progress(lambda s, d: api.resume(resume, db, on_start=s, on_done=d, budget_s=budget))
+    else:
+        if not Path(db).parent.exists():
+            err.print(f"creating folder {Path(db).parent} for the store {db}")
+        result = _with_progress(lambda s, d: api.measure(
+            workload, runtime, params=params, cores=cores, db=db, command=command, budget_s=budget,
+            baseline=baseline, keep_refusals=many_cells or "all" in runtime.split(","), on_start=s, on_done=d,
+            **options))
+    _print_result(result, as_json, wide)
     if result.status == "interrupted":
-        sys.exit(130)
+        sys.exit(EXIT_INTERRUPTED)
+    if result.status == "budget":
+        sys.exit(EXIT_BUDGET)
     sys.exit(0 if result.status == "complete" and all(c.ok for c in result.cells) else 1)
 
 
-def _with_progress(call, bar: bool):
-    """Run `call(on_start, on_done)` showing the cell under way (and for sweeps a bar with ETA)."""
-    def done(c: api.CellResult) -> None:
-        mark = "[green]ok[/green]" if c.ok else f"[red]{c.status}[/red]: {escape((c.reason or '').splitlines()[0])}"
-        err.print(f"  {escape(c.label)}: {mark}")
+def _with_progress(call):
+    """Run `call(on_start, on_done)` with a progress bar: the cell under way, cells done of all, elapsed, ETA."""
+    columns = [TextColumn("{task.description}"), BarColumn(bar_width=20), MofNCompleteColumn(),
+               TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn()]
+    with Progress(*columns, console=err, transient=True) as progress:
+        task = progress.add_task("starting", total=None)
 
-    if bar:
-        columns = [TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                   TextColumn("ETA"), TimeRemainingColumn()]
-        with Progress(*columns, console=err, transient=True) as progress:
-            task = progress.add_task("starting", total=None)
-
-            def start(spec, i, total):
-                progress.update(task, total=total, description=f"cell {i}/{total}: {escape(spec.label)}")
-
-            def finished(c):
-                progress.advance(task)
-                done(c)
-            return call(start, finished)
-    with err.status("") as spinner:
         def start(spec, i, total):
-            spinner.update(f"\\[{i}/{total}] {escape(spec.label)}")
-        return call(start, done)
+            progress.update(task, total=total, description=f"{escape(spec.label)}")
+
+        def finished(c: Cell):
+            progress.advance(task)
+            mark = "[green]ok[/green]" if c.ok else f"[red]{c.status}[/red]: {escape((c.reason or '').splitlines()[0])}"
+            progress.console.print(f"  {escape(c.label)}: {mark}")
+        return call(start, finished)
 
 
-def _print_result(result: api.RunResult, as_json: bool, baseline: str | None) -> None:
+def _print_result(result: Run, as_json: bool, wide: bool = False) -> None:
     if as_json:
         click.echo(json.dumps({"run_id": result.run_id, "status": result.status, "settings": result.settings,
-                               "environment": result.environment, "warnings": result.warnings,
-                               "cells": tables.as_json(result.cells, baseline)}, indent=1, default=str))
+                               "baseline": result.baseline, "environment": result.environment,
+                               "warnings": result.warnings,
+                               "cells": tables.as_json(result.cells, result.baseline)}, indent=1, default=str))
         return
-    show_run(result, baseline)
+    show_run(result, wide)
 
 
-def show_run(result: api.RunResult, baseline: str | None = None) -> None:
+def show_run(result: Run, wide: bool = False) -> None:
     o = result.options
-    out.print(tables.table(result.cells, f"{result.workload.name} ({o.mode}) — run {result.run_id} "
-                                         f"({result.status}), store {result.db}", baseline))
-    if o.mode == "timed":
-        where = "all in one warm driver process" if o.in_process else "each in a fresh driver process"
-        out.print(f"{result.workload.headline.label}: median over {o.repeat} repeats ({where}, {o.warmup} unreported "
-                  f"warm-up iteration(s) first); spread = min–max; 95 % CI by bootstrap.")
-        if o.warmup and any(m.name == "rss_bytes_per_process" for m in result.workload.metrics):
-            out.print("RSS B/proc is read after a warm-up iteration, when runtimes reuse its memory: it understates "
-                      "a fresh process's cost. `ringbench run memory` measures that (no warm-up).")
-    else:
-        out.print(f"ns/hop per sample interval ({o.sample_ms} ms; the first sample is a warm-up and not counted).")
-    out.print("Rel % = throughput against the " + (f"baseline {baseline}" if baseline else "fastest row") +
-              "; sig. = the medians' 95 % intervals do not overlap (else the difference is noise).")
+    title = f"{result.workload.name} ({o.mode}), run {result.run_id} ({result.status})"
+    t, notes = tables.table(result.cells, title, result.baseline, wide)
+    out.print(t)
+    out.print(result.mode_object.describe(o, result.workload) + "; ±95% = half-width of the bootstrap "
+              "95 % interval of the median.", highlight=False)
+    for n in notes:
+        out.print(n, highlight=False)
+    if o.mode != "timed":
+        for c in result.cells:
+            if c.ok:
+                out.print(f"{c.label}: {tables.mode_details(c)}", highlight=False)
     for c in result.cells:
         if c.mode == "squeeze" and c.ok:
             out.print(tables.squeeze_history(c))
     st = tables.runtime_stats(result.cells)
     if st:
         out.print(st)
-    for w in result.warnings:
-        out.print(f"[yellow]warning:[/yellow] {escape(w)}")
+    for w in noise.grouped(result.warnings):
+        out.print(f"[yellow]warning:[/yellow] {escape(w)}", highlight=False)
 
 
 def _workload_help() -> str:
     return "\b\nWorkloads:\n" + "\n".join(f"  {w.name:<10} {w.summary}" for w in workloads.WORKLOADS.values())
 
 
+_TIMED = {"repeat": 5, "warmup": 1}
+
+
 @main.command(epilog=_workload_help())
 @click.argument("workload")
 @_param_options
-@_measure_options("all", 3)
+@_measure_options("all", 5)
 def run(workload, **kw):
     """Measure WORKLOAD on one or more runtimes; print a table and store every repeat.
 
     \b
     Examples:
-      ringbench run ring --runtime erlang,go,c-pthreads,c-coro -n 10000 -m 100 --repeat 5
+      ringbench run ring --runtime erlang,go,c-pthreads,c-coro -n 10000
       ringbench run ring --runtime erlang -n 1000000 -m 10
-      ringbench run ring --runtime go -n 10000 -m 100 --json
-      ringbench run ring --runtime all --cores 1,all -n 10000 -m 100 --baseline erlang
+      ringbench run ring --runtime go -n 10000 --json
+      ringbench run ring --runtime all --cores 1,all -n 10000 --baseline go
+      ringbench run ring --runtime erlang -n 10000 -m 1 --tokens 1000 --placement burst
       ringbench run ring --runtime go -n 1000 --continuous --samples 5 --sample-ms 500
       ringbench run ring --runtime go -n 1000 --squeeze --max 16
       ringbench run spawn --runtime all -n 100000
@@ -269,21 +310,19 @@ def run(workload, **kw):
 
     A cell too large for this machine stops the command before anything runs (exit 2) when its
     runtime was named; with `--runtime all` it is stored and shown as n/a, with the limit.
-
-    Exit status: 0 all cells measured; 1 some cell failed or was refused (stored with its reason);
-    2 bad input (nothing run, nothing stored); 130 interrupted (finished cells kept).
     """
-    _execute(workload, kw, "ringbench " + shlex.join(sys.argv[1:]), many_cells=False)
+    _execute(workload, kw, many_cells=False, defaults=_TIMED)
 
 
 @main.command(epilog=_workload_help())
 @click.argument("workload", required=False)
 @_param_options
-@_measure_options("all", 3)
-@click.option("--resume", type=int, default=None, help="Continue run RUN: its finished cells are not redone.")
-@click.option("--budget", default=None, help="Stop cleanly after this long (90s, 10m, 2h); --resume later.")
+@_measure_options("all", 5)
+@click.option("--resume", type=int, default=None,
+              help="Continue run RUN (from run, bench or sweep): its finished cells are not redone.")
+@click.option("--budget", default=None, help="Stop cleanly after this long (90s, 10m, 2h); exit 3; --resume later.")
 def sweep(workload, resume, budget, **kw):
-    """Run a grid of cells (comma-separated values) with a progress bar; every cell stored as it finishes.
+    """Run a grid of cells (comma-separated values); every cell stored as it finishes.
 
     Cells a runtime cannot serve (too large for this machine, or a workload it lacks) are stored and
     shown as refused, with the reason.
@@ -297,25 +336,27 @@ def sweep(workload, resume, budget, **kw):
     """
     if resume is None and workload is None:
         raise BadInput("name a WORKLOAD, or --resume RUN")
-    _execute(workload or "", kw, "ringbench " + shlex.join(sys.argv[1:]), many_cells=True, resume=resume,
-             budget=_duration(budget))
+    _execute(workload or "", kw, many_cells=True, defaults=_TIMED, resume=resume,
+             budget=_duration(budget, "--budget"))
+
+
+_BENCH = {"repeat": 6, "processes": 2, "warmup": 1, "target_ms": 40.0}
 
 
 @main.command()
-@click.option("-n", "n", default="10000", show_default=True, help="Processes in the ring.")
-@click.option("-m", "m", default="100", show_default=True, help="Laps.")
-@_measure_options("1,all", 3)
+@click.option("-n", "n", default="1000", show_default=True, help="Processes in the ring.")
+@click.option("-m", "m", default=None, help="Laps [default: calibrated to --target].")
+@_measure_options("1,all", _BENCH["repeat"], _BENCH["processes"])
 def bench(n, m, **kw):
     """The default comparison: the ring on every built runtime, on one core and on all cores.
 
-    Same as `ringbench run ring --runtime all --cores 1,all -n 10000 -m 100 --warmup 0`: no warm-up
-    iteration by default, to keep it short (each repeat's million hops warms a JIT within the run;
-    give --warmup 1 to exclude that). The one-OS-thread-per-process runtimes take most of its time.
+    Each cell: 6 repeats in 2 fresh driver processes (3 each, after one untimed warm-up in each,
+    so JIT runtimes are measured warm like compiled ones), M calibrated so a repeat's message phase
+    lasts about 40 ms. About a minute on a 2-core machine. Same as
+    `ringbench run ring --runtime all --cores 1,all -n 1000 --repeat 6 --processes 2 --target 40ms`.
     """
-    kw.update(n=n, m=m, tokens=None, concurrency=None, hops=None, reverse=None)
-    if kw["warmup"] is None:
-        kw["warmup"] = 0
-    _execute("ring", kw, "ringbench " + shlex.join(sys.argv[1:]), many_cells=True)
+    kw.update({name: None for name in workloads.cli_params()}, n=n, m=m)
+    _execute("ring", kw, many_cells=True, defaults=_BENCH)
 
 
 @main.command()
@@ -333,32 +374,15 @@ def trace(runtime, n, m, timeout):
     Example:
       ringbench trace --runtime erlang -n 3 -m 3
     """
-    try:
-        params = workloads.TRACE.validate({"n": n, "m": m})
-        drivers = select(runtime)
-    except workloads.ParamError as e:
-        raise BadInput(f"{e} (trace prints every hop; for larger rings use `ringbench run ring`)") from None
-    except DriverError as e:
-        raise BadInput(str(e)) from None
-    for d in drivers:
-        if "trace" not in runner.workloads_of(d):
-            raise BadInput(f"{d.name} does not implement trace")
-    n, m = params["n"], params["m"]
+    drivers, n, m = api.trace_drivers(runtime, n, m)
     failed = False
     for d in drivers:
         out.print(f"[bold]{d.name}[/bold]: ring of {n} processes, {m} lap(s), {n * m} hops")
-        seen: list[dict] = []
 
         def show(rec: dict) -> None:
-            if rec["type"] == "hop":
-                seen.append(rec)
-                sender = "main" if rec.get("from") == -1 else f"p{rec.get('from')}"
-                out.print(f"  hop {rec.get('hop'):>5}  lap {rec.get('lap'):>3}:  p{rec.get('to')} ← {sender}")
-        try:
-            launch = run_driver(d, ["run", "trace", f"n={n}", f"m={m}"], n=n, timeout=timeout, on_record=show)
-            problem = check_trace(seen, n, m, launch.records)
-        except DriverFailed as e:
-            problem = str(e)
+            sender = "main" if rec.get("from") == -1 else f"p{rec.get('from')}"
+            out.print(f"  hop {rec.get('hop'):>5}  lap {rec.get('lap'):>3}:  p{rec.get('to')} ← {sender}")
+        problem = api.trace(d, n, m, show, timeout)
         if problem:
             failed = True
             err.print(f"[red]{d.name}: trace is wrong: {escape(problem)}[/red]")
@@ -367,51 +391,32 @@ def trace(runtime, n, m, timeout):
     sys.exit(1 if failed else 0)
 
 
-def check_trace(hops: list[dict], n: int, m: int, records: list[dict]) -> str | None:
-    """The ring's rule, hop by hop: hop h reaches p((h-1) mod n) on lap (h-1) div n + 1 from its predecessor."""
-    if len(hops) != n * m:
-        return f"{len(hops)} hops printed, expected {n * m}"
-    for h, rec in enumerate(hops, 1):
-        to = (h - 1) % n
-        want = {"hop": h, "lap": (h - 1) // n + 1, "to": to, "from": -1 if h == 1 else (to - 1) % n}
-        if {k: rec.get(k) for k in want} != want:
-            return f"hop {h} is {rec}, expected {want}"
-    results = [r for r in records if r["type"] == "result"]
-    if len(results) != 1 or results[0].get("count") != n * m:
-        return f"the result record does not verify {n * m} hops: {results}"
-    return None
+def _workloads_text(have: list[str]) -> str:
+    every = set(workloads.WORKLOADS) - {"memory", "msgcost"} | {"trace"}
+    missing = sorted(every - set(have))
+    return "all" if not missing else "all but " + ", ".join(missing) if len(missing) < 3 else ", ".join(have)
 
 
 @main.command()
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output, with workloads and features.")
 def runtimes(as_json):
-    """List every driver found under drivers/: built or not, version, workloads, features."""
-    rows = []
-    for d in discover().values():
-        info = {"runtime": d.name, "language": d.language, "description": d.description,
-                "built": d.is_built(), "missing": d.missing_tools(), "version": None,
-                "workloads": [], "features": []}
-        if info["built"] and not info["missing"]:
-            try:
-                desc = describe(d)
-                info.update(version=desc.get("version"), workloads=desc.get("workloads", []),
-                            features=desc.get("features", []))
-            except DriverFailed as e:
-                info["problem"] = str(e)
-        rows.append(info)
+    """List every driver found under drivers/: built or not, kind of hop, version, workloads."""
+    rows = api.runtimes()
     if as_json:
         click.echo(json.dumps(rows, indent=1))
         return
-    t = Table(title="ringbench runtimes", title_justify="left")
-    for col in ("Runtime", "Language", "State", "Version", "Workloads", "Features", "What"):
-        t.add_column(col)
+    t = Table(title="ringbench runtimes", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+    for col in ("Runtime", "hop", "State", "Version", "Workloads"):
+        t.add_column(col, no_wrap=col == "Runtime", overflow="fold")
     for r in rows:
         state = ("[red]needs " + ", ".join(r["missing"]) + "[/red]" if r["missing"] else
-                 "[red]broken: " + r["problem"] + "[/red]" if r.get("problem") else
+                 "[red]broken[/red]" if r["problem"] else
                  "[green]built[/green]" if r["built"] else "[yellow]not built[/yellow]")
-        t.add_row(r["runtime"], r["language"], state, r["version"] or "", ", ".join(r["workloads"]),
-                  ", ".join(r["features"]), r["description"])
+        hop = tables.HOP_SHORT.get(r["hop"], r["hop"]) + ("*" if r["mailbox"] == "hand-written" else "")
+        t.add_row(r["runtime"], hop, state, escape(r["version"] or ""), _workloads_text(r["workloads"]))
     out.print(t)
+    out.print("hop: mbox mailbox, chan channel, rdv rendezvous, handoff slot + wake-up, floor not a runtime; "
+              "* the driver's own mailbox. Details: `ringbench runtimes --json`.", highlight=False)
     if any(not r["built"] for r in rows):
         out.print("Build with `ringbench build [RUNTIME…]` (or `make setup`, which also installs toolchains).")
 
@@ -442,108 +447,120 @@ def build(names):
 
 
 # -- the store ---------------------------------------------------------------------------------
-_db_option = click.option("--db", type=click.Path(dir_okay=False, path_type=Path), default=DEFAULT_DB,
-                          show_default=True, help="SQLite result store.")
-
-
-def _load(run_id: int, db: Path) -> api.RunResult:
-    if not db.exists():
-        raise BadInput(f"no store at {db}")
-    try:
-        return api.load(run_id, db)
-    except api.InputError as e:
-        raise BadInput(str(e)) from None
+def _grid_text(s: dict) -> str:
+    values: dict[str, list] = {}
+    for g in s.get("grid", []):
+        for k, v in json.loads(g).items():
+            values.setdefault(k, [])
+            if v not in values[k]:
+                values[k].append(v)
+    return " ".join(f"{k}={','.join(tables.count(v) for v in vs)}" for k, vs in values.items()
+                    if not (k in ("tokens", "burst") and vs in ([1], [0])))
 
 
 @main.command()
 @_db_option
 def history(db):
-    """List the stored runs: id, date, status, workload, runtimes, cells."""
-    if not db.exists():
-        raise BadInput(f"no store at {db}")
-    try:
-        store = Store(db)
-    except StoreError as e:
-        raise BadInput(str(e)) from None
-    t = Table(title=f"runs in {db}", title_justify="left")
-    for col in ("Run", "Started (UTC)", "Status", "Mode", "Workload", "Runtimes", "Cells ok/all", "Command"):
-        t.add_column(col)
-    for r in store.runs():
-        s = json.loads(r["settings"])
-        cells = store.cells(r["id"])
-        t.add_row(str(r["id"]), r["started_at"], r["status"], s.get("mode", ""), s.get("workload", ""),
-                  ", ".join(s.get("runtimes", [])), f"{sum(c['status'] == 'ok' for c in cells)}/{len(cells)}",
-                  r["command"])
-    store.close()
+    """List the stored runs, one line each: id, start, status, cells done/planned, workload, runtimes."""
+    runs = api.history(db)
+    t = Table(title=f"runs in {db}", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+    t.add_column("Run", justify="right")
+    t.add_column("Started (UTC)", no_wrap=True)
+    t.add_column("Status", no_wrap=True)
+    t.add_column("Cells", justify="right", no_wrap=True)
+    t.add_column("What", no_wrap=True, overflow="ellipsis", max_width=40)
+    t.add_column("Runtimes", no_wrap=True, overflow="ellipsis", max_width=30)
+    for r in runs:
+        s = r["settings"]
+        cells = f"{r['ok']}/{r['planned']}" if r.get("planned") else f"{r['ok']}/{r['done']}"
+        what = f"{s.get('workload', '')} {s.get('mode', '')[:4] if s.get('mode') != 'timed' else ''}".strip()
+        t.add_row(str(r["id"]), r["started_at"][:16].replace("T", " "), r["status"], cells,
+                  f"{what} {_grid_text(s)} cores={','.join(s.get('cores', []))}", ",".join(s.get("runtimes", [])))
     out.print(t)
+    if any(r["status"] in ("interrupted", "budget", "abandoned") for r in runs):
+        out.print("Cells = ok/planned. An interrupted, budget-stopped or abandoned run: "
+                  "`ringbench sweep --resume RUN` finishes it.", highlight=False)
 
 
 @main.command()
 @click.argument("run_id", type=int)
-@click.option("--baseline", default=None, help="Rel % against this runtime instead of the fastest row.")
+@click.option("--baseline", default=None, help="Rel % against this runtime instead of the one the run used.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@click.option("--wide", is_flag=True, help="More columns.")
 @_db_option
-def show(run_id, baseline, as_json, db):
-    """Print stored run RUN_ID: its table, environment and warnings (recomputed from raw records)."""
-    result = _load(run_id, db)
+def show(run_id, baseline, as_json, wide, db):
+    """Print stored run RUN_ID as `run` printed it: table, notes, warnings (recomputed from raw records)."""
+    result = api.with_baseline(api.load(run_id, db), baseline)
     if as_json:
-        _print_result(result, True, baseline)
+        _print_result(result, True)
         return
     env = result.environment
     out.print(f"run {run_id}: {env.get('date')}, {env.get('cpu_model')}, {env.get('usable_cpus')} CPU(s), "
-              f"Linux {env.get('kernel')}, ringbench {env.get('git_revision')}")
-    show_run(result, baseline)
+              f"Linux {env.get('kernel')}, ringbench {env.get('git_revision')}", highlight=False)
+    out.print(f"command: {result.command}", highlight=False)
+    show_run(result, wide)
 
 
 @main.command()
 @click.argument("run_a", type=int)
 @click.argument("run_b", type=int)
+@click.option("--fail-above", type=click.FloatRange(min=0), default=None, metavar="PCT",
+              help="Exit 1 if some cell got slower by more than PCT % and the change is significant "
+                   "(a regression gate for CI).")
 @_db_option
-def compare(run_a, run_b, db):
-    """Change from RUN_A to RUN_B for every matching cell, with its interval and significance."""
-    a, b = _load(run_a, db), _load(run_b, db)
-    key = lambda c: (c.runtime, c.workload.name, json.dumps(c.params, sort_keys=True), c.cores, c.mode)
-    before = {key(c): c for c in a.cells if c.ok}
-    t = Table(title=f"run {run_a} → run {run_b}", title_justify="left")
-    for col in ("Runtime", "Cores", "Workload", "Params", "metric", f"run {run_a}", f"run {run_b}", "change",
-                "95 % CI of change", "p (Mann-Whitney)", "verdict"):
-        t.add_column(col)
-    matched = 0
-    for c in b.cells:
-        old = before.get(key(c))
-        if not (old and c.ok):
-            continue
-        matched += 1
-        d = stats.compare(old.values(), c.values())
-        lower_better = c.mode != "timed" or c.workload.headline.lower_is_better
-        label = "ns/hop" if c.mode != "timed" else c.workload.headline.label
-        t.add_row(c.runtime, c.cores, c.workload.name, " ".join(f"{k}={v}" for k, v in c.params.items()), label,
-                  tables.fmt(old.headline.median), tables.fmt(c.headline.median), f"{(d.ratio - 1) * 100:+.1f} %",
-                  f"{(d.ratio_ci[0] - 1) * 100:+.1f} … {(d.ratio_ci[1] - 1) * 100:+.1f} %",
-                  "–" if d.p_value is None else f"{d.p_value:.3f}", d.verdict(lower_better))
-    if not matched:
-        raise BadInput(f"runs {run_a} and {run_b} have no cell in common (same runtime, workload, params, cores, mode)")
+def compare(run_a, run_b, fail_above, db):
+    """Change from RUN_A to RUN_B for every cell both have, with its interval and significance.
+
+    Significant = two-sided Mann-Whitney U test on the repeats, p < 0.05, with at least 5 repeats on
+    each side (fewer: "too few repeats to tell"); the interval is the bootstrap 95 % interval of the
+    ratio of medians.
+
+    \b
+    As a regression gate (exit 1 when a cell is significantly slower by more than 5 %):
+      ringbench compare 12 13 --fail-above 5
+    """
+    _, _, changes = api.compare(run_a, run_b, db)
+    t = Table(title=f"run {run_a} → run {run_b}", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+    for col in ("Runtime", "Cores", "Params", f"run {run_a}", f"run {run_b}", "95 % CI of change", "p", "verdict"):
+        t.add_column(col, justify="left" if col in ("Runtime", "Params", "verdict") else "right",
+                     no_wrap=col in ("Runtime", "verdict"))
+    regressions = []
+    for ch in changes:
+        c, d = ch.after, ch.diff
+        t.add_row(c.runtime, c.cores, tables.params_text(c), tables.fmt(ch.before.headline.median),
+                  tables.fmt(c.headline.median), f"{(d.ratio_ci[0] - 1) * 100:+.0f}…{(d.ratio_ci[1] - 1) * 100:+.0f}%",
+                  "–" if d.p_value is None else f"{d.p_value:.3f}", d.verdict(ch.lower_is_better))
+        if fail_above is not None and ch.regression(fail_above):
+            regressions.append(ch)
     out.print(t)
-    out.print("verdict: significant when the two medians' 95 % bootstrap intervals do not overlap; "
-              "the Mann-Whitney p-value is shown beside it.")
+    metric = changes[0].after.mode_object.headline_label(changes[0].after.workload)
+    out.print(f"{metric}, median of repeats. Significant: Mann-Whitney U, p < 0.05, ≥ 5 repeats a side.",
+              highlight=False)
+    for ch in regressions:
+        err.print(escape(f"regression: {ch.after.label}: {ch.slower_pct:+.1f} % slower (p = {ch.diff.p_value:.3f}), "
+                         f"more than --fail-above {fail_above:g} %"), highlight=False)
+    sys.exit(1 if regressions else 0)
+
+
+def _write(path: Path, text: str) -> None:
+    if not path.parent.exists():
+        err.print(f"creating folder {path.parent}")
+        path.parent.mkdir(parents=True)
+    path.write_text(text)
 
 
 @main.command()
 @click.argument("run_id", type=int)
 @click.option("--format", "fmt", type=click.Choice(["json", "csv", "markdown"]), default="json", show_default=True)
 @click.option("--out", "out_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Write to this file instead of stdout.")
+              help="Write to this file (its folder is created) instead of stdout.")
 @_db_option
 def export(run_id, fmt, out_path, db):
     """Export stored run RUN_ID: json (everything, re-importable), csv (one line per repeat), markdown."""
-    result = _load(run_id, db)
-    store = Store(db)
-    command = store.run(run_id)["command"]
-    store.close()
-    text = {"json": lambda: exporting.to_json(result, command), "csv": lambda: exporting.to_csv(result),
-            "markdown": lambda: exporting.to_markdown(result)}[fmt]()
+    result = api.load(run_id, db)
+    text = {"json": exporting.to_json, "csv": exporting.to_csv, "markdown": exporting.to_markdown}[fmt](result)
     if out_path:
-        out_path.write_text(text)
+        _write(out_path, text)
         err.print(f"wrote {out_path}")
     else:
         click.echo(text, nl=False)
@@ -555,11 +572,11 @@ def export(run_id, fmt, out_path, db):
 def import_(path, db):
     """Import a JSON export (from `ringbench export`) into the store as a new run."""
     try:
-        store = Store(db)
-        run_id = exporting.import_json(path, store)
-    except (StoreError, ValueError, KeyError) as e:
+        doc = exporting.read_json(path)
+    except ValueError as e:
         raise BadInput(f"cannot import {path}: {e}") from None
-    store.close()
+    with Store(db) as store:
+        run_id = exporting.import_doc(doc, store, path)
     click.echo(f"imported {path} as run {run_id}")
 
 
@@ -586,9 +603,11 @@ def plot(run_id, kind, out_path, runtime, fixed_n, fixed_m, db):
 
     if out_path.suffix.lower() not in (".png", ".svg"):
         raise BadInput("--out must end in .png or .svg")
-    result = _load(run_id, db)
+    result = api.load(run_id, db)
     if kind == "auto":
         kind = plots.default_kind(result.workload.name, result.options.mode)
+    if not out_path.parent.exists():
+        err.print(f"creating folder {out_path.parent}")
     try:
         plots.plot(result.cells, kind, out_path, runtime, fixed_n, fixed_m)
     except plots.PlotError as e:
@@ -599,22 +618,15 @@ def plot(run_id, kind, out_path, runtime, fixed_n, fixed_m, db):
 @main.command()
 @click.argument("run_ids", type=int, nargs=-1, required=True)
 @click.option("--out", "out_path", type=click.Path(dir_okay=False, path_type=Path), required=True,
-              help="The HTML file to write.")
+              help="The HTML file to write (its folder is created).")
 @_db_option
 def report(run_ids, out_path, db):
-    """Write one self-contained HTML report (plots embedded, no network needed) of stored runs."""
+    """Write one self-contained HTML report (charts embedded, no network needed) of stored runs."""
     from . import report as report_mod
 
-    runs = []
-    store = Store(db) if db.exists() else None
-    for run_id in run_ids:
-        result = _load(run_id, db)
-        runs.append((result, store.run(run_id)["command"]))
-    if store:
-        store.close()
-    with err.status("drawing plots …"):
-        out_path.parent.mkdir(parents=True, exist_ok=True)
-        out_path.write_text(report_mod.render(runs))
+    runs = [api.load(run_id, db) for run_id in run_ids]
+    with err.status("drawing charts …"):
+        _write(out_path, report_mod.render([(r, r.command) for r in runs]))
     click.echo(f"wrote {out_path}")
 
 

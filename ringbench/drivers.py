@@ -16,6 +16,9 @@ REPO = Path(__file__).resolve().parent.parent
 DRIVERS_DIR = REPO / "drivers"
 
 
+HOP_KINDS = ("mailbox", "channel", "rendezvous", "handoff", "floor")
+
+
 class DriverError(Exception):
     """A driver cannot be used as asked (unknown, not built, missing tool)."""
 
@@ -36,6 +39,17 @@ class Driver:
     os_threads_per_process: int = 0
     bytes_per_process: int = 0
     maps_per_thread: int = 2  # memory mappings per OS thread (stack + guard; Rust adds a signal stack + guard)
+    hop: str = "mailbox"      # the kind of hop (contract section 1): mailbox, channel, rendezvous, handoff, floor
+    mailbox: str = "stock"    # "stock" (the runtime's own channel or mailbox) or "hand-written"
+
+    @property
+    def hop_group(self) -> str:
+        """Rows of one group are compared with each other: mailboxes and channels are both message passing."""
+        return "message" if self.hop in ("mailbox", "channel") else self.hop
+
+    @property
+    def is_floor(self) -> bool:
+        return self.hop == "floor"
 
     @property
     def base(self) -> str:
@@ -89,11 +103,17 @@ def _load(folder: Path) -> list[Driver]:
     command = tuple(manifest["command"])
     env = {k: str(v) for k, v in manifest.get("env", {}).items()}
     variants = manifest.get("variants", {})
+    kind = {"hop": manifest.get("hop", "mailbox"), "mailbox": manifest.get("mailbox", "stock")}
+    for where, k in [("", kind), *((f" [variants.{n}]", v) for n, v in variants.items())]:
+        if k.get("hop", "mailbox") not in HOP_KINDS or k.get("mailbox", "stock") not in ("stock", "hand-written"):
+            raise DriverError(f"{folder}/driver.toml{where}: hop must be one of {', '.join(HOP_KINDS)} and "
+                              f"mailbox stock or hand-written")
     if not variants:
-        return [Driver(name=folder.name, command=command, env=env, **common)]
+        return [Driver(name=folder.name, command=command, env=env, **kind, **common)]
     return [Driver(name=f"{folder.name}/{vname}", variant=vname,
                    command=command + tuple(v.get("args", ())),
-                   env={**env, **{k: str(x) for k, x in v.get("env", {}).items()}}, **common)
+                   env={**env, **{k: str(x) for k, x in v.get("env", {}).items()}},
+                   hop=v.get("hop", kind["hop"]), mailbox=v.get("mailbox", kind["mailbox"]), **common)
             for vname, v in variants.items()]
 
 

@@ -6,6 +6,7 @@ everything it spawned), optionally pinned to one CPU, with a deadline.
 from __future__ import annotations
 
 import collections
+import ctypes
 import os
 import signal
 import subprocess
@@ -42,6 +43,24 @@ class Launch:
     returncode: int
 
 
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent(cpu: int | None):
+    """preexec_fn: the kernel kills the driver the moment this process dies, however it dies
+    (contract section 8); the driver's launcher must exec the runtime for this to reach it."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    parent = os.getpid()  # in the child, getppid() must still be this process
+
+    def setup() -> None:
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        if os.getppid() != parent:  # the orchestrator died before prctl took effect
+            os._exit(1)
+        if cpu is not None:
+            os.sched_setaffinity(0, {cpu})
+    return setup
+
+
 def settings(d: Driver, cores: str, n: int) -> tuple[list[str], dict[str, str], int]:
     c = cores_value(cores)
     mp = max_procs(n)
@@ -61,10 +80,9 @@ def run_driver(d: Driver, args: list[str], *, cores: str = "all", n: int = 1, ti
     prefix, overrides, c = settings(d, cores, n)
     argv = prefix + args
     cpu = pin_cpu() if cores != "all" else None
-    preexec = (lambda: os.sched_setaffinity(0, {cpu})) if cpu is not None else None
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env={**os.environ, **overrides}, start_new_session=True,
-                            preexec_fn=preexec, cwd=d.folder)
+                            preexec_fn=_die_with_parent(cpu), cwd=d.folder)
     tail: collections.deque[str] = collections.deque(maxlen=20)
     err_reader = threading.Thread(target=lambda: tail.extend(proc.stderr), daemon=True)
     err_reader.start()

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 
-from .stats import MIN_REPEATS_FOR_CI
 
 CV_LIMIT = 0.05          # a coefficient of variation above 5 % is worth a warning
 IDLE_LOAD_PER_CPU = 0.3  # 1-minute load average per CPU above which the machine is not idle
@@ -26,17 +25,24 @@ def environment(env: dict) -> list[str]:
     return out
 
 
-def repeats(mode: str, repeat: int, samples: int) -> list[str]:
-    n = repeat if mode == "timed" else samples
-    what = "--repeat" if mode == "timed" else "--samples"
-    if n < MIN_REPEATS_FOR_CI:
-        return [f"only {n} {'repeats' if mode == 'timed' else 'samples'} per cell: too few for a meaningful "
-                f"95 % interval (intervals then span the whole range); use {what} {MIN_REPEATS_FOR_CI} or more"]
-    return []
+NOISY = f"noisy: coefficient of variation above {CV_LIMIT * 100:.0f} %; more repeats or a quieter machine"
 
 
 def cell(label: str, cv: float) -> list[str]:
     if cv > CV_LIMIT:
-        return [f"{label}: coefficient of variation {cv * 100:.1f} % (> {CV_LIMIT * 100:.0f} %): noisy; "
-                "more repeats or a quieter machine"]
+        return [f"{label} (CV {cv * 100:.1f} %): {NOISY}"]
     return []
+
+
+def grouped(warnings: list[str]) -> list[str]:
+    """One line per kind of warning, naming the cells it applies to (cell warnings read "<cell>: <advice>")."""
+    kinds: dict[str, list[str]] = {}
+    for w in warnings:
+        who, sep, what = w.partition("]")  # cell labels read "runtime [cores] params…"
+        if sep and ": " in what and w.index("[") < len(who):
+            where, _, advice = what.partition(": ")
+            kinds.setdefault(advice, []).append(who + "]" + where)
+        else:
+            kinds.setdefault(w, [])
+    return [advice + (f" — {len(cells)} cell(s): " + "; ".join(cells) if cells else "")
+            for advice, cells in kinds.items()]

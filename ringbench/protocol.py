@@ -58,6 +58,7 @@ class Expectation:
     params: Mapping[str, int]
     count: int   # what the driver must prove
     hops: int    # messages in the timed run phase
+    ready: int | None = None  # processes that must have signalled ready when the spawn phase ended
 
 
 def check_result(rec: Mapping, want: Expectation) -> dict:
@@ -70,6 +71,9 @@ def check_result(rec: Mapping, want: Expectation) -> dict:
     values = {f: _int_field(rec, f) for f in RESULT_FIELDS}
     if values["count"] != want.count:
         raise DriverFailed("wrong_count", f"driver counted {values['count']:,}, expected {want.count:,}")
+    if want.ready is not None and rec.get("ready") != want.ready:
+        raise DriverFailed("wrong_count", f"spawn phase ended with ready={rec.get('ready')!r} of {want.ready:,} "
+                                          "processes (contract section 3: every process blocked in its first receive)")
     if want.hops and values["run_ns"] < want.hops * MIN_NS_PER_HOP:
         raise DriverFailed("absurd", f"run_ns={values['run_ns']} for {want.hops:,} hops is impossibly fast")
     return dict(rec)

@@ -6,7 +6,7 @@ table, an export and a comparison can never disagree.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Mapping
+from typing import Iterable
 
 import numpy as np
 
@@ -19,11 +19,6 @@ class Summary:
     mad: float      # median absolute deviation
     count: int
 
-    @property
-    def spread_pct(self) -> float:
-        """(max − min) / median, in %: how far apart the repeats were."""
-        return 100.0 * (self.high - self.low) / self.median if self.median else 0.0
-
 
 def summarize(values: Iterable[float]) -> Summary:
     a = np.asarray(list(values), dtype=float)
@@ -33,16 +28,9 @@ def summarize(values: Iterable[float]) -> Summary:
     return Summary(med, float(a.min()), float(a.max()), float(np.median(np.abs(a - med))), int(a.size))
 
 
-def relative_pct(medians: Mapping[str, float]) -> dict[str, float]:
-    """Throughput relative to the fastest (lowest time) row: fastest = 100 %, half as fast = 50 %."""
-    best = min(medians.values())
-    return {k: 100.0 * best / v if v else 0.0 for k, v in medians.items()}
-
-
 # -- uncertainty ------------------------------------------------------------------
 BOOTSTRAP_RESAMPLES = 2000
 CONFIDENCE = 0.95
-MIN_REPEATS_FOR_CI = 5
 
 
 def _rng() -> np.random.Generator:
@@ -69,14 +57,22 @@ def bootstrap_ratio_ci(num: Iterable[float], den: Iterable[float]) -> tuple[floa
     return float(lo), float(hi)
 
 
+ALPHA = 0.05
+# With fewer values a side, no two-sided Mann-Whitney U test can reach p < 0.05 reliably
+# (4 against 4 cannot go below 0.029, and one outlier decides it); benchstat asks for the same.
+MIN_REPEATS_FOR_TEST = 5
+
+
 @dataclass(frozen=True)
 class Difference:
     ratio: float                  # median(b) / median(a)
     ratio_ci: tuple[float, float]
-    p_value: float | None         # Mann-Whitney U, two-sided (None with fewer than 2 values a side)
-    significant: bool             # the two medians' 95 % bootstrap intervals do not overlap
+    p_value: float | None         # Mann-Whitney U, two-sided; None with too few values to test
+    significant: bool | None      # p < ALPHA; None: too few values to tell
 
     def verdict(self, lower_is_better: bool = True) -> str:
+        if self.significant is None:
+            return f"too few repeats to tell (a test needs {MIN_REPEATS_FOR_TEST} a side)"
         if not self.significant:
             return "no significant difference"
         better = (self.ratio < 1) == lower_is_better
@@ -84,16 +80,19 @@ class Difference:
 
 
 def compare(a: Iterable[float], b: Iterable[float]) -> Difference:
-    """Is b different from a? Decided by non-overlapping 95 % bootstrap intervals of the medians
-    (conservative with few repeats: then the intervals span nearly the whole range);
-    the Mann-Whitney U p-value is reported beside it."""
+    """Is b different from a? One test everywhere (run, compare, report): the two-sided Mann-Whitney U
+    test on the repeats (no assumption of normal timings; benchstat's choice), significant when
+    p < 0.05, and only with at least MIN_REPEATS_FOR_TEST values on each side. The ratio of medians
+    and its bootstrap 95 % interval say how large the difference is."""
     from scipy.stats import mannwhitneyu
 
     a, b = list(a), list(b)
-    ci_a, ci_b = bootstrap_median_ci(a), bootstrap_median_ci(b)
-    p = float(mannwhitneyu(a, b, alternative="two-sided").pvalue) if len(a) >= 2 and len(b) >= 2 else None
-    significant = ci_a[1] < ci_b[0] or ci_b[1] < ci_a[0]
-    return Difference(float(np.median(b) / np.median(a)), bootstrap_ratio_ci(b, a), p, significant)
+    ratio = float(np.median(b) / np.median(a))
+    ci = bootstrap_ratio_ci(b, a) if len(a) > 1 and len(b) > 1 else (ratio, ratio)
+    if min(len(a), len(b)) < MIN_REPEATS_FOR_TEST:
+        return Difference(ratio, ci, None, None)
+    p = float(mannwhitneyu(a, b, alternative="two-sided").pvalue)
+    return Difference(ratio, ci, p, p < ALPHA)
 
 
 def cv(values: Iterable[float]) -> float:

@@ -25,8 +25,12 @@ class Param:
     maximum: int = 10_000_000
     default: tuple[int, ...] | None = None  # None: the user must give it; several values: a grid by default
     flag: str = ""                          # CLI spelling, e.g. "-n"
+    aliases: tuple[str, ...] = ()           # more CLI spellings, e.g. ("-k", "--concurrency")
+    words: tuple[str, ...] = ()             # CLI words for the values 0, 1, … (e.g. spread, burst)
 
     def check(self, raw: object) -> int:
+        if self.words and isinstance(raw, str) and raw.strip() in self.words:
+            return self.words.index(raw.strip())
         if isinstance(raw, bool):
             raise ParamError(f"{self.name} must be an integer, got {raw!r}")
         if isinstance(raw, int):
@@ -61,10 +65,11 @@ class Workload:
     metrics: tuple[Metric, ...]                 # the first is the headline: Rel % and comparisons use it
     verb: str = ""                              # the driver's workload, when it differs from name
     to_driver: Callable[[Params], dict] = dict  # user parameters -> the driver's keys
-    # Unreported iterations before the measured one. 0 where memory is measured: after a warm-up,
-    # runtimes reuse the previous iteration's memory (Go's freed stacks, glibc's caches), so RSS
-    # growth per process would read near zero.
-    default_warmup: int = 1
+    # The parameter that is work per repeat rather than a condition (laps, round trips…): calibrated to a
+    # target duration when not given, and left out of the like-for-like key. "" when none.
+    calibrates: str = ""
+    # Processes that must have signalled ready when the spawn phase ends (contract 2, section 3).
+    ready: Callable[[Params], int] | None = None
     extra_checks: tuple[Callable[[Params], str | None], ...] = field(default=())
 
     def __post_init__(self):
@@ -86,6 +91,8 @@ class Workload:
         for p in self.params:
             raw = given.get(p.name)
             if raw is None:
+                if p.name == self.calibrates:
+                    continue  # chosen by calibration
                 if p.default is None:
                     raise ParamError(f"workload {self.name!r} needs {p.flag or p.name} ({p.help})")
                 raw = p.default[0]
@@ -107,6 +114,10 @@ class Workload:
                 values = [v for v in str(raw).split(",") if v.strip()] if isinstance(raw, str) else [raw]
                 if not values:
                     raise ParamError(f"{p.name} is empty")
+                if any(len(v.strip()) == 3 and v.strip().isdigit() and v.strip()[0] == "0" for v in values[1:]):
+                    joined = str(raw).replace(",", "")
+                    raise ParamError(f"{p.flag or p.name} {raw}: commas separate grid values (-n 1000,10000); "
+                                     f"did you mean {joined}? Write it as {joined} or {int(joined):_}")
                 lists[p.name] = values
         extra = {k: v for k, v in given.items() if k not in lists}
         cells: list[dict[str, object]] = [dict(extra)]
@@ -118,14 +129,17 @@ class Workload:
 # -- parameters -----------------------------------------------------------------
 N = Param("n", "number of processes", flag="-n")
 M = Param("m", "laps of the ring", maximum=1_000_000_000, flag="-m")
-TOKENS = Param("tokens", "tokens circulating at once", default=(1,), flag="--tokens")
+TOKENS = Param("tokens", "tokens circulating at once (total hops N×M×K)", default=(1,), flag="--tokens",
+               aliases=("-k", "--concurrency", "-c"))
+BURST = Param("burst", "where the tokens start: spread evenly round the ring, or a burst of all at p0 back to back",
+              minimum=0, maximum=1, default=(0,), flag="--placement", words=("spread", "burst"))
 _MAX_HOPS = 2 ** 62
 
 
 def _tokens_fit(p: Params) -> str | None:
     if p["tokens"] > p["n"]:
         return f"tokens ({p['tokens']:,}) cannot exceed n ({p['n']:,}): one token per process at most"
-    if p["n"] * p["m"] * p["tokens"] >= _MAX_HOPS:
+    if p["n"] * p.get("m", 1) * p["tokens"] >= _MAX_HOPS:
         return "n × m × tokens is too large (must stay below 2^62 hops)"
     return None
 
@@ -139,23 +153,32 @@ NS_PER_HOP = Metric("ns_per_hop", "ns/hop", _per("run_ns", lambda r: r["count"])
 SPAWN_US = Metric("spawn_us_per_process", "spawn µs/proc", _per("setup_ns", lambda r: r["n"], 1e3))
 CPU_PER_WALL = Metric("cpu_per_wall", "CPU/wall", lambda r: r["run_cpu_ns"] / r["run_ns"] if r["run_ns"] else None,
                       lower_is_better=False)
-RSS_PER_PROC = Metric("rss_bytes_per_process", "RSS B/proc", lambda r: (r["rss_after"] - r["rss_before"]) / r["n"])
+def _bytes_per_process(r: Mapping) -> float:
+    """Resident memory per process, plus the kernel stacks of one-OS-thread-per-process drivers (contract 2)."""
+    grown = r["rss_after"] - r["rss_before"]
+    if "kernel_stack_after" in r and "kernel_stack_before" in r:
+        grown += r["kernel_stack_after"] - r["kernel_stack_before"]
+    return grown / r["n"]
+
+
+RSS_PER_PROC = Metric("bytes_per_process", "B/proc", _bytes_per_process)
 RUNTIME_PER_PROC = Metric(
     "runtime_bytes_per_process", "runtime B/proc",
     lambda r: (r["runtime_mem_after"] - r["runtime_mem_before"]) / r["n"]
     if "runtime_mem_after" in r and "runtime_mem_before" in r else None)
 NS_PER_ROUND_TRIP = Metric("ns_per_round_trip", "ns/round trip", _per("run_ns", lambda r: r["count"]))
 NS_PER_MESSAGE = Metric("ns_per_message", "ns/message", _per("run_ns", lambda r: r["count"]))
-US_PER_REPLY = Metric("ns_per_reply", "ns/reply", _per("run_ns", lambda r: r["count"]))
+NS_PER_REPLY = Metric("ns_per_reply", "ns/reply", _per("run_ns", lambda r: r["count"]))
 
 # -- the catalogue ----------------------------------------------------------------
 RING = Workload(
     name="ring",
     summary="N processes in a ring; K tokens travel M laps (N×M×K messages). Spawn and message phases timed apart.",
-    params=(N, M, TOKENS),
+    params=(N, M, TOKENS, BURST),
     expected=lambda p: p["n"] * p["m"] * p["tokens"],
     hops=lambda p: p["n"] * p["m"] * p["tokens"],
-    metrics=(NS_PER_HOP, SPAWN_US, CPU_PER_WALL, RSS_PER_PROC),
+    ready=lambda p: p["n"],
+    metrics=(NS_PER_HOP, SPAWN_US, CPU_PER_WALL, RSS_PER_PROC), calibrates="m",
     extra_checks=(_tokens_fit,),
 )
 
@@ -163,16 +186,16 @@ SPAWN = Workload(
     name="spawn",
     summary="Create N processes that each report ready; time until all are ready (µs per process).",
     params=(N,),
-    expected=lambda p: p["n"], hops=lambda p: 0,
-    metrics=(SPAWN_US, RSS_PER_PROC, RUNTIME_PER_PROC), default_warmup=0,
+    expected=lambda p: p["n"], hops=lambda p: 0, ready=lambda p: p["n"],
+    metrics=(SPAWN_US, RSS_PER_PROC, RUNTIME_PER_PROC),
 )
 
 MEMORY = Workload(
     name="memory",
     summary="Bytes per idle process: RSS (and the runtime's own accounting) before and after spawning N idle processes.",
     params=(N,), verb="spawn",
-    expected=lambda p: p["n"], hops=lambda p: 0,
-    metrics=(RSS_PER_PROC, RUNTIME_PER_PROC, SPAWN_US), default_warmup=0,
+    expected=lambda p: p["n"], hops=lambda p: 0, ready=lambda p: p["n"],
+    metrics=(RSS_PER_PROC, RUNTIME_PER_PROC, SPAWN_US),
 )
 
 TOTAL_HOPS = Param("hops", "total hops per run, fixed while N varies", minimum=1, maximum=10 ** 12,
@@ -180,7 +203,7 @@ TOTAL_HOPS = Param("hops", "total hops per run, fixed while N varies", minimum=1
 
 
 def _msgcost_driver(p: Params) -> dict:
-    return {"n": p["n"], "m": max(1, p["hops"] // p["n"]), "tokens": 1}
+    return {"n": p["n"], "m": max(1, p["hops"] // p["n"]), "tokens": 1, "burst": 0}
 
 
 MSGCOST = Workload(
@@ -188,6 +211,7 @@ MSGCOST = Workload(
     summary="Message cost vs N: the ring's ns per hop as N grows, at a fixed total of hops (m = hops / n).",
     params=(N, TOTAL_HOPS), verb="ring", to_driver=_msgcost_driver,
     expected=lambda p: p["n"] * p["m"] * p["tokens"], hops=lambda p: p["n"] * p["m"] * p["tokens"],
+    ready=lambda p: p["n"],
     metrics=(NS_PER_HOP, CPU_PER_WALL, SPAWN_US),
 )
 
@@ -195,16 +219,16 @@ PINGPONG = Workload(
     name="pingpong",
     summary="Two processes, M round trips: ns per round trip (latency, not throughput).",
     params=(Param("m", "round trips", maximum=1_000_000_000, flag="-m"),),
-    expected=lambda p: p["m"], hops=lambda p: 2 * p["m"],
-    metrics=(NS_PER_ROUND_TRIP, CPU_PER_WALL),
+    expected=lambda p: p["m"], hops=lambda p: 2 * p["m"], ready=lambda p: 2,
+    metrics=(NS_PER_ROUND_TRIP, CPU_PER_WALL), calibrates="m",
 )
 
 FANIN = Workload(
     name="fanin",
     summary="N senders each send M messages to one receiver: mailbox throughput under contention.",
     params=(N, Param("m", "messages per sender", maximum=1_000_000_000, flag="-m")),
-    expected=lambda p: p["n"] * p["m"], hops=lambda p: p["n"] * p["m"],
-    metrics=(NS_PER_MESSAGE, SPAWN_US, CPU_PER_WALL),
+    expected=lambda p: p["n"] * p["m"], hops=lambda p: p["n"] * p["m"], ready=lambda p: p["n"] + 1,
+    metrics=(NS_PER_MESSAGE, SPAWN_US, CPU_PER_WALL), calibrates="m",
     extra_checks=(lambda p: "n × m must stay below 2^62" if p["n"] * p["m"] >= _MAX_HOPS else None,),
 )
 
@@ -215,8 +239,8 @@ SELECTIVE = Workload(
     params=(N, Param("m", "rounds", maximum=1_000_000_000, flag="-m"),
             Param("reverse", "0: arrival order, 1: reverse order", minimum=0, maximum=1, default=(0, 1),
                   flag="--reverse")),
-    expected=lambda p: p["n"] * p["m"], hops=lambda p: p["n"] * p["m"],
-    metrics=(US_PER_REPLY, SPAWN_US),
+    expected=lambda p: p["n"] * p["m"], hops=lambda p: p["n"] * p["m"], ready=lambda p: p["n"],
+    metrics=(NS_PER_REPLY, SPAWN_US), calibrates="m",
 )
 
 TRACE_LIMIT = 100
@@ -237,3 +261,28 @@ def get(name: str) -> Workload:
         return WORKLOADS[name]
     except KeyError:
         raise ParamError(f"unknown workload {name!r}; known: {', '.join(WORKLOADS)}") from None
+
+
+def check_trace(hops: list[dict], n: int, m: int, records: list[dict]) -> str | None:
+    """The ring's rule, hop by hop: hop h reaches p((h-1) mod n) on lap (h-1) div n + 1 from its predecessor.
+    None if every hop and the final count are right, else what is wrong."""
+    if len(hops) != n * m:
+        return f"{len(hops)} hops printed, expected {n * m}"
+    for h, rec in enumerate(hops, 1):
+        to = (h - 1) % n
+        want = {"hop": h, "lap": (h - 1) // n + 1, "to": to, "from": -1 if h == 1 else (to - 1) % n}
+        if {k: rec.get(k) for k in want} != want:
+            return f"hop {h} is {rec}, expected {want}"
+    results = [r for r in records if r["type"] == "result"]
+    if len(results) != 1 or results[0].get("count") != n * m:
+        return f"the result record does not verify {n * m} hops: {results}"
+    return None
+
+
+def cli_params() -> dict[str, list[tuple[Param, Workload]]]:
+    """Every parameter name of the catalogue with the workloads that take it (the CLI's options)."""
+    out: dict[str, list[tuple[Param, Workload]]] = {}
+    for w in WORKLOADS.values():
+        for p in w.params:
+            out.setdefault(p.name, []).append((p, w))
+    return out

@@ -13,7 +13,7 @@ def fake(monkeypatch, tmp_path):
     """Make the fake driver discoverable; return a helper to set its behaviour."""
     monkeypatch.setenv("RINGBENCH_DRIVER_PATH", str(FAKE_DIR))
     monkeypatch.setenv("FAKE_COUNTER_FILE", str(tmp_path / "launches"))
-    for var in ("FAKE_FAULT", "FAKE_FAULT_ON", "FAKE_JITTER", "FAKE_NS_PER_HOP"):
+    for var in ("FAKE_FAULT", "FAKE_FAULT_ON", "FAKE_JITTER", "FAKE_NS_PER_HOP", "FAKE_RSS_PER_PROC"):
         monkeypatch.delenv(var, raising=False)
     runner._describe_cache.clear()
 

@@ -35,14 +35,14 @@ def test_run_stores_run_cells_and_every_repeat(fake, db):
     fake(FAKE_NS_PER_HOP=100)
     r = ringbench("run", "ring", "-r", "fake", "-n", "100", "-m", "10", "--repeat", "4", "--db", str(db))
     assert r.exit_code == 0, r.output
-    assert "fake" in r.output and "100.0" in r.output
+    assert "fake" in r.output and " 100 " in r.output
     (run,) = rows(db, "runs")
     assert run["status"] == "complete"
     env = json.loads(run["environment"])
     assert env["cpu_count"] and env["kernel"] and env["cpu_model"] and env["git_revision"]
     (cell,) = rows(db, "cells")
     assert (cell["runtime"], cell["status"], cell["cores"]) == ("fake", "ok", "all")
-    assert json.loads(cell["params"]) == {"n": 100, "m": 10, "tokens": 1}
+    assert json.loads(cell["params"]) == {"n": 100, "m": 10, "tokens": 1, "burst": 0}
     assert cell["runtime_version"] == "0.0-fake"
     assert json.loads(cell["runtime_settings"])["env"]["FAKE_CORES"]
     results = rows(db, "results")
@@ -59,8 +59,19 @@ def test_json_output_has_raw_repeats_and_known_statistics(fake, db):
     assert [x["run_ns"] for x in cell["repeats"]] == [10000, 30000, 20000]
     hop = cell["summary"]["ns_per_hop"]
     assert (hop["median"], hop["low"], hop["high"]) == (200, 100, 300)
-    assert cell["summary"]["relative"]["rel_pct"] == 100 and cell["summary"]["relative"]["reference"]
-    assert cell["summary"]["rss_bytes_per_process"]["median"] == 500
+    assert cell["summary"]["relative"]["rel_pct"] == 100 and cell["summary"]["relative"]["is_reference"]
+    assert "fewer than 1,000 processes" in cell["summary"]["bytes_per_process"]  # 10 processes: a few pages
+
+
+def test_bytes_per_process_comes_from_the_first_spawn_and_is_never_negative(fake, db):
+    fake(FAKE_NS_PER_HOP=100)  # the fake's RSS grows 500 B per process
+    r = ringbench("run", "ring", "-r", "fake", "-n", "2000", "-m", "1", "--repeat", "2", "--json", "--db", str(db))
+    assert json.loads(r.stdout)["cells"][0]["summary"]["bytes_per_process"] == 500
+    fake(FAKE_RSS_PER_PROC=-3)  # memory that fell while spawning: no figure, a reason
+    r = ringbench("run", "ring", "-r", "fake", "-n", "2000", "-m", "1", "--repeat", "2", "--json", "--db", str(db))
+    assert "memory fell" in json.loads(r.stdout)["cells"][0]["summary"]["bytes_per_process"]
+    r = ringbench("run", "ring", "-r", "fake", "-n", "2000", "-m", "1", "--repeat", "2", "--db", str(db))
+    assert "-" + "3" not in r.output.split("B/proc")[1].splitlines()[2]
 
 
 def test_in_process_repeats_use_one_driver_process(fake, db):
@@ -82,7 +93,7 @@ def test_both_core_settings_are_stored_apart(fake, db):
 
 @pytest.mark.parametrize("args", [
     ["-n", "0", "-m", "1"], ["-n", "-1", "-m", "1"], ["-n", "abc", "-m", "1"], ["-n", "1.5", "-m", "1"],
-    ["-n", "10", "-m", "0"], ["-n", "10"], ["-m", "10"], ["-n", "3", "-m", "1", "--tokens", "4"],
+    ["-n", "10", "-m", "0"], ["-n", "1,000"], ["-m", "10"], ["-n", "3", "-m", "1", "--tokens", "4"],
     ["-n", "10", "-m", "1", "--cores", "3"], ["-n", "10", "-m", "1", "-r", "no-such-runtime"],
 ])
 def test_bad_input_exits_2_and_writes_nothing(fake, db, args):

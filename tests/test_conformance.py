@@ -51,7 +51,7 @@ def test_describe(d):
     assert code == 0, err
     assert len(recs) == 1 and recs[0]["type"] == "describe"
     desc = recs[0]
-    assert desc["contract"] == 1
+    assert desc["contract"] == 2
     assert desc["name"] == d.base
     assert desc["variant"] == d.variant
     assert desc["version"]
@@ -80,8 +80,9 @@ def test_ring_count_is_exact(d, n, m, tokens):
     results = [r for r in recs if r["type"] == "result"]
     assert len(results) == 1
     r = results[0]
-    assert (r["workload"], r["n"], r["m"], r["tokens"], r["iteration"]) == ("ring", n, m, tokens, 1)
+    assert (r["workload"], r["n"], r["m"], r["tokens"], r["burst"], r["iteration"]) == ("ring", n, m, tokens, 0, 1)
     assert r["count"] == n * m * tokens
+    assert r["ready"] == n, "the spawn phase must end with every process blocked in its first receive"
     for f in ("setup_ns", "run_ns", "setup_cpu_ns", "run_cpu_ns", "rss_before", "rss_after"):
         assert isinstance(r[f], int) and r[f] >= 0, f
     assert r["run_ns"] > 0 and r["rss_before"] > 0
@@ -113,8 +114,8 @@ def test_no_verb_is_bad_param(d):
 
 
 # -- the workload catalogue (issue: spawn, pingpong, fanin, selective, trace, continuous) -------
-from ringbench.cli import check_trace  # noqa: E402
-from ringbench import modes  # noqa: E402
+from ringbench.workloads import check_trace  # noqa: E402
+from ringbench import sampling  # noqa: E402
 
 REQUIRED_WORKLOADS = {"ring", "spawn", "pingpong", "fanin", "trace"}
 
@@ -147,7 +148,7 @@ def test_every_driver_has_the_catalogue(d):
 @pytest.mark.parametrize("n", [1, 100, 2000])
 def test_spawn_counts_every_ready_process(d, n):
     r, _ = results_of(d, "spawn", f"n={n}")
-    assert r["count"] == n and r["n"] == n
+    assert r["count"] == n and r["n"] == n and r["ready"] == n
     assert r["rss_after"] >= r["rss_before"] > 0 and r["setup_ns"] > 0
 
 
@@ -155,14 +156,14 @@ def test_spawn_counts_every_ready_process(d, n):
 @pytest.mark.parametrize("m", [1, 1000])
 def test_pingpong_counts_round_trips(d, m):
     r, _ = results_of(d, "pingpong", f"m={m}")
-    assert r["count"] == m and r["m"] == m and r["run_ns"] > 0
+    assert r["count"] == m and r["m"] == m and r["run_ns"] > 0 and r["ready"] == 2
 
 
 @pytest.mark.parametrize("d", DRIVERS, ids=IDS)
 @pytest.mark.parametrize("n,m", [(1, 1), (10, 100), (100, 10)])
 def test_fanin_counts_every_message(d, n, m):
     r, _ = results_of(d, "fanin", f"n={n}", f"m={m}")
-    assert r["count"] == n * m
+    assert r["count"] == n * m and r["ready"] == n + 1
 
 
 @pytest.mark.parametrize("d", DRIVERS, ids=IDS)
@@ -184,7 +185,7 @@ def test_selective_or_a_reason_why_not(d):
     if "selective" in describe_of(d)["workloads"]:
         for reverse in (0, 1):
             r, _ = results_of(d, "selective", "n=50", "m=2", f"reverse={reverse}")
-            assert r["count"] == 100 and r["reverse"] == reverse
+            assert r["count"] == 100 and r["reverse"] == reverse and r["ready"] == 50
     else:
         code, recs, _ = invoke(d, "run", "selective", "n=50", "m=2", "reverse=0")
         assert code == 2 and recs[-1]["kind"] == "unsupported" and len(recs[-1]["message"]) > 10
@@ -197,7 +198,7 @@ def test_continuous_sampling(d):
     code, recs, err = invoke(d, "run", "ring", "n=100", "m=1", "sample_ms=100", "samples=4", "cores=2")
     assert code == 0, err
     samples = [{**r, "process": 1} for r in recs if r["type"] == "sample"]
-    modes.check_samples(samples, 100, 4)
+    sampling.check_samples(samples, 100, 4)
     assert [s["seq"] for s in samples] == [1, 2, 3, 4]
     assert samples[-1]["count"] > 0
     assert 300e6 <= samples[-1]["elapsed_ns"] <= 2e9
@@ -212,6 +213,137 @@ def test_runtime_stats_follow_each_result(d):
     kinds = [r["type"] for r in recs]
     assert kinds == ["result", "stats", "result", "stats"]
     assert all(isinstance(v, (int, float)) for r in recs if r["type"] == "stats" for k, v in r.items() if k not in ("type", "workload"))
+
+
+# -- contract 2: burst placement, the memory rule, exact bounds, lifetime ---------------------
+BURST_VECTORS = [(1, 1, 1), (3, 3, 1), (7, 13, 3), (5, 2, 5), (100, 10, 4), (1000, 3, 16)]
+
+
+@pytest.mark.parametrize("d", DRIVERS, ids=IDS)
+@pytest.mark.parametrize("n,m,tokens", BURST_VECTORS)
+def test_ring_burst_placement_count_is_exact(d, n, m, tokens):
+    args = ("run", "ring", f"n={n}", f"m={m}", f"tokens={tokens}", "burst=1", "cores=2")
+    if tokens > 1 and "tokens" not in features_of(d):
+        code, recs, _ = invoke(d, *args)
+        assert code == 2 and recs[-1]["kind"] == "unsupported"
+        return
+    code, recs, err = invoke(d, *args)
+    assert code == 0, (recs, err)
+    (r,) = [r for r in recs if r["type"] == "result"]
+    assert (r["burst"], r["tokens"], r["count"], r["ready"]) == (1, tokens, n * m * tokens, n)
+
+
+@pytest.mark.parametrize("d", DRIVERS, ids=IDS)
+def test_memory_is_read_around_the_first_spawn_of_the_process(d):
+    """Later iterations echo the first spawn's memory: never a figure read after a warm-up reused memory."""
+    code, recs, err = invoke(d, "run", "ring", "n=2000", "m=2", "repeats=3", "warmup=1", "cores=2")
+    assert code == 0, err
+    res = [r for r in recs if r["type"] == "result"]
+    keys = [k for k in res[0] if k.startswith(("rss_", "runtime_mem_", "kernel_stack_"))]
+    assert {"rss_before", "rss_after"} <= set(keys)
+    for k in keys:
+        assert len({r[k] for r in res}) == 1, f"{k} differs between iterations: {[r[k] for r in res]}"
+    assert res[0]["rss_after"] > res[0]["rss_before"], "2,000 live processes must show in RSS"
+    if d.os_threads_per_process:
+        assert res[0]["kernel_stack_after"] > res[0]["kernel_stack_before"] > 0
+
+
+BOUNDS = [  # (key, the bound, one past it, workload args); the bound itself must be accepted where cheap
+    ("n", None, "10000001", ["ring", "m=1"]),
+    ("m", None, "1000000001", ["ring", "n=1"]),
+    ("tokens", "3", "4", ["ring", "n=3", "m=1"]),
+    ("burst", "1", "2", ["ring", "n=3", "m=1"]),
+    ("repeats", None, "1000001", ["ring", "n=3", "m=1"]),
+    ("repeats", "1", "0", ["ring", "n=3", "m=1"]),
+    ("warmup", "0", "1000001", ["ring", "n=3", "m=1"]),
+    ("cores", "1024", "1025", ["ring", "n=3", "m=1"]),
+    ("cores", "1", "0", ["ring", "n=3", "m=1"]),
+    ("sample_ms", None, "86400001", ["ring", "n=3", "m=1"]),
+    ("samples", "1", "0", ["ring", "n=3", "m=1", "sample_ms=10"]),
+    ("samples", None, "1000001", ["ring", "n=3", "m=1", "sample_ms=10"]),
+    ("stats", "1", "2", ["ring", "n=3", "m=1"]),
+    ("n", "100", "101", ["trace", "m=1"]),
+    ("m", "100", "101", ["trace", "n=1"]),
+    ("n", "1", "0", ["ring", "m=1"]),
+]
+
+
+@pytest.mark.parametrize("d", DRIVERS, ids=IDS)
+@pytest.mark.parametrize("key,ok,bad,args", BOUNDS, ids=[f"{a[0]}-{k}={b}" for k, _, b, a in BOUNDS])
+def test_each_bound_and_one_past_it(d, key, ok, bad, args):
+    code, recs, _ = invoke(d, "run", *args, f"{key}={bad}")
+    assert code == 2 and recs and recs[-1]["kind"] == "bad_param", (key, bad, recs)
+    if ok is not None:
+        extra = [] if key == "cores" else ["cores=2"]
+        code, recs, err = invoke(d, "run", *args, f"{key}={ok}", *extra)
+        if key == "tokens" and "tokens" not in features_of(d):
+            assert code == 2 and recs[-1]["kind"] == "unsupported"
+        else:
+            assert code == 0, (key, ok, recs, err)
+
+
+MALFORMED = [["ring", "n=3", "n=3", "m=1"], ["ring", "n=+3", "m=1"], ["ring", "n3", "m=1"],
+             ["ring", "n=3", "m=1", "tokens="], ["ring", "n= 3", "m=1"], ["ring", "n=٣", "m=1"]]
+
+
+@pytest.mark.parametrize("d", DRIVERS, ids=IDS)
+@pytest.mark.parametrize("args", MALFORMED, ids=[" ".join(a) for a in MALFORMED])
+def test_malformed_arguments_are_bad_param(d, args):
+    code, recs, _ = invoke(d, "run", *args)
+    assert code == 2 and recs and recs[-1]["kind"] == "bad_param", recs
+
+
+_ORCHESTRATOR_SIDE = """
+import sys
+from ringbench import drivers, launch
+d = drivers.discover()[sys.argv[1]]
+launch.run_driver(d, ["run", "ring", "n=1000", "m=1", "sample_ms=200", "samples=600", "cores=1"], cores="1",
+                  n=1000, timeout=300, on_record=lambda rec: print("sample", flush=True) and False)
+"""
+
+
+def _group_alive(pgid):
+    try:
+        os.killpg(pgid, 0)
+        return True
+    except ProcessLookupError:
+        return False
+
+
+def _children(pid):
+    out = []
+    for stat in __import__("glob").glob("/proc/[0-9]*/stat"):
+        try:
+            fields = open(stat).read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            out.append(int(stat.split("/")[2]))
+    return out
+
+
+@pytest.mark.parametrize("d", DRIVERS, ids=IDS)
+def test_driver_dies_with_the_orchestrator(d):
+    """Contract section 8: SIGKILL the orchestrator's side mid-run; the driver's process group is gone at once."""
+    import signal
+    import sys
+    import time
+    side = subprocess.Popen([sys.executable, "-c", _ORCHESTRATOR_SIDE, d.name], stdout=subprocess.PIPE, text=True,
+                            env={k: v for k, v in os.environ.items() if k != "RINGBENCH_DRIVER_PATH"})
+    try:
+        assert side.stdout.readline().strip() == "sample", "the driver never started sampling"
+        (driver_pid,) = _children(side.pid)
+        side.kill()
+        side.wait()
+        deadline = time.monotonic() + 2.0
+        while _group_alive(driver_pid) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        alive = _group_alive(driver_pid)
+        if alive:
+            os.killpg(driver_pid, signal.SIGKILL)
+        assert not alive, f"{d.name}: driver process group {driver_pid} outlived its orchestrator by 2 s"
+    finally:
+        side.kill()
 
 
 # -- long runs, behind a flag (make test-slow) -----------------------------------------------

@@ -154,9 +154,9 @@ def test_export_then_import_gives_the_same_numbers(fake, db, tmp_path):
     b = json.loads(ringbench_cli("show", 1, "--json", "--db", other).stdout)
     assert a["cells"] == b["cells"] and a["environment"] == b["environment"]
     csv_text = ringbench_cli("export", 1, "--format", "csv", "--db", db).stdout
-    assert len(csv_text.strip().splitlines()) == 1 + 6  # header + 2 cells × 3 repeats
+    assert len(csv_text.strip().splitlines()) == 1 + 10  # header + 2 cells × 5 repeats (the default)
     md = ringbench_cli("export", 1, "--format", "markdown", "--db", db).stdout
-    assert md.count("| fake |") == 2 and "95 % CI" in md
+    assert md.count("| fake |") == 2 and "±95%" in md
 
 
 def test_history_and_show(fake, db):
@@ -171,10 +171,11 @@ def test_budget_stops_cleanly_and_resume_finishes_without_redoing(fake, db):
     fake(FAKE_FAULT="slow", FAKE_SLOW_S=0.6)
     r = ringbench_cli("sweep", "ring", "-r", "fake", "-n", "10,20,30,40", "-m", 1, "--repeat", 1, "--warmup", 0,
                       "--budget", "1s", "--db", db)
-    assert r.exit_code == 130, r.output
+    assert r.exit_code == 3, r.output  # a budget stop: its own status and exit code, not an interrupt
     first = q(db, "SELECT params FROM cells")
     assert 1 <= len(first) < 4
-    assert q(db, "SELECT status FROM runs")[0]["status"] == "interrupted"
+    assert q(db, "SELECT status FROM runs")[0]["status"] == "budget"
+    assert "sweep --resume 1" in r.output
     r = ringbench_cli("sweep", "--resume", 1, "--db", db)
     assert r.exit_code == 0, r.output
     cells = [json.loads(c["params"])["n"] for c in q(db, "SELECT params FROM cells")]

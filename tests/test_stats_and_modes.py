@@ -2,7 +2,7 @@
 import pytest
 from hypothesis import given, strategies as st
 
-from ringbench import modes, stats
+from ringbench import sampling, stats
 from ringbench.protocol import DriverFailed
 
 
@@ -31,10 +31,6 @@ def test_separated_samples_are_significant_and_overlapping_are_not():
     assert not noisy.significant and noisy.verdict() == "no significant difference"
 
 
-def test_relative_pct_is_throughput_against_the_fastest():
-    assert stats.relative_pct({"a": 100.0, "b": 200.0, "c": 400.0}) == {"a": 100.0, "b": 50.0, "c": 25.0}
-
-
 def test_cv():
     assert stats.cv([10, 10, 10]) == 0
     assert stats.cv([9, 11]) == pytest.approx(1.41421356 / 10, rel=1e-6)
@@ -46,15 +42,15 @@ def sample(seq, elapsed, count, process=1):
 
 def test_rates_skip_the_warmup_sample():
     s = [sample(1, 1_000, 500), sample(2, 2_000, 1_500), sample(3, 3_000, 2_000)]
-    assert modes.intervals(s) == [(1000, 1000), (500, 1000)]
-    assert modes.rates(s) == [1e9, 5e8]
-    d = modes.describe_samples(s)
+    assert sampling.intervals(s) == [(1000, 1000), (500, 1000)]
+    assert sampling.rates(s) == [1e9, 5e8]
+    d = sampling.describe_samples(s)
     assert d["counted_samples"] == 2 and d["ns_per_hop"] == 2000 / 1500 and not d["slower_than_one_sample"]
 
 
 def test_a_sample_with_no_lap_is_reported_as_slow_not_zero():
     s = [sample(1, 1_000, 0), sample(2, 2_000, 0), sample(3, 3_000, 10)]
-    d = modes.describe_samples(s)
+    d = sampling.describe_samples(s)
     assert d["slower_than_one_sample"]
 
 
@@ -66,11 +62,11 @@ def test_a_sample_with_no_lap_is_reported_as_slow_not_zero():
 ])
 def test_unbelievable_samples_are_rejected(bad, words):
     with pytest.raises(DriverFailed, match=words):
-        modes.check_samples(bad, 10, len(bad))
+        sampling.check_samples(bad, 10, len(bad))
 
 
 def test_squeeze_stops_after_threshold_steps_clearly_below_the_peak():
-    sq = modes.Squeeze(threshold=3)
+    sq = sampling.Squeeze(threshold=3)
     steps = {1: [100, 101, 99], 2: [200, 201, 199], 3: [300, 301, 299], 4: [250, 251, 249],
              5: [240, 241, 239], 6: [230, 231, 229], 7: [500, 500, 500]}
     stopped_at = next(k for k, r in steps.items() if sq.add(k, r))
@@ -83,7 +79,7 @@ def test_squeeze_does_not_stop_on_one_noisy_peak():
     # Step 2 has one lucky sample. A plain "no growth for 3 steps" rule stops at step 5 with
     # peak 2; here steps within the spread do not count against the peak, and real growth later
     # (step 6) is found.
-    sq = modes.Squeeze(threshold=3)
+    sq = sampling.Squeeze(threshold=3)
     steps = {1: [100, 100, 100], 2: [200, 200, 400], 3: [230, 231, 229], 4: [232, 233, 231],
              5: [235, 236, 234], 6: [600, 600, 600], 7: [300, 301, 299], 8: [300, 301, 299], 9: [300, 300, 300]}
     stopped_at = next(k for k, r in steps.items() if sq.add(k, r))
@@ -92,7 +88,7 @@ def test_squeeze_does_not_stop_on_one_noisy_peak():
 
 
 def test_squeeze_ends_on_a_plateau():
-    sq = modes.Squeeze(threshold=2)
+    sq = sampling.Squeeze(threshold=2)
     results = [sq.add(k, [100 + k * 0.1, 100.5 + k * 0.1, 99.5 + k * 0.1]) for k in range(1, 10)]
     assert results.index(True) == 4  # 1 sets the peak, then 4 steps without significant growth
     assert "plateau" in sq.report()["stopped_because"]

@@ -37,14 +37,14 @@ def launch_number():
 
 def main(argv):
     if argv[:1] == ["describe"]:
-        emit({"type": "describe", "contract": 1, "name": "fake", "runtime": "Fake", "version": "0.0-fake",
+        emit({"type": "describe", "contract": 2, "name": "fake", "runtime": "Fake", "version": "0.0-fake",
               "workloads": ["ring"], "features": ["tokens", "continuous"], "variant": ""})
         return
     if len(argv) < 2 or argv[0] != "run":
         error("bad_param", "usage: run <workload> key=value...", 2)
     if argv[1] != "ring":
         error("unknown_workload", f"unknown workload {argv[1]!r}", 2)
-    params = {"tokens": 1, "repeats": 1, "warmup": 0}
+    params = {"tokens": 1, "burst": 0, "repeats": 1, "warmup": 0}
     for arg in argv[2:]:
         key, _, value = arg.partition("=")
         if not value.isdigit() or int(value) < 0:
@@ -57,7 +57,7 @@ def main(argv):
         fault = ""
     jitter = [float(x) for x in os.environ.get("FAKE_JITTER", "1").split(",")]
     ns = float(os.environ.get("FAKE_NS_PER_HOP", "100")) * jitter[(k - 1) % len(jitter)]
-    n, m, t = params["n"], params["m"], params["tokens"]
+    n, m, t = params["n"], params.get("m", 1), params["tokens"]
     if fault == "hang":
         time.sleep(3600)
     if fault == "crash":
@@ -77,8 +77,9 @@ def main(argv):
     for i in range(1, params["repeats"] + 1):
         hops = n * m * t
         rec = {"type": "result", "workload": "ring", "iteration": i, "n": n, "m": m, "tokens": t,
-               "count": hops, "setup_ns": n * 1000, "run_ns": int(hops * ns), "setup_cpu_ns": n * 900,
-               "run_cpu_ns": int(hops * ns * 0.5), "rss_before": 10_000_000, "rss_after": 10_000_000 + n * 500}
+               "burst": params["burst"], "count": hops, "ready": n, "setup_ns": n * 1000, "run_ns": int(hops * ns), "setup_cpu_ns": n * 900,
+               "run_cpu_ns": int(hops * ns * 0.5), "rss_before": 10_000_000,
+               "rss_after": 10_000_000 + n * int(os.environ.get("FAKE_RSS_PER_PROC", "500"))}
         if fault == "wrong_count":
             rec["count"] = hops - 1
         if fault == "absurd":

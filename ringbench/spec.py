@@ -1,0 +1,48 @@
+"""What one cell asks for (CellSpec) and what measuring it gave (Outcome): plain data for the harness."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .drivers import Driver
+from .workloads import Workload
+
+# Generous per-hop and per-spawn allowances for the default timeout: a guard against hangs,
+# not an expectation (the slowest driver here, Python threads, is ~20 µs per hop).
+TIMEOUT_BASE_S = 60.0
+TIMEOUT_PER_HOP_S = 50e-6
+TIMEOUT_PER_PROCESS_S = 500e-6
+
+
+@dataclass(frozen=True)
+class CellSpec:
+    driver: Driver
+    workload: Workload
+    params: dict   # the grid point as asked; a calibrated `m` is absent until calibration finds it
+    cores: str     # "1" or "all"
+
+    @property
+    def label(self) -> str:
+        ps = " ".join(f"{k}={v:,}" for k, v in self.params.items())
+        return f"{self.driver.name} [{self.cores} core{'s' if self.cores != '1' else ''}] {self.workload.name} {ps}"
+
+    def driver_params(self, **override: int) -> dict:
+        return self.workload.to_driver({**self.params, **override})
+
+    def timeout(self, iterations: int, given: float | None, **override: int) -> float:
+        if given:
+            return given
+        p = self.driver_params(**override)
+        per_iteration = self.workload.expected(p) * TIMEOUT_PER_HOP_S + p.get("n", 2) * TIMEOUT_PER_PROCESS_S
+        return TIMEOUT_BASE_S + iterations * per_iteration
+
+
+@dataclass
+class Outcome:
+    spec: CellSpec
+    status: str                     # ok, failed, refused, timeout
+    reason: str | None = None
+    records: list[dict] = field(default_factory=list)   # timed: result records (with "process")
+    samples: list[dict] = field(default_factory=list)   # continuous/squeeze: sample records (with "process", "tokens")
+    extra: dict = field(default_factory=dict)           # mode details: calibration, convergence, squeeze history
+    version: str | None = None
+    stderr_tail: str = ""
