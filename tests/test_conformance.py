@@ -303,11 +303,16 @@ launch.run_driver(d, ["run", "ring", "n=1000", "m=1", "sample_ms=200", "samples=
 
 
 def _group_alive(pgid):
-    try:
-        os.killpg(pgid, 0)
-        return True
-    except ProcessLookupError:
-        return False
+    """Any process of the group that is not a zombie (a dead process its new parent has not reaped yet)."""
+    import glob
+    for stat in glob.glob("/proc/[0-9]*/stat"):
+        try:
+            fields = open(stat).read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            return True
+    return False
 
 
 def _children(pid):
