@@ -283,3 +283,7 @@ def with_baseline(run: Run, baseline: str | None) -> Run:
     except BaselineError as e:
         raise InputError(str(e)) from None
     return replace(run, baseline=baseline)
+
+
+# Older names of the result objects (ringbench.results.Cell and Run).
+CellResult, RunResult = Cell, Run

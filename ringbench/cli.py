@@ -124,7 +124,8 @@ def _param_options(f):
 
 
 _db_option = click.option("--db", type=click.Path(dir_okay=False, path_type=Path), default=DEFAULT_DB,
-                          show_default=True, help="SQLite result store (created with its folder if missing).")
+                          show_default=True, help="SQLite result store [default: the checkout's results/ringbench.db "
+                          "from any folder, or $RINGBENCH_DB]; measuring creates it and its folder.")
 
 
 def _measure_options(cores_default: str, repeat_default: int, processes_default: int = 0):

@@ -35,7 +35,9 @@ from functools import wraps
 from pathlib import Path
 
 SCHEMA_VERSION = 2
-DEFAULT_DB = Path("results/ringbench.db")
+# The default store is the checkout's results/ folder wherever the command runs from (a store that
+# silently changed with the current directory would look empty); $RINGBENCH_DB names another.
+DEFAULT_DB = Path(os.environ.get("RINGBENCH_DB") or Path(__file__).resolve().parent.parent / "results" / "ringbench.db")
 RUN_STATUSES = ("running", "complete", "failed", "interrupted", "budget")
 
 _RUNS = """
