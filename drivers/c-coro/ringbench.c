@@ -1,17 +1,18 @@
 /*
  * ringbench-c-coro: the floor. One OS thread, no runtime.
  *
- * A process is a 64-byte struct: a one-message mailbox slot held inline
- * (kind + value), a queue of later messages that is used only while the slot
- * is occupied, a step function (its code, an explicit state machine), its
- * private state, and a link for the run queue. A single-thread scheduler runs
- * ready processes in FIFO order. A send writes the message into the
+ * A process is a 32-byte entry of one table: a one-message mailbox slot held
+ * inline (kind + value), a queue of later messages used only while the slot
+ * is occupied, its code's state (an explicit state machine), its receipt
+ * count, and a link for the run queue. Processes name each other by their
+ * place in the table. A single-thread scheduler runs ready processes in FIFO
+ * order, dispatching on their state. A send writes the message into the
  * receiver's slot (or, if the slot is taken, behind it) and, if the receiver
  * is not already ready, appends it to the run queue. So the common hop
- * allocates nothing and touches two cache lines: the receiver's and the
- * run queue's head.
+ * allocates nothing and touches the receiver's entry and the run queue's
+ * ends, nothing else.
  *
- * The "main process" of the contract is a process too (main_proc): its
+ * The "main process" of the contract is a process too (table entry 0): its
  * mailbox is a plain FIFO list (it must keep the sender of every message,
  * for selective receive), and its code is the driver's own control flow,
  * which gives the CPU to the scheduler when it blocks in a receive and gets
@@ -39,7 +40,7 @@
 #define unlikely(x) __builtin_expect(!!(x), 0)
 
 /* The contract's bound on n (section 6). The memory layout holds 100,000,000
- * processes in 6.4 GB (64 B each); building with -DRB_MAX_N=100000000 lifts
+ * processes in 3.2 GB (32 B each); building with -DRB_MAX_N=100000000 lifts
  * the bound for that experiment (README, "Scale"). */
 #ifndef RB_MAX_N
 #define RB_MAX_N 10000000
@@ -118,16 +119,6 @@ enum {
     K_GO, K_PING, K_PONG, K_START, K_DATA, K_REQUEST, K_REPLY
 };
 
-/* A message that waits behind an occupied slot, or one in main's mailbox. */
-typedef struct msg {
-    struct msg *next;
-    int64_t value;
-    int32_t kind;
-    int32_t from; /* main's mailbox only: the sender (selective receive matches on it) */
-} msg_t;          /* 24 bytes */
-
-typedef struct proc proc_t;
-
 /* What a process runs when it is scheduled: its code is a state machine, and
  * this is its state. The scheduler dispatches on it (one switch, every step
  * inlined), as an interpreter dispatches on an opcode. Each workload's
@@ -139,210 +130,194 @@ enum {
     S_FSEND_START, S_FSEND, S_FRECV_START, S_FRECV, S_WORKER_START, S_WORKER
 };
 
-struct proc {
-    proc_t *rq_next; /* run-queue link; NULL while not queued */
-    proc_t *peer;    /* the one process it knows (ring successor, partner, receiver) */
-    int64_t value;   /* the mailbox slot: the oldest message's value ... */
-    int32_t kind;    /* ... and kind; K_NONE when the mailbox is empty */
-    int32_t index;
-    msg_t *later;    /* messages behind the slot, oldest first: the tail of a circular list, or NULL */
-    int64_t count;   /* receipts (or per-workload state) */
-    int64_t aux;     /* per-workload state */
-    uint32_t state;  /* its code's state (S_*) */
-    uint32_t spare;
-};
-_Static_assert(sizeof(proc_t) == 64, "a process is one cache line");
+/* Processes live in one table and name each other by their 32-bit place in
+ * it; entry 0 is the main process. */
+typedef uint32_t ref_t;
+#define NOT_QUEUED UINT32_C(0xffffffff)
+#define RQ_END UINT32_C(0xfffffffe)
 
-/* Memory comes straight from mmap in slabs, kept for the life of the driver
- * process: an iteration rewinds the process slabs and reuses them in order,
- * as a runtime's allocator reuses freed memory, so every iteration lays its
- * ring out the same way. (Memory is read around the first spawn only, as
- * the contract says, so reuse does not hide a per-process figure.) */
-typedef struct slab { struct slab *next; size_t bytes; char pad[48]; } slab_t;
-_Static_assert(sizeof(slab_t) == 64, "processes stay cache-line aligned");
+typedef struct proc {
+    ref_t rq_next;  /* run-queue link: the next ready process, RQ_END if last, NOT_QUEUED if not queued */
+    ref_t peer;     /* the one process it knows (ring successor, partner, receiver) */
+    uint32_t later; /* messages behind the slot: the newest of a circular list in the message pool, 0 if none */
+    uint16_t kind;  /* the mailbox slot: the oldest message's kind (K_NONE when the mailbox is empty) ... */
+    uint16_t state; /* its code's state (S_*); not char-sized, so that stores to it cannot alias the globals */
+    int64_t value;  /* ... and value */
+    int64_t count;  /* receipts (or the workload's one counter) */
+} proc_t;
+_Static_assert(sizeof(proc_t) == 32, "a process is half a cache line");
 
-#define PROC_SLAB_BYTES (2u << 20) /* 32,767 processes per slab: one transparent huge page */
-#define MSG_SLAB_BYTES (1u << 16)  /* 2,728 messages per slab */
+/* A message that waits behind an occupied slot, or one in main's mailbox. */
+typedef struct {
+    int64_t value;
+    uint32_t next; /* pool index; 0 = none */
+    int32_t from;  /* main's mailbox only: the sender (selective receive matches on it) */
+    int32_t kind;
+} msg_t;
 
-static slab_t *proc_slab_first, *proc_slab_last, *proc_slab_cur;
-static proc_t *proc_bump, *proc_bump_end;
-static slab_t *msg_slabs;
-static msg_t *msg_free;
-static int64_t proc_pool_bytes, msg_pool_bytes, proc_slab_count, msg_slab_count;
-static int64_t procs_alive, procs_peak;
+static proc_t *pt;           /* the process table, mapped once for the run, reused by every iteration */
+static size_t pt_bytes;
+static msg_t *mp;            /* the message pool (index 0 unused), grown by doubling */
+static uint32_t mp_cap, mp_free;
+static int64_t procs_alive;
+/* Experiment switch, off in the build: -DRB_THP asks for transparent huge
+ * pages on the process table (README: measured, it does not pay here). */
+#ifdef RB_THP
+static const int use_thp = 1;
+#else
+static const int use_thp = 0;
+#endif
 
-static int use_thp; /* the `tuned` variant (--thp): huge pages for process slabs */
+static inline int32_t idx_of(const proc_t *p) { return (int32_t)(p - pt) - 1; } /* p(i) is pt[i + 1] */
 
-static void *slab_map(size_t bytes, const char *what)
+/* Map the table for `count` processes plus main. Untouched pages cost no
+ * memory, so RSS grows only as processes are spawned. */
+static void table_map(int64_t count)
 {
-    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    size_t bytes = (size_t)(count + 1) * sizeof(proc_t);
+    long page = sysconf(_SC_PAGESIZE);
+    bytes = (bytes + (size_t)page - 1) / (size_t)page * (size_t)page;
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED)
-        LIMIT("mmap of %zu bytes for the %s pool failed (%s) with %" PRId64 " processes alive: "
-              "the machine's memory or the address-space limit is exhausted; lower n, free memory, "
-              "or raise `ulimit -v` / the cgroup memory limit",
-              bytes, what, strerror(errno), procs_alive);
-    return p;
+        LIMIT("mmap of %zu bytes for %" PRId64 " processes failed (%s): the address-space limit is "
+              "exhausted; lower n or raise `ulimit -v`", bytes, count, strerror(errno));
+    if (use_thp) madvise(p, bytes, MADV_HUGEPAGE);
+    pt = p;
+    pt_bytes = bytes;
+    pt[0] = (proc_t){.rq_next = NOT_QUEUED, .state = S_MAIN};
 }
 
-static void __attribute__((noinline)) proc_refill(void)
+static inline proc_t *proc_new(ref_t i, uint16_t state)
 {
-    slab_t *s = proc_slab_cur ? proc_slab_cur->next : proc_slab_first;
-    if (!s) {
-        s = slab_map(PROC_SLAB_BYTES, "process");
-        /* tuned: huge pages from the second slab on, so a big ring faults once
-         * per 2 MiB instead of 512 times and walks its processes with few TLB
-         * misses, while a small one keeps 4 KiB pages and a small RSS */
-        if (use_thp && proc_slab_count >= 1) madvise(s, PROC_SLAB_BYTES, MADV_HUGEPAGE);
-        s->next = NULL;
-        s->bytes = PROC_SLAB_BYTES;
-        if (proc_slab_last) proc_slab_last->next = s; else proc_slab_first = s;
-        proc_slab_last = s;
-        proc_pool_bytes += PROC_SLAB_BYTES;
-        proc_slab_count++;
+    pt[i] = (proc_t){.rq_next = NOT_QUEUED, .state = state};
+    procs_alive++;
+    return &pt[i];
+}
+
+static void __attribute__((noinline)) mp_grow(void)
+{
+    uint32_t ncap = mp_cap ? mp_cap * 2 : 4096;
+    if (ncap <= mp_cap || ncap > UINT32_C(1) << 31)
+        LIMIT("the message pool cannot grow beyond %u messages", mp_cap);
+    msg_t *n = realloc(mp, sizeof(msg_t) * ncap);
+    if (!n)
+        LIMIT("out of memory growing the message pool to %u messages (%zu MiB) with %" PRId64
+              " processes alive; lower n or free memory", ncap, sizeof(msg_t) * ncap >> 20, procs_alive);
+    mp = n;
+    for (uint32_t i = ncap - 1; i >= (mp_cap ? mp_cap : 1); i--) {
+        mp[i].next = mp_free;
+        mp_free = i;
     }
-    proc_slab_cur = s;
-    proc_bump = (proc_t *)(s + 1);
-    proc_bump_end = proc_bump + (PROC_SLAB_BYTES - sizeof(slab_t)) / sizeof(proc_t);
+    mp_cap = ncap;
 }
 
-static inline proc_t *proc_new(uint32_t state, int32_t index)
+static inline uint32_t msg_alloc(void)
 {
-    if (unlikely(proc_bump == proc_bump_end)) proc_refill();
-    proc_t *p = proc_bump++;
-    *p = (proc_t){.state = state, .index = index};
-    if (++procs_alive > procs_peak) procs_peak = procs_alive;
-    return p;
+    if (unlikely(!mp_free)) mp_grow();
+    uint32_t m = mp_free;
+    mp_free = mp[m].next;
+    return m;
 }
 
-static msg_t *__attribute__((noinline)) msg_refill(void)
+static inline void msg_release(uint32_t m)
 {
-    slab_t *s = slab_map(MSG_SLAB_BYTES, "message");
-    s->next = msg_slabs;
-    s->bytes = MSG_SLAB_BYTES;
-    msg_slabs = s;
-    msg_pool_bytes += MSG_SLAB_BYTES;
-    msg_slab_count++;
-    msg_t *base = (msg_t *)(s + 1);
-    size_t k = (MSG_SLAB_BYTES - sizeof(slab_t)) / sizeof(msg_t);
-    for (size_t i = 1; i + 1 < k; i++) base[i].next = &base[i + 1];
-    base[k - 1].next = msg_free;
-    msg_free = &base[1];
-    return &base[0];
+    mp[m].next = mp_free;
+    mp_free = m;
 }
 
-static inline msg_t *msg_alloc(void)
-{
-    msg_t *m = msg_free;
-    if (likely(m != NULL)) {
-        msg_free = m->next;
-        return m;
-    }
-    return msg_refill();
-}
-
-static inline void msg_release(msg_t *m)
-{
-    m->next = msg_free;
-    msg_free = m;
-}
-
-/* make sure k messages are pooled, so that no mmap happens in a timed phase */
+/* make sure k messages are pooled, so that no allocation happens in a timed phase */
 static void msg_reserve(int64_t k)
 {
     int64_t have = 0;
-    for (msg_t *m = msg_free; m && have < k; m = m->next) have++;
+    for (uint32_t m = mp_free; m && have < k; m = mp[m].next) have++;
     while (have < k) {
-        msg_release(msg_refill());
-        have += (MSG_SLAB_BYTES - sizeof(slab_t)) / sizeof(msg_t);
+        uint32_t before = mp_cap ? mp_cap : 1;
+        mp_grow();
+        have += mp_cap - before;
     }
 }
 
 /* ---------------------------------------------------------------- scheduler */
 
-/* The run queue is a FIFO list threaded through rq_next; its last element
- * points at RQ_END, so "queued" is simply rq_next != NULL. */
-static proc_t rq_end_mark;
-#define RQ_END (&rq_end_mark)
-static proc_t *rq_head = RQ_END, *rq_tail = RQ_END;
-static proc_t main_proc = {.state = S_MAIN}; /* the contract's main process; its code is the driver's control flow */
-static msg_t *main_head, *main_tail; /* main's mailbox */
+/* The run queue is a FIFO list threaded through rq_next. */
+static ref_t rq_head = RQ_END, rq_tail = RQ_END;
+static uint32_t main_head, main_tail; /* main's mailbox, a FIFO list in the pool */
 
-static inline void make_ready(proc_t *p)
+static inline void make_ready(ref_t i)
 {
-    if (!p->rq_next) {
+    proc_t *p = &pt[i];
+    if (p->rq_next == NOT_QUEUED) {
         p->rq_next = RQ_END;
-        if (rq_head == RQ_END) rq_head = p; else rq_tail->rq_next = p;
-        rq_tail = p;
+        if (likely(rq_head == RQ_END)) rq_head = i; else pt[rq_tail].rq_next = i; /* one token: the queue is empty */
+        rq_tail = i;
     }
 }
 
 static void __attribute__((noinline)) queue_behind(proc_t *to, int32_t kind, int64_t value)
 {
-    msg_t *m = msg_alloc();
-    m->kind = kind;
-    m->value = value;
+    uint32_t m = msg_alloc();
+    mp[m].kind = kind;
+    mp[m].value = value;
     if (to->later) {
-        m->next = to->later->next; /* the head */
-        to->later->next = m;
+        mp[m].next = mp[to->later].next; /* the oldest */
+        mp[to->later].next = m;
     } else {
-        m->next = m;
+        mp[m].next = m;
     }
     to->later = m;
 }
 
 /* send to a process: into its slot, or behind it; wake it */
-static inline void send(proc_t *to, int32_t kind, int64_t value)
+static inline void send(ref_t to, int32_t kind, int64_t value)
 {
-    if (likely(to->kind == K_NONE)) {
-        to->kind = kind;
-        to->value = value;
+    proc_t *p = &pt[to];
+    if (likely(p->kind == K_NONE)) {
+        p->kind = (uint16_t)kind;
+        p->value = value;
     } else {
-        queue_behind(to, kind, value);
+        queue_behind(p, kind, value);
     }
     make_ready(to);
 }
 
 static void __attribute__((noinline)) slot_refill(proc_t *p)
 {
-    msg_t *tail = p->later, *head = tail->next;
-    p->kind = head->kind;
-    p->value = head->value;
-    if (head == tail) p->later = NULL; else tail->next = head->next;
-    msg_release(head);
+    uint32_t newest = p->later, oldest = mp[newest].next;
+    p->kind = (uint16_t)mp[oldest].kind;
+    p->value = mp[oldest].value;
+    if (oldest == newest) p->later = 0; else mp[newest].next = mp[oldest].next;
+    msg_release(oldest);
 }
 
 /* a process has read its slot: the next message moves up, or the mailbox is empty */
 static inline void slot_taken(proc_t *p)
 {
-    if (likely(p->later == NULL)) p->kind = K_NONE;
+    if (likely(p->later == 0)) p->kind = K_NONE;
     else slot_refill(p);
 }
 
 static void send_main(int32_t kind, int64_t value, int32_t from)
 {
-    msg_t *m = msg_alloc();
-    m->kind = kind;
-    m->value = value;
-    m->from = from;
-    m->next = NULL;
-    if (main_tail) main_tail->next = m; else main_head = m;
+    uint32_t m = msg_alloc();
+    mp[m] = (msg_t){.value = value, .next = 0, .from = from, .kind = kind};
+    if (main_tail) mp[main_tail].next = m; else main_head = m;
     main_tail = m;
-    make_ready(&main_proc);
+    make_ready(0);
 }
 
 static int run_until_main(void); /* the scheduler, after the processes' code */
 
-/* main's plain receive: the first message in its mailbox */
-static msg_t *main_recv(void)
+/* main's plain receive: the first message in its mailbox (0 if every process is blocked) */
+static uint32_t main_recv(void)
 {
     for (;;) {
-        msg_t *m = main_head;
+        uint32_t m = main_head;
         if (m) {
-            main_head = m->next;
-            if (!main_head) main_tail = NULL;
+            main_head = mp[m].next;
+            if (!main_head) main_tail = 0;
             return m;
         }
-        if (!run_until_main()) return NULL;
+        if (!run_until_main()) return 0;
     }
 }
 
@@ -350,10 +325,10 @@ static msg_t *main_recv(void)
  * returns the value */
 static int64_t main_expect(int32_t kind, const char *what)
 {
-    msg_t *m = main_recv();
+    uint32_t m = main_recv();
     if (!m) FAIL("deadlock: main waited for %s and no process was ready", what);
-    if (m->kind != kind) FAIL("main expected %s, got message kind %d", what, m->kind);
-    int64_t v = m->value;
+    if (mp[m].kind != kind) FAIL("main expected %s, got message kind %d", what, mp[m].kind);
+    int64_t v = mp[m].value;
     msg_release(m);
     return v;
 }
@@ -361,21 +336,21 @@ static int64_t main_expect(int32_t kind, const char *what)
 /* main's selective receive: the first message matching (kind, from); the
  * others stay in the mailbox in order. While it waits it keeps its place
  * (messages already scanned are not scanned again in this receive). */
-static msg_t *main_recv_match(int32_t kind, int32_t from)
+static uint32_t main_recv_match(int32_t kind, int32_t from)
 {
-    msg_t *prev = NULL, *cur = main_head;
+    uint32_t prev = 0, cur = main_head;
     for (;;) {
         while (cur) {
-            if (cur->kind == kind && cur->from == from) {
-                if (prev) prev->next = cur->next; else main_head = cur->next;
+            if (mp[cur].kind == kind && mp[cur].from == from) {
+                if (prev) mp[prev].next = mp[cur].next; else main_head = mp[cur].next;
                 if (main_tail == cur) main_tail = prev;
                 return cur;
             }
             prev = cur;
-            cur = cur->next;
+            cur = mp[cur].next;
         }
-        if (!run_until_main()) return NULL;
-        cur = prev ? prev->next : main_head;
+        if (!run_until_main()) return 0;
+        cur = prev ? mp[prev].next : main_head;
     }
 }
 
@@ -393,21 +368,12 @@ static void run_to_quiescence(void)
     while (run_until_main()) {
         /* main got a message it did not ask for: drop it */
         while (main_head) {
-            msg_t *m = main_head;
-            main_head = m->next;
+            uint32_t m = main_head;
+            main_head = mp[m].next;
             msg_release(m);
         }
-        main_tail = NULL;
+        main_tail = 0;
     }
-}
-
-/* all processes of the iteration have exited: rewind the process slabs */
-static void procs_rewind(void)
-{
-    if (procs_alive != 0) FAIL("internal: %" PRId64 " processes alive at the end of an iteration", procs_alive);
-    proc_slab_cur = NULL;
-    proc_bump = proc_bump_end = NULL;
-    procs_peak = 0;
 }
 
 /* ------------------------------------------------------------ ready signals */
@@ -422,7 +388,7 @@ static int64_t ready_seen, ready_want;
 
 static void __attribute__((noinline)) ready_all(void) { send_main(K_READY, ready_seen, -1); }
 
-static inline void start(proc_t *p, uint32_t state)
+static inline void start(proc_t *p, uint16_t state)
 {
     if (++ready_seen == ready_want) ready_all();
     p->state = state;
@@ -528,7 +494,10 @@ static int mem_read;
 static int64_t mem_rss_before, mem_rss_after, mem_rt_before, mem_rt_after;
 
 /* runtime_mem_*: the driver's own accounting, bytes of live processes plus the message pool */
-static inline int64_t pools_bytes(void) { return procs_alive * (int64_t)sizeof(proc_t) + msg_pool_bytes; }
+static inline int64_t pools_bytes(void)
+{
+    return procs_alive * (int64_t)sizeof(proc_t) + (int64_t)mp_cap * (int64_t)sizeof(msg_t);
+}
 
 /* Spawn-phase bracketing: the clocks are read inside the memory readings. */
 typedef struct { int64_t t0, c0; } phase_t;
@@ -576,18 +545,16 @@ static void print_stats(int64_t iteration)
     getrusage(RUSAGE_SELF, &ru);
     struct mallinfo2 mi = mallinfo2();
     int64_t pooled = 0;
-    for (msg_t *m = msg_free; m; m = m->next) pooled++;
+    for (uint32_t m = mp_free; m; m = mp[m].next) pooled++;
     printf("{\"type\":\"stats\",\"iteration\":%" PRId64 ",\"os_threads\":1,\"process_bytes\":%zu"
-           ",\"message_bytes\":%zu,\"process_pool_bytes\":%" PRId64 ",\"process_slabs\":%" PRId64
-           ",\"message_pool_bytes\":%" PRId64 ",\"message_slabs\":%" PRId64 ",\"messages_pooled\":%" PRId64
-           ",\"processes_peak\":%" PRId64 ",\"huge_pages_advised\":%d"
+           ",\"message_bytes\":%zu,\"process_table_bytes\":%zu,\"message_pool_messages\":%u"
+           ",\"messages_pooled\":%" PRId64 ",\"huge_pages_advised\":%d"
            ",\"malloc_in_use_bytes\":%zu,\"max_rss_bytes\":%" PRId64
            ",\"minor_faults\":%ld,\"major_faults\":%ld"
            ",\"voluntary_context_switches\":%ld,\"involuntary_context_switches\":%ld}\n",
-           iteration, sizeof(proc_t), sizeof(msg_t), proc_pool_bytes, proc_slab_count, msg_pool_bytes,
-           msg_slab_count, pooled, procs_peak, use_thp, mi.uordblks, (int64_t)ru.ru_maxrss * 1024,
-           ru.ru_minflt - ru0.ru_minflt, ru.ru_majflt - ru0.ru_majflt, ru.ru_nvcsw - ru0.ru_nvcsw,
-           ru.ru_nivcsw - ru0.ru_nivcsw);
+           iteration, sizeof(proc_t), sizeof(msg_t), pt_bytes, mp_cap, pooled, use_thp, mi.uordblks,
+           (int64_t)ru.ru_maxrss * 1024, ru.ru_minflt - ru0.ru_minflt, ru.ru_majflt - ru0.ru_majflt,
+           ru.ru_nvcsw - ru0.ru_nvcsw, ru.ru_nivcsw - ru0.ru_nivcsw);
 }
 
 /* ---------------------------------------------------------------- the ring */
@@ -600,7 +567,7 @@ static int trace_print = 1;
 static void stop_forward(proc_t *p, int64_t sum)
 {
     sum += p->count;
-    if (p->index == ring_last) send_main(K_SUM, sum, p->index);
+    if (idx_of(p) == ring_last) send_main(K_SUM, sum, idx_of(p));
     else send(p->peer, K_STOP, sum);
     proc_exit(p);
 }
@@ -614,7 +581,7 @@ static inline void ring_step(proc_t *p)
         if (likely(k == K_TOKEN)) {
             p->count++;
             if (likely(v != 1)) send(p->peer, K_TOKEN, v - 1);
-            else send_main(K_DONE, 0, p->index);
+            else send_main(K_DONE, 0, idx_of(p));
         } else if (k == K_STOP) {
             stop_forward(p, v);
             return;
@@ -640,9 +607,9 @@ static inline void trace_step(proc_t *p)
             p->count++;
             if (trace_print)
                 printf("{\"type\":\"hop\",\"hop\":%" PRId64 ",\"lap\":%" PRId64 ",\"from\":%d,\"to\":%d}\n", hop,
-                       (hop - 1) / V(P_N) + 1, TRACE_FROM(raw), p->index);
-            if (v != 1) send(p->peer, K_TOKEN, TRACE_TOKEN(v - 1, p->index));
-            else send_main(K_DONE, 0, p->index);
+                       (hop - 1) / V(P_N) + 1, TRACE_FROM(raw), idx_of(p));
+            if (v != 1) send(p->peer, K_TOKEN, TRACE_TOKEN(v - 1, idx_of(p)));
+            else send_main(K_DONE, 0, idx_of(p));
         } else if (k == K_STOP) {
             stop_forward(p, raw);
             return;
@@ -711,42 +678,31 @@ static void iter_ring(result_t *r, int trace)
     const int continuous = !trace && V(P_SAMPLE_MS) > 0;
     ring_total = n * V(P_M);
     ring_last = (int32_t)(n - 1);
-    const uint32_t first_state = trace ? S_TRACE_START : S_RING_START;
-    /* main's note of where to inject the tokens (spread placement), made before the phase */
-    proc_t **inject = burst ? NULL : malloc(sizeof(proc_t *) * (size_t)tokens);
-    if (!burst && !inject) LIMIT("malloc of %" PRId64 " injection pointers failed; lower tokens", tokens);
+    const uint16_t state = trace ? S_TRACE_START : S_RING_START;
     msg_reserve(tokens + 2); /* tokens queued behind a slot, DONE and the stop's SUM to main */
 
     phase_t ph = spawn_begin();
-    /* spawn p0 ... p(n-1), each linked to its successor and scheduled for its first run */
+    /* spawn p0 ... p(n-1) (pt[1] ... pt[n]), each linked to its successor and
+     * scheduled for its first run */
     ready_seen = 0;
     ready_want = n;
-    proc_t *p0 = proc_new(continuous ? S_CONT0_START : first_state, 0), *prev = p0;
-    make_ready(p0);
-    int64_t j = 0;
-    if (inject) inject[j++] = p0;
-    int64_t next_inject = inject && tokens > 1 ? n / tokens : -1; /* p(j*n div tokens) */
-    for (int64_t i = 1; i < n; i++) {
-        proc_t *p = proc_new(first_state, (int32_t)i);
-        prev->peer = p;
-        prev = p;
-        make_ready(p);
-        if (i == next_inject) {
-            inject[j++] = p;
-            next_inject = j < tokens ? (int64_t)((__int128)j * n / tokens) : -1;
-        }
+    for (ref_t i = 1; i <= n; i++) {
+        proc_t *p = proc_new(i, state);
+        p->peer = i < n ? i + 1 : 1;
+        make_ready(i);
     }
-    prev->peer = p0;
+    if (continuous) pt[1].state = S_CONT0_START;
     ready_expect(n);
     spawn_end(ph, r);
     r->ready = ready_seen;
-    if (inject && j != tokens) FAIL("internal: placed %" PRId64 " of %" PRId64 " tokens", j, tokens);
 
+    /* token j enters at p(j*n div tokens), or all at p0 (burst) */
+#define INJECT_AT(j) (burst ? 1 : (ref_t)(1 + (__int128)(j) * n / tokens))
     if (continuous) {
         cont_period = V(P_SAMPLE_MS) * 1000000;
         cont_next_due = cont_period;
         cont_t0 = mono_ns();
-        for (int64_t k = 0; k < tokens; k++) send(burst ? p0 : inject[k], K_TOKEN, CONT_FRESH);
+        for (int64_t j = 0; j < tokens; j++) send(INJECT_AT(j), K_TOKEN, CONT_FRESH);
         run_until_main(); /* does not come back: p0 exits after the last sample */
         FAIL("continuous ring stopped circulating");
     }
@@ -754,13 +710,13 @@ static void iter_ring(result_t *r, int trace)
     /* message phase */
     const int64_t first = trace ? TRACE_TOKEN(ring_total, -1) : ring_total;
     int64_t t2 = mono_ns(), c2 = cpu_ns();
-    for (int64_t k = 0; k < tokens; k++) send(burst ? p0 : inject[k], K_TOKEN, first);
-    for (int64_t k = 0; k < tokens; k++) main_expect(K_DONE, "a token-finished message");
+    for (int64_t j = 0; j < tokens; j++) send(INJECT_AT(j), K_TOKEN, first);
+    for (int64_t j = 0; j < tokens; j++) main_expect(K_DONE, "a token-finished message");
     int64_t t3 = mono_ns(), c3 = cpu_ns();
-    free(inject);
+#undef INJECT_AT
 
     /* proof: a stop message goes round once, summing receipts; every process exits */
-    send(p0, K_STOP, 0);
+    send(1, K_STOP, 0);
     r->count = main_expect(K_SUM, "the stop message back");
     run_to_quiescence();
     if (procs_alive != 0) FAIL("%" PRId64 " ring processes did not exit", procs_alive);
@@ -792,22 +748,15 @@ static void iter_spawn(result_t *r)
     phase_t ph = spawn_begin();
     ready_seen = 0;
     ready_want = n;
-    proc_t *all = NULL; /* main's list of what it spawned, threaded through peer (they know nobody) */
-    for (int64_t i = 0; i < n; i++) {
-        proc_t *p = proc_new(S_SPAWN_START, (int32_t)i);
-        p->peer = all;
-        all = p;
-        make_ready(p);
+    for (ref_t i = 1; i <= n; i++) {
+        proc_new(i, S_SPAWN_START);
+        make_ready(i);
     }
     ready_expect(n);
     spawn_end(ph, r);
     r->ready = r->count = ready_seen;
     /* untimed: release them all */
-    for (proc_t *p = all; p;) {
-        proc_t *next = p->peer;
-        send(p, K_RELEASE, 0);
-        p = next;
-    }
+    for (ref_t i = 1; i <= n; i++) send(i, K_RELEASE, 0);
     run_to_quiescence();
     if (procs_alive != 0) FAIL("spawn: %" PRId64 " processes did not exit", procs_alive);
     if (r->count != n) FAIL("spawn: %" PRId64 " of %" PRId64 " processes signalled ready", r->count, n);
@@ -816,7 +765,7 @@ static void iter_spawn(result_t *r)
 
 /* ------------------------------------------------------------- pingpong */
 
-/* A: count = round trips wanted, aux = round trips done, peer = B */
+/* A (pt[1]): count = round trips still to make, peer = B */
 static inline void ping_step(proc_t *a)
 {
     while (a->kind != K_NONE) {
@@ -824,11 +773,10 @@ static inline void ping_step(proc_t *a)
         const int64_t v = a->value;
         slot_taken(a);
         if (likely(k == K_PONG)) {
-            if (++a->aux == a->count) send_main(K_DONE, 0, a->index);
+            if (--a->count == 0) send_main(K_DONE, 0, idx_of(a));
             else send(a->peer, K_PING, 0);
         } else if (k == K_GO) {
             a->count = v;
-            a->aux = 0;
             send(a->peer, K_PING, 0);
         } else if (k == K_STOP) { /* pass the proof on to B, adding nothing */
             send(a->peer, K_STOP, v);
@@ -838,7 +786,7 @@ static inline void ping_step(proc_t *a)
     }
 }
 
-/* B: count = round trips answered, peer = A */
+/* B (pt[2]): count = round trips answered, peer = A */
 static inline void pong_step(proc_t *b)
 {
     while (b->kind != K_NONE) {
@@ -849,7 +797,7 @@ static inline void pong_step(proc_t *b)
             b->count++;
             send(b->peer, K_PONG, 0);
         } else if (k == K_STOP) {
-            send_main(K_SUM, v + b->count, b->index);
+            send_main(K_SUM, v + b->count, idx_of(b));
             proc_exit(b);
             return;
         }
@@ -862,19 +810,18 @@ static void iter_pingpong(result_t *r)
     phase_t ph = spawn_begin();
     ready_seen = 0;
     ready_want = 2;
-    proc_t *a = proc_new(S_PING_START, 0), *b = proc_new(S_PONG_START, 1);
-    a->peer = b;
-    b->peer = a;
-    make_ready(a);
-    make_ready(b);
+    proc_new(1, S_PING_START)->peer = 2;
+    proc_new(2, S_PONG_START)->peer = 1;
+    make_ready(1);
+    make_ready(2);
     ready_expect(2);
     spawn_end(ph, r);
     r->ready = ready_seen;
     int64_t t2 = mono_ns(), c2 = cpu_ns();
-    send(a, K_GO, V(P_M));
+    send(1, K_GO, V(P_M));
     main_expect(K_DONE, "A's done message");
     int64_t t3 = mono_ns(), c3 = cpu_ns();
-    send(a, K_STOP, 0);
+    send(1, K_STOP, 0);
     r->count = main_expect(K_SUM, "B's count");
     run_to_quiescence();
     if (procs_alive != 0) FAIL("pingpong: processes did not exit");
@@ -894,8 +841,9 @@ static void iter_pingpong(result_t *r)
 #define FANIN_BUDGET_MAX 16
 #define FANIN_MAILBOX_CAP (INT64_C(1) << 24)
 static int64_t fanin_budget = FANIN_BUDGET_MAX;
+static int64_t fanin_target; /* n*m: what the receiver waits for */
 
-/* sender: count = messages still to send, peer = receiver */
+/* sender (pt[2..n+1]): count = messages still to send, peer = the receiver */
 static inline void fanin_send_step(proc_t *s)
 {
     while (s->kind != K_NONE) {
@@ -907,20 +855,20 @@ static inline void fanin_send_step(proc_t *s)
         send(s->peer, K_DATA, 0);
         s->count--;
     }
-    if (s->count > 0) make_ready(s);
+    if (s->count > 0) make_ready((ref_t)(s - pt));
     else proc_exit(s); /* its work is done: the process ends */
 }
 
-/* receiver: count = messages received, aux = n*m expected */
+/* receiver (pt[1]): count = messages received */
 static inline void fanin_recv_step(proc_t *rcv)
 {
     while (rcv->kind != K_NONE) {
         const int32_t k = rcv->kind;
         slot_taken(rcv);
         if (likely(k == K_DATA)) {
-            if (++rcv->count == rcv->aux) send_main(K_DONE, 0, rcv->index);
+            if (++rcv->count == fanin_target) send_main(K_DONE, 0, -1);
         } else if (k == K_STOP) {
-            send_main(K_SUM, rcv->count, rcv->index);
+            send_main(K_SUM, rcv->count, -1);
             proc_exit(rcv);
             return;
         }
@@ -930,29 +878,25 @@ static inline void fanin_recv_step(proc_t *rcv)
 static void iter_fanin(result_t *r)
 {
     const int64_t n = V(P_N), mm = V(P_M);
+    fanin_target = n * mm;
     msg_reserve(2);
     phase_t ph = spawn_begin();
     ready_seen = 0;
     ready_want = n + 1;
-    proc_t *rcv = proc_new(S_FRECV_START, -1);
-    rcv->aux = n * mm;
-    make_ready(rcv);
-    proc_t *all = NULL; /* main's list of the senders, threaded through aux */
-    for (int64_t i = 0; i < n; i++) {
-        proc_t *s = proc_new(S_FSEND_START, (int32_t)i);
-        s->peer = rcv;
-        s->aux = (int64_t)(intptr_t)all;
-        all = s;
-        make_ready(s);
+    proc_new(1, S_FRECV_START);
+    make_ready(1);
+    for (ref_t i = 2; i <= n + 1; i++) {
+        proc_new(i, S_FSEND_START)->peer = 1;
+        make_ready(i);
     }
     ready_expect(n + 1);
     spawn_end(ph, r);
     r->ready = ready_seen;
     int64_t t2 = mono_ns(), c2 = cpu_ns();
-    for (proc_t *s = all; s; s = (proc_t *)(intptr_t)s->aux) send(s, K_START, mm);
+    for (ref_t i = 2; i <= n + 1; i++) send(i, K_START, mm);
     main_expect(K_DONE, "the receiver's done message");
     int64_t t3 = mono_ns(), c3 = cpu_ns();
-    send(rcv, K_STOP, 0);
+    send(1, K_STOP, 0);
     r->count = main_expect(K_SUM, "the receiver's count");
     run_to_quiescence();
     if (procs_alive != 0) FAIL("fanin: %" PRId64 " processes did not exit", procs_alive);
@@ -963,13 +907,14 @@ static void iter_fanin(result_t *r)
 
 /* ------------------------------------------------------------ selective */
 
+/* worker i is pt[i + 1] */
 static inline void worker_step(proc_t *w)
 {
     while (w->kind != K_NONE) {
         const int32_t k = w->kind;
         slot_taken(w);
         if (k == K_REQUEST) {
-            send_main(K_REPLY, 0, w->index);
+            send_main(K_REPLY, 0, idx_of(w));
         } else if (k == K_STOP) {
             proc_exit(w);
             return;
@@ -985,12 +930,9 @@ static void iter_selective(result_t *r)
     phase_t ph = spawn_begin();
     ready_seen = 0;
     ready_want = n;
-    proc_t *first = NULL, *prev = NULL; /* w0 -> w1 -> ... through peer: main's list, in worker order */
-    for (int64_t i = 0; i < n; i++) {
-        proc_t *w = proc_new(S_WORKER_START, (int32_t)i);
-        if (prev) prev->peer = w; else first = w;
-        prev = w;
-        make_ready(w);
+    for (ref_t i = 1; i <= n; i++) {
+        proc_new(i, S_WORKER_START);
+        make_ready(i);
     }
     ready_expect(n);
     spawn_end(ph, r);
@@ -998,21 +940,17 @@ static void iter_selective(result_t *r)
     int64_t collected = 0;
     int64_t t2 = mono_ns(), c2 = cpu_ns();
     for (int64_t round = 0; round < rounds; round++) {
-        for (proc_t *w = first; w; w = w->peer) send(w, K_REQUEST, 0);
+        for (ref_t i = 1; i <= n; i++) send(i, K_REQUEST, 0);
         for (int64_t k = 0; k < n; k++) {
             int32_t want = (int32_t)(reverse ? n - 1 - k : k);
-            msg_t *m = main_recv_match(K_REPLY, want);
+            uint32_t m = main_recv_match(K_REPLY, want);
             if (!m) FAIL("selective: reply from worker %d never came (round %" PRId64 ")", want, round + 1);
             msg_release(m);
             collected++;
         }
     }
     int64_t t3 = mono_ns(), c3 = cpu_ns();
-    for (proc_t *w = first; w;) {
-        proc_t *next = w->peer;
-        send(w, K_STOP, 0);
-        w = next;
-    }
+    for (ref_t i = 1; i <= n; i++) send(i, K_STOP, 0);
     run_to_quiescence();
     if (procs_alive != 0) FAIL("selective: %" PRId64 " workers did not exit", procs_alive);
     if (collected != n * rounds)
@@ -1030,10 +968,11 @@ static void iter_selective(result_t *r)
 static int run_until_main(void)
 {
     for (;;) {
-        proc_t *p = rq_head;
-        if (unlikely(p == RQ_END)) return 0;
+        const ref_t i = rq_head;
+        if (unlikely(i == RQ_END)) return 0;
+        proc_t *p = &pt[i];
         rq_head = p->rq_next;
-        p->rq_next = NULL;
+        p->rq_next = NOT_QUEUED;
         /* The ring's state first: in the ring, every process scheduled is in
          * it, and a compare costs less than the jump table below (measured:
          * about 0.4 ns a hop). A bare ring program has no dispatch at all. */
@@ -1061,7 +1000,7 @@ static int run_until_main(void)
         case S_WORKER_START: start(p, S_WORKER); /* fall through */
         case S_WORKER: worker_step(p); break;
         case S_MAIN: return 1;
-        default: FAIL("internal: process %d scheduled in state %u", p->index, p->state);
+        default: FAIL("internal: process %d scheduled in state %u", idx_of(p), p->state);
         }
     }
 }
@@ -1069,7 +1008,6 @@ static int run_until_main(void)
 /* ------------------------------------------------------------------ main */
 
 static const char *const WORKLOADS[] = {"ring", "spawn", "pingpong", "fanin", "selective", "trace"};
-static const char *variant = "floor";
 
 static void describe(void)
 {
@@ -1079,31 +1017,15 @@ static void describe(void)
            __VERSION__);
     for (size_t i = 0; i < sizeof WORKLOADS / sizeof WORKLOADS[0]; i++)
         printf("%s\"%s\"", i ? "," : "", WORKLOADS[i]);
-    printf("],\"features\":[\"tokens\",\"continuous\",\"stats\"],\"variant\":\"%s\","
-           "\"os_threads\":1,\"note\":\"one OS thread: cores>1 is accepted and ignored\"}\n",
-           variant);
+    printf("],\"features\":[\"tokens\",\"continuous\",\"stats\"],\"variant\":\"\","
+           "\"os_threads\":1,\"note\":\"one OS thread: cores>1 is accepted and ignored\"}\n");
 }
 
-#define USAGE "usage: ringbench-c-coro [--variant=floor|tuned] describe | run <workload> key=value ..."
+#define USAGE "usage: ringbench-c-coro describe | run <workload> key=value ..."
 
 int main(int argc, char **argv)
 {
     setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
-    /* variant options come before the verb (driver.toml [variants.*] args) */
-    int a = 1;
-    for (; a < argc && strncmp(argv[a], "--", 2) == 0; a++) {
-        if (strcmp(argv[a], "--variant=floor") == 0) {
-            variant = "floor";
-            use_thp = 0;
-        } else if (strcmp(argv[a], "--variant=tuned") == 0) {
-            variant = "tuned";
-            use_thp = 1;
-        } else {
-            BAD("unknown option '%s'; " USAGE, argv[a]);
-        }
-    }
-    argc -= a - 1;
-    argv += a - 1;
     if (argc < 2) BAD(USAGE);
     if (strcmp(argv[1], "describe") == 0) {
         if (argc != 2) BAD("describe takes no arguments");
@@ -1152,6 +1074,7 @@ int main(int argc, char **argv)
         if (fanin_budget > FANIN_BUDGET_MAX) fanin_budget = FANIN_BUDGET_MAX;
         if (fanin_budget < 1) fanin_budget = 1;
     }
+    table_map(w == 2 ? 2 : w == 3 ? n + 1 : n);
 
     const int64_t warmup = V(P_WARMUP), repeats = V(P_REPEATS);
     for (int64_t it = 0; it < warmup + repeats; it++) {
@@ -1173,7 +1096,6 @@ int main(int argc, char **argv)
             print_result(&r, it - warmup + 1);
             if (V(P_STATS)) print_stats(it - warmup + 1);
         }
-        procs_rewind();
     }
     fflush(stdout);
     return 0;
