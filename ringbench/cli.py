@@ -271,7 +271,7 @@ def show_run(result: Run, wide: bool = False) -> None:
     if o.mode != "timed":
         for c in result.cells:
             if c.ok:
-                out.print(f"{c.label}: {tables.mode_details(c)}", highlight=False)
+                out.print(escape(f"{c.label}: {tables.mode_details(c)}"), highlight=False)
     for c in result.cells:
         if c.mode == "squeeze" and c.ok:
             out.print(tables.squeeze_history(c))
@@ -408,7 +408,7 @@ def runtimes(as_json):
         return
     t = Table(title="ringbench runtimes", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
     for col in ("Runtime", "hop", "State", "Version", "Workloads"):
-        t.add_column(col, no_wrap=col == "Runtime", overflow="fold")
+        t.add_column(col, no_wrap=True, overflow="ellipsis", max_width=28 if col == "Version" else None)
     for r in rows:
         state = ("[red]needs " + ", ".join(r["missing"]) + "[/red]" if r["missing"] else
                  "[red]broken[/red]" if r["problem"] else
@@ -465,12 +465,12 @@ def history(db):
     """List the stored runs, one line each: id, start, status, cells done/planned, workload, runtimes."""
     runs = api.history(db)
     t = Table(title=f"runs in {db}", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
-    t.add_column("Run", justify="right")
-    t.add_column("Started (UTC)", no_wrap=True)
-    t.add_column("Status", no_wrap=True)
-    t.add_column("Cells", justify="right", no_wrap=True)
-    t.add_column("What", no_wrap=True, overflow="ellipsis", max_width=40)
-    t.add_column("Runtimes", no_wrap=True, overflow="ellipsis", max_width=30)
+    t.add_column("Run", justify="right", no_wrap=True, min_width=3)
+    t.add_column("Started (UTC)", no_wrap=True, min_width=16)
+    t.add_column("Status", no_wrap=True, min_width=11)
+    t.add_column("Cells", justify="right", no_wrap=True, min_width=7)
+    t.add_column("What", no_wrap=True, overflow="ellipsis", max_width=30)
+    t.add_column("Runtimes", no_wrap=True, overflow="ellipsis", max_width=18)
     for r in runs:
         s = r["settings"]
         cells = f"{r['ok']}/{r['planned']}" if r.get("planned") else f"{r['ok']}/{r['done']}"

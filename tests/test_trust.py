@@ -1,0 +1,156 @@
+"""Numbers a reader can trust: like-for-like comparisons, honest significance, tables that fit,
+modes that agree with themselves, calibrated work per repeat. Exact, with fake drivers' fake clocks."""
+import json
+import re
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from ringbench.cli import main
+
+FAKE_PY = Path(__file__).parent / "fake_drivers" / "fake" / "fake.py"
+
+
+def cli(*args):
+    return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
+
+
+@pytest.fixture
+def zoo(fake, tmp_path, monkeypatch):
+    """Fake runtimes of known speed: erlang (200 ns/hop), fastgo (100), a floor (5), a hand-off (50),
+    and one with a long variant name; only these are discoverable."""
+    root = tmp_path / "drivers"
+
+    def driver(name, ns, hop="mailbox", variants=""):
+        folder = root / name
+        folder.mkdir(parents=True)
+        (folder / "driver.toml").write_text(
+            f'name = "{name}"\ncommand = ["{{python}}", "{FAKE_PY}"]\nhop = "{hop}"\n'
+            f'[env]\nFAKE_NS_PER_HOP = "{ns}"\n{variants}')
+    driver("erlang", 200)
+    driver("fastgo", 100, "channel")
+    driver("floor", 5, "floor")
+    driver("baton", 50, "handoff")
+    driver("rust-tokio", 150, "channel", '[variants.current-thread]\nargs = []\n')
+    monkeypatch.setenv("RINGBENCH_DRIVERS_DIR", str(root))
+    monkeypatch.delenv("RINGBENCH_DRIVER_PATH")
+    return root
+
+
+def rel_column(output: str) -> dict[tuple[str, str, str], str]:
+    """(runtime, cores, N) -> the Rel % cell of the printed table."""
+    out = {}
+    for line in output.splitlines():
+        m = re.match(r"\s*(\S+)\s+\S+\s+(1|all)\s+([\d,k.M]+)\s.*?(100 ref|floor|–|[\d.]+ [✓≈?])\s*$", line)
+        if m:
+            out[(m.group(1), m.group(2), m.group(3))] = m.group(4)
+    return out
+
+
+def test_rel_compares_only_cells_that_differ_in_the_runtime_alone(zoo, db):
+    r = cli("sweep", "ring", "-r", "erlang,fastgo,floor,baton", "-n", "10,20", "-m", 5, "--cores", "1,all",
+            "--repeat", 5, "--db", db)
+    assert r.exit_code == 0, r.output
+    rel = rel_column(r.output)
+    for n in ("10", "20"):
+        for cores in ("1", "all"):
+            # erlang is the reference of every (N, cores) group; fastgo is twice its throughput there
+            assert rel[("erlang", cores, n)] == "100 ref"
+            assert rel[("fastgo", cores, n)].startswith("200.0")
+            assert rel[("floor", cores, n)] == "floor"       # the floor is shown as a floor, never ranked
+            assert rel[("baton", cores, n)] == "100 ref"     # a hand-off is its own kind, not ranked against mailboxes
+    assert "Not message passing" in r.output
+
+
+def test_the_default_reference_without_erlang_is_the_fastest_real_runtime_not_the_floor(zoo, db):
+    r = cli("run", "ring", "-r", "rust-tokio,fastgo,floor", "-n", 10, "-m", 5, "--repeat", 5, "--db", db)
+    rel = rel_column(r.output)
+    assert rel[("fastgo", "all", "10")] == "100 ref"
+    assert rel[("rust-tokio/current-thread", "all", "10")].startswith("66.7")
+
+
+def test_an_unknown_baseline_is_bad_input_and_a_given_one_is_stored_and_shown_again(zoo, db):
+    bad = cli("run", "ring", "-r", "erlang,fastgo", "-n", 10, "-m", 5, "--baseline", "nosuch", "--db", db)
+    assert bad.exit_code == 2 and "nosuch" in bad.output and not db.exists()
+    r = cli("run", "ring", "-r", "erlang,fastgo", "-n", 10, "-m", 5, "--repeat", 5, "--baseline", "fastgo",
+            "--db", db)
+    assert rel_column(r.output)[("fastgo", "all", "10")] == "100 ref"
+    assert rel_column(r.output)[("erlang", "all", "10")].startswith("50.0")
+    shown = cli("show", 1, "--db", db)
+    table = lambda text: text[text.index("Runtime"):text.index("Rel % =")]  # noqa: E731
+    assert table(shown.output) == table(r.output)  # show reproduces exactly what run printed
+    exported = json.loads(cli("export", 1, "--db", db).stdout)
+    assert exported["baseline"] == "fastgo"
+    assert cli("show", 1, "--baseline", "nosuch", "--db", db).exit_code == 2
+
+
+def test_no_significance_from_fewer_than_five_repeats(zoo, db):
+    r = cli("run", "ring", "-r", "erlang,fastgo", "-n", 10, "-m", 5, "--repeat", 2, "--db", db)
+    assert rel_column(r.output)[("fastgo", "all", "10")] == "200.0 ?"
+    r = cli("run", "ring", "-r", "erlang,fastgo", "-n", 10, "-m", 5, "--repeat", 5, "--db", db)
+    assert rel_column(r.output)[("fastgo", "all", "10")] == "200.0 ✓"
+    same = cli("compare", 2, 2, "--db", db)
+    assert "no significant difference" in same.output
+    few = cli("compare", 1, 1, "--db", db)
+    assert "too few repeats to tell" in few.output
+
+
+def test_the_compact_table_fits_100_columns_with_every_name_whole(zoo, db, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "100")
+    r = cli("run", "ring", "-r", "all", "-n", "1000000", "-m", 1, "--tokens", 3, "--cores", "1,all", "--repeat", 2,
+            "--db", db)
+    assert r.exit_code == 0, r.output
+    lines = r.output.splitlines()
+    assert max(map(len, lines)) <= 100
+    assert any("rust-tokio/current-thread" in line for line in lines)
+    assert any(line.strip().startswith("1M") or " 1M " in line for line in lines)
+
+
+def test_runtimes_and_history_fit_100_columns_one_line_per_run(zoo, db, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "100")
+    for _ in range(3):
+        cli("run", "ring", "-r", "all", "-n", "10,100", "-m", 1, "--repeat", 1, "--db", db)
+    h = cli("history", "--db", db)
+    assert max(map(len, h.output.splitlines())) <= 100
+    assert sum(1 for line in h.output.splitlines() if re.match(r"\s*\d+\s+2\d\d\d-", line)) == 3
+    rt = cli("runtimes")
+    assert max(map(len, rt.output.splitlines())) <= 100 and "rust-tokio/current-thread" in rt.output
+
+
+def test_a_thousands_separator_in_a_number_gets_a_hint(zoo, db):
+    r = cli("run", "ring", "-r", "erlang", "-n", "1,000", "--db", db)
+    assert r.exit_code == 2 and "did you mean 1000" in r.output
+
+
+def test_m_is_calibrated_to_the_target_and_stored(zoo, db):
+    # erlang's fake clock: 200 ns/hop; N=10 and a 40 ms target: 40e6 / (200 × 10) = 20,000 laps
+    r = cli("run", "ring", "-r", "erlang", "-n", 10, "--target", "40ms", "--repeat", 5, "--json", "--db", db)
+    (cell,) = json.loads(r.stdout)["cells"]
+    assert cell["extra"]["calibrated"] == {"m": 20_000}
+    assert {rec["m"] for rec in cell["repeats"]} == {20_000}
+    assert cell["params"] == {"n": 10, "tokens": 1, "burst": 0}  # the grid point as asked: comparable across runtimes
+
+
+def test_cv_mode_reports_the_window_that_converged(fake, db):
+    # intervals: noisy (×3, ×1), then five steady ones at 100 ns/hop
+    fake(FAKE_NS_PER_HOP=100, FAKE_SAMPLE_JITTER="1,3,1,1,1,1,1,1,1,1,1,1")
+    r = cli("run", "ring", "-r", "fake", "-n", 100, "--continuous", "--samples", 5, "--sample-ms", 10, "--cv", 0.01,
+            "--max-samples", 12, "--json", "--db", db)
+    (cell,) = json.loads(r.stdout)["cells"]
+    assert cell["extra"]["converged"] and cell["extra"]["window"] == 5
+    assert cell["summary"]["ns_per_hop"]["count"] == 5
+    assert cell["summary"]["ns_per_hop"]["high"] == 100  # the noisy intervals before it settled are not counted
+    assert cell["extra"]["cv"] < 0.01
+    text = cli("show", 1, "--db", db).output
+    assert "converged over the last 5" in text and "sample(s): too few" not in text
+
+
+def test_squeeze_summary_is_the_peak_step(fake, db):
+    fake(FAKE_SQUEEZE="1:100,2:50,3:34,4:40,5:45,6:50,7:60,8:70")
+    r = cli("run", "ring", "-r", "fake", "-n", 100, "--squeeze", "--max", 8, "--sample-ms", 10, "--json", "--db", db)
+    (cell,) = json.loads(r.stdout)["cells"]
+    assert cell["extra"]["peak_concurrency"] == 3
+    assert cell["summary"]["ns_per_hop"]["median"] == pytest.approx(34, rel=0.02)
+    assert cell["extra"]["hops_per_sample_mean"] > 0
+    assert "peak K = 3" in cli("show", 1, "--db", db).output
