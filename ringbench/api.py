@@ -68,13 +68,15 @@ def measure(workload: str, runtimes: str = "all", *, params: dict | None = None,
             baseline: str | None = None, resume: int | None = None, budget_s: float | None = None,
             keep_refusals: bool = False,
             on_start: Callable[[CellSpec, int, int], None] = lambda s, i, n: None,
-            on_done: Callable[[Cell], None] = lambda c: None, **options) -> Run:
+            on_done: Callable[[Cell], None] = lambda c: None,
+            on_tick: Callable[[CellSpec, str], None] = lambda s, text: None, **options) -> Run:
     """Run a workload on runtimes over a parameter grid; store and return every cell.
 
     options are modes.Options fields (mode, repeat, processes, warmup, target_ms, timeout, samples,
     sample_ms, cv, max_samples, squeeze_min, squeeze_max, threshold, runtime_stats); a field that belongs
     to another mode than `mode` is an InputError. `baseline` names the Rel % reference runtime (stored).
     `resume=RUN_ID` continues that run: cells it already finished are not run again.
+    `on_start(spec, i, total)`, `on_tick(spec, "repeat 2 of 5")` and `on_done(cell)` report progress.
     `budget_s` stops cleanly (between cells) once that many seconds have passed; resume later.
     A cell too large for this machine makes the whole request an InputError, unless `keep_refusals`
     (sweeps): then it is stored and shown as refused, with the limit that refused it.
@@ -134,7 +136,7 @@ def measure(workload: str, runtimes: str = "all", *, params: dict | None = None,
             on_done(c)
 
         try:
-            runner.run_cells(store, run_id, todo, opts, start, done)
+            runner.run_cells(store, run_id, todo, opts, start, done, on_tick)
         except _OutOfBudget:
             status = "budget"
             warnings.append(f"time budget of {budget_s:g} s used up: {len(results)} of {len(todo)} cells run; "

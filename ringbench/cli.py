@@ -216,14 +216,15 @@ def _execute(workload: str, kw: dict, *, many_cells: bool, defaults: dict, resum
     _sigterm_as_interrupt()
     command = "ringbench " + shlex.join(sys.argv[1:])
     if resume is not None:
-        result = _with_progress(lambda s, d: api.resume(resume, db, on_start=s, on_done=d, budget_s=budget))
+        result = _with_progress(lambda s, d, t: api.resume(resume, db, on_start=s, on_done=d, on_tick=t,
+                                                           budget_s=budget))
     else:
         if not Path(db).parent.exists():
             err.print(f"creating folder {Path(db).parent} for the store {db}")
-        result = _with_progress(lambda s, d: api.measure(
+        result = _with_progress(lambda s, d, t: api.measure(
             workload, runtime, params=params, cores=cores, db=db, command=command, budget_s=budget,
             baseline=baseline, keep_refusals=many_cells or "all" in runtime.split(","), on_start=s, on_done=d,
-            **options))
+            on_tick=t, **options))
     _print_result(result, as_json, wide)
     if result.status == "interrupted":
         sys.exit(EXIT_INTERRUPTED)
@@ -233,7 +234,8 @@ def _execute(workload: str, kw: dict, *, many_cells: bool, defaults: dict, resum
 
 
 def _with_progress(call):
-    """Run `call(on_start, on_done)` with a progress bar: the cell under way, cells done of all, elapsed, ETA."""
+    """Run `call(on_start, on_done, on_tick)` with a progress bar: the cell under way and its repeat, cells
+    done of all, elapsed, ETA."""
     columns = [TextColumn("{task.description}"), BarColumn(bar_width=20), MofNCompleteColumn(),
                TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn()]
     with Progress(*columns, console=err, transient=True) as progress:
@@ -242,11 +244,14 @@ def _with_progress(call):
         def start(spec, i, total):
             progress.update(task, total=total, description=f"{escape(spec.label)}")
 
+        def tick(spec, text):
+            progress.update(task, description=f"{escape(spec.label)} · {text}")
+
         def finished(c: Cell):
             progress.advance(task)
             mark = "[green]ok[/green]" if c.ok else f"[red]{c.status}[/red]: {escape((c.reason or '').splitlines()[0])}"
             progress.console.print(f"  {escape(c.label)}: {mark}")
-        return call(start, finished)
+        return call(start, finished, tick)
 
 
 def _print_result(result: Run, as_json: bool, wide: bool = False) -> None:
@@ -351,12 +356,16 @@ _BENCH = {"repeat": 6, "processes": 2, "warmup": 1, "target_ms": 40.0}
 def bench(n, m, **kw):
     """The default comparison: the ring on every built runtime, on one core and on all cores.
 
-    Each cell: 6 repeats in 2 fresh driver processes (3 each, after one untimed warm-up in each,
+    Every built runtime and idiom (variants that only tune a runtime, such as java-virtual/tuned,
+    when named). Each cell: 6 repeats in 2 fresh driver processes (3 each, after one untimed warm-up in each,
     so JIT runtimes are measured warm like compiled ones), M calibrated so a repeat's message phase
     lasts about 40 ms. About a minute on a 2-core machine. Same as
     `ringbench run ring --runtime all --cores 1,all -n 1000 --repeat 6 --processes 2 --target 40ms`.
     """
     kw.update({name: None for name in workloads.cli_params()}, n=n, m=m)
+    if kw["runtime"] == "all":  # every built runtime and idiom; tuning variants only when named
+        kw["runtime"] = ",".join(d.name for d in discover().values()
+                                 if d.bench and d.is_built() and not d.missing_tools()) or "all"
     _execute("ring", kw, many_cells=True, defaults=_BENCH)
 
 

@@ -41,6 +41,7 @@ class Driver:
     maps_per_thread: int = 2  # memory mappings per OS thread (stack + guard; Rust adds a signal stack + guard)
     hop: str = "mailbox"      # the kind of hop (contract section 1): mailbox, channel, rendezvous, handoff, floor
     mailbox: str = "stock"    # "stock" (the runtime's own channel or mailbox) or "hand-written"
+    bench: bool = True        # in `ringbench bench`'s default set (false for tuning variants: named or `all` only)
 
     @property
     def hop_group(self) -> str:
@@ -113,7 +114,8 @@ def _load(folder: Path) -> list[Driver]:
     return [Driver(name=f"{folder.name}/{vname}", variant=vname,
                    command=command + tuple(v.get("args", ())),
                    env={**env, **{k: str(x) for k, x in v.get("env", {}).items()}},
-                   hop=v.get("hop", kind["hop"]), mailbox=v.get("mailbox", kind["mailbox"]), **common)
+                   hop=v.get("hop", kind["hop"]), mailbox=v.get("mailbox", kind["mailbox"]),
+                   bench=bool(v.get("bench", True)), **common)
             for vname, v in variants.items()]
 
 

@@ -13,8 +13,9 @@ plus its entry in MODES.
 from __future__ import annotations
 
 import math
+import json
 from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from . import sampling, stats
 from .launch import cores_value, run_driver
@@ -26,6 +27,9 @@ if TYPE_CHECKING:
     from .results import Cell
 
 MIN_REPEATS = stats.MIN_REPEATS_FOR_TEST
+Tick = Callable[[str], None]  # told what a cell is doing now ("repeat 2 of 5"), for progress displays
+# Calibrated m per (runtime, parameters, target): one probe serves both core settings of a runtime.
+_calibrated: dict[str, int] = {}
 
 
 class ModeError(ValueError):
@@ -89,7 +93,7 @@ class Mode:
         if self.name != "timed" and w.verb != "ring":
             raise ModeError(f"{self.name} mode runs the ring (workloads ring and msgcost), not {w.name}")
 
-    def run(self, spec: CellSpec, opts: Options) -> Outcome:
+    def run(self, spec: CellSpec, opts: Options, tick: Tick = lambda text: None) -> Outcome:
         raise NotImplementedError
 
     def metrics(self, w: Workload) -> tuple[Metric, ...]:
@@ -152,18 +156,24 @@ class Timed(Mode):
                     f"{MIN_REPEATS}); use --repeat {MIN_REPEATS} or more"]
         return []
 
-    def run(self, spec: CellSpec, opts: Options) -> Outcome:
+    def run(self, spec: CellSpec, opts: Options, tick: Tick = lambda text: None) -> Outcome:
         w = spec.workload
         extra: dict = {}
         calibrated: dict[str, int] = {}
         if w.calibrates and w.calibrates not in spec.params:
-            calibrated[w.calibrates] = self._calibrate(spec, opts)
+            key = json.dumps([spec.driver.name, spec.params, opts.target_ms], sort_keys=True)
+            if key not in _calibrated:
+                tick(f"calibrating {w.calibrates}")
+                _calibrated[key] = self._calibrate(spec, opts)
+            calibrated[w.calibrates] = _calibrated[key]
             extra = {"calibrated": calibrated, "target_ms": opts.target_ms}
         p = spec.driver_params(**calibrated)
         want = Expectation(w.verb, p, w.expected(p), w.hops(p), w.ready(p) if w.ready else None)
         per_process = _split(opts.repeat, opts.process_count)
         records: list[dict] = []
         for proc_no, repeats in enumerate(per_process, 1):
+            done = sum(per_process[:proc_no - 1])
+            tick(f"repeat {done + 1}{'' if repeats == 1 else f'–{done + repeats}'} of {opts.repeat}")
             args = _common_args(spec, p, opts) + [f"repeats={repeats}", f"warmup={opts.warmup}"]
             launch = run_driver(spec.driver, args, cores=spec.cores, n=p.get("n", 2),
                                 timeout=spec.timeout(opts.warmup + repeats, opts.timeout, **calibrated))
@@ -217,7 +227,8 @@ class Continuous(Mode):
         window = cell.extra.get("window")
         return cell.samples[-(window + 1):] if window else cell.samples
 
-    def run(self, spec: CellSpec, opts: Options) -> Outcome:
+    def run(self, spec: CellSpec, opts: Options, tick: Tick = lambda text: None) -> Outcome:
+        tick(f"sampling every {opts.sample_ms} ms")
         samples, converged = _sample_run(spec, spec.params.get("tokens", 1), opts, 1)
         window = opts.samples if opts.cv is not None and converged else None
         counted = samples[-(window + 1):] if window else samples
@@ -246,11 +257,12 @@ class Squeeze(Continuous):
         return ("ns/hop of the peak step (the concurrency K with the highest throughput); "
                 + super().describe(opts, w))
 
-    def run(self, spec: CellSpec, opts: Options) -> Outcome:
+    def run(self, spec: CellSpec, opts: Options, tick: Tick = lambda text: None) -> Outcome:
         n = spec.params["n"]
         search = sampling.Squeeze(opts.threshold)
         samples: list[dict] = []
         for step, k in enumerate(range(opts.squeeze_min, min(opts.squeeze_max, n) + 1), 1):
+            tick(f"K = {k} tokens")
             got, _ = _sample_run(spec, k, opts, step)
             samples += got
             if search.add(k, sampling.rates(got)):

@@ -11,7 +11,7 @@ from typing import Callable
 from . import limits
 from .drivers import Driver
 from .launch import cores_value, describe, settings
-from .modes import Options
+from .modes import Options, Tick
 from .protocol import DriverFailed
 from .spec import CellSpec, Outcome
 from .store import Cell, Store
@@ -54,11 +54,11 @@ def workloads_of(d: Driver) -> list[str]:
         return []
 
 
-def run_cell(spec: CellSpec, opts: Options) -> Outcome:
+def run_cell(spec: CellSpec, opts: Options, tick: Tick = lambda text: None) -> Outcome:
     """Measure one cell; never raises DriverFailed (a failure is an Outcome)."""
     try:
         version = describe_cached(spec.driver).get("version")
-        out = opts.mode_object.run(spec, opts)
+        out = opts.mode_object.run(spec, opts, tick)
     except DriverFailed as e:
         return Outcome(spec, _STATUS_OF_KIND.get(e.kind, "failed"), str(e), stderr_tail=e.stderr_tail)
     out.version = version
@@ -85,13 +85,14 @@ def store_outcome(store: Store, run_id: int, out: Outcome, opts: Options) -> int
 
 def run_cells(store: Store, run_id: int, cells: list[CellSpec], opts: Options,
               on_start: Callable[[CellSpec], None] = lambda c: None,
-              on_done: Callable[[Outcome], None] = lambda o: None) -> list[Outcome]:
+              on_done: Callable[[Outcome], None] = lambda o: None,
+              on_tick: Callable[[CellSpec, str], None] = lambda c, text: None) -> list[Outcome]:
     """Run and store each cell as soon as it finishes."""
     outcomes = []
     for spec in cells:
         on_start(spec)
         why = refusal(spec)
-        out = Outcome(spec, "refused", why) if why else run_cell(spec, opts)
+        out = Outcome(spec, "refused", why) if why else run_cell(spec, opts, lambda text: on_tick(spec, text))
         store_outcome(store, run_id, out, opts)
         outcomes.append(out)
         on_done(out)

@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from ringbench import drivers, runner
+from ringbench import drivers, modes, runner
 
 FAKE_DIR = Path(__file__).parent / "fake_drivers"
 
@@ -16,6 +16,7 @@ def fake(monkeypatch, tmp_path):
     for var in ("FAKE_FAULT", "FAKE_FAULT_ON", "FAKE_JITTER", "FAKE_NS_PER_HOP", "FAKE_RSS_PER_PROC"):
         monkeypatch.delenv(var, raising=False)
     runner._describe_cache.clear()
+    modes._calibrated.clear()
 
     def set_env(**kw):
         for k, v in kw.items():
