@@ -1,0 +1,196 @@
+#!/usr/bin/env python3
+"""Regenerate docs/results.md from one commit: runs every measurement it quotes with ringbench's own
+commands, into results/published.db, and writes the document (tables, commands, the machine and
+its load, what moved since the previous published figures).
+
+    .venv/bin/python scripts/results.py            # everything (about 15 minutes on 2 cores)
+    .venv/bin/python scripts/results.py --quick    # the bench and the ring at N = 10,000 only
+
+Run it on an idle machine, from a clean checkout (the commit is written into the document; a dirty
+tree is refused unless --dirty).
+"""
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import click
+
+REPO = Path(__file__).resolve().parent.parent
+DB = REPO / "results" / "published.db"
+RB = [str(REPO / ".venv" / "bin" / "ringbench")]
+DOC = REPO / "docs" / "results.md"
+# The figures published before contract 2 (docs/results/ring-*.md at this commit), for "what moved".
+PREVIOUS = "3de1a88"
+
+MEASUREMENTS = [  # (name, heading, ringbench arguments, why)
+    ("bench", "The default comparison: `make bench`", ["bench"],
+     "Every runtime and idiom on one core and on all cores, N = 1,000, M calibrated to a 40 ms message "
+     "phase, 6 repeats in 2 fresh driver processes after one untimed warm-up in each."),
+    ("ring-1k", "The ring at N = 1,000", ["run", "ring", "-r", "all", "-n", "1000"],
+     "All cores; M calibrated to a 100 ms message phase; 5 repeats, each in a fresh process after a warm-up."),
+    ("ring-10k", "The ring at N = 10,000", ["run", "ring", "-r", "all", "-n", "10000"],
+     "As above."),
+    ("ring-100k", "The ring at N = 100,000", ["run", "ring", "-r", "all", "-n", "100000", "--processes", "1"],
+     "5 repeats in one process after a warm-up (a fresh process per repeat would spawn 100,000 processes "
+     "ten times more); the one-OS-thread-per-process drivers are refused by the machine's thread limits."),
+    ("ring-1m", "The ring at N = 1,000,000", ["run", "ring", "-r", "all", "-n", "1000000", "-m", "2",
+                                              "--processes", "1"],
+     "M = 2; 5 repeats in one process after a warm-up."),
+    ("memory", "Bytes per idle process", ["run", "memory", "-r", "all", "-n", "100000", "--repeat", "3"],
+     "Memory grown over the first spawn of a fresh process, after one collection, per process (OS-thread "
+     "drivers: kernel stacks included); 3 fresh processes."),
+]
+QUICK = {"bench", "ring-10k"}
+
+
+def sh(args: list[str], **kw) -> subprocess.CompletedProcess:
+    return subprocess.run(args, capture_output=True, text=True, cwd=REPO, **kw)
+
+
+def last_run() -> int:
+    import sqlite3
+    con = sqlite3.connect(DB)
+    try:
+        return con.execute("SELECT max(id) FROM runs").fetchone()[0]
+    finally:
+        con.close()
+
+
+def measure(args: list[str]) -> tuple[int, float, str]:
+    """Run one ringbench command into the published store; (run id, wall seconds, its terminal output)."""
+    started = time.monotonic()
+    p = sh(RB + args + ["--db", str(DB)], env={**__import__("os").environ, "COLUMNS": "100"})
+    took = time.monotonic() - started
+    if p.returncode not in (0, 1):
+        raise SystemExit(f"`ringbench {shlex.join(args)}` failed ({p.returncode}): {p.stderr.strip()[-500:]}")
+    return last_run(), took, p.stdout
+
+
+def markdown(run: int) -> str:
+    text = sh(RB + ["export", str(run), "--format", "markdown", "--db", str(DB)]).stdout
+    return text.split("\n", 2)[2] if text.startswith("###") else text
+
+
+def medians(run: int) -> dict[str, float]:
+    doc = json.loads(sh(RB + ["show", str(run), "--json", "--db", str(DB)]).stdout)
+    return {f"{c['runtime']}": c["summary"]["ns_per_hop"]["median"] for c in doc["cells"]
+            if c["status"] == "ok" and c["cores"] == "all" and "ns_per_hop" in c.get("summary", {})}
+
+
+def previous(name: str) -> dict[str, float]:
+    """ns/hop per runtime in the table published at PREVIOUS (docs/results/<name>.md), all cores."""
+    p = sh(["git", "show", f"{PREVIOUS}:docs/results/{name}.md"])
+    out = {}
+    for line in p.stdout.splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if len(cells) > 6 and cells[1] == "all" and re.fullmatch(r"[\d,.]+", cells[5]):
+            out[cells[0]] = float(cells[5].replace(",", ""))
+    return out
+
+
+# Contract 1 named these runtimes without a variant.
+RENAMED = {"go": "go/channel", "c-pthreads": "c-pthreads/mailbox", "java-threads": "java-threads/stock",
+           "java-virtual": "java-virtual/stock", "python-threads": "python-threads/simplequeue",
+           "rust-threads": "rust-threads/channel"}
+
+
+def moved(name: str, run: int) -> str:
+    before, now = previous(name), medians(run)
+    rows = []
+    for old_name, old in sorted(before.items()):
+        new = now.get(RENAMED.get(old_name, old_name))
+        if new is not None:
+            rows.append(f"| {RENAMED.get(old_name, old_name)} | {old:,.0f} | {new:,.0f} | {(new / old - 1) * 100:+.0f} % |")
+    if not rows:
+        return ""
+    return ("\n| runtime | ns/hop then (contract 1) | ns/hop now | change |\n|---|---:|---:|---:|\n"
+            + "\n".join(rows) + "\n")
+
+
+FAULTS = """\
+| fault | what ringbench does | what is kept | test |
+|---|---|---|---|
+| driver hangs | kills its process group at the timeout; cell `timeout` | every other cell | `test_a_fault_in_a_sweep_costs_one_cell_only[hang]`, `test_a_slow_driver_past_its_timeout_is_killed_with_its_children` |
+| driver crashes, exits 1, prints garbage, a wrong count, a missing or negative field, an impossible time | cell `failed` with the reason; never a number | every other cell | `test_a_fault_in_a_sweep_costs_one_cell_only[...]` |
+| spawn phase ends before every process is ready | cell `failed` (`ready` differs from the processes) | every other cell | `test_ring_count_is_exact` and the `ready` checks of the conformance suite |
+| a cell too large for the machine | refused before launch with the limit; n/a in sweeps and `--runtime all` | every other cell | `test_sweep_records_refused_cells_with_their_reason`, `test_run_all_shows_a_cell_too_large_as_na_instead_of_refusing_everything` |
+| Ctrl-C or SIGTERM | stops, run `interrupted`, exit 130, hint `ringbench sweep --resume N` | every finished cell (the repeats of the cell under way are not kept) | `test_sigint_keeps_finished_cells_and_resume_completes`, `test_the_hint_after_an_interrupted_run_is_a_command_that_works` |
+| --budget used up | stops between cells, run `budget`, exit 3 | every finished cell | `test_budget_stops_cleanly_and_resume_finishes_without_redoing` |
+| the orchestrator is killed (SIGKILL) | the kernel kills the driver at once (PR_SET_PDEATHSIG); the run reads `abandoned` with cells done/planned; `sweep --resume` finishes it | every finished cell | `test_driver_dies_with_the_orchestrator[*]` (every driver), `test_a_killed_orchestrator_leaves_an_abandoned_run_no_driver_and_resume_finishes` |
+| resuming a run another live process is measuring | refused in one line, exit 1; no duplicate cells, ever | the live run | `test_resuming_a_run_that_is_still_being_measured_is_refused`, `test_two_processes_resuming_one_run_cannot_both_measure_it` |
+| store not SQLite, from a newer ringbench, missing | one line naming the file, exit 2, the file untouched, no side files | the file | `test_a_file_that_is_not_a_store_is_one_line_exit_2_for_every_command[*]`, `test_a_store_from_a_newer_ringbench_is_refused`, `test_a_missing_store_is_bad_input_for_reading_commands` |
+| store read-only, locked past the timeout, disk full | one line, exit 1, no stray -wal/-shm files | the store as it was | `test_a_read_only_store_is_one_line_exit_1_and_leaves_no_files` and tests/test_store_faults.py |
+| two writers on one store | both runs complete (WAL, one transaction per cell) | everything | `test_two_writers_on_one_store_lose_nothing` |
+"""
+
+
+@click.command()
+@click.option("--quick", is_flag=True, help="Only the bench and the ring at N = 10,000.")
+@click.option("--dirty", is_flag=True, help="Allow uncommitted changes (the document then says so).")
+def main(quick: bool, dirty: bool) -> None:
+    commit = sh(["git", "rev-parse", "--short=12", "HEAD"]).stdout.strip()
+    if sh(["git", "status", "--porcelain", "--untracked-files=no"]).stdout.strip():
+        if not dirty:
+            raise SystemExit("uncommitted changes: commit first (the document names one commit), or --dirty")
+        commit += " with uncommitted changes"
+    DB.parent.mkdir(exist_ok=True)
+    DB.unlink(missing_ok=True)
+    runtimes = json.loads(sh(RB + ["runtimes", "--json"]).stdout)
+    load = Path("/proc/loadavg").read_text().split()[:3]
+    sections = []
+    started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    for name, heading, args, why in MEASUREMENTS:
+        if quick and name not in QUICK:
+            continue
+        print(f"== {name}: ringbench {shlex.join(args)}", file=sys.stderr, flush=True)
+        run, took, _ = measure(args)
+        text = f"## {heading}\n\n{why}\n\nCommand: `ringbench {shlex.join(args)}` (run {run}, {took:,.0f} s wall)\n\n"
+        text += markdown(run)
+        if name in ("ring-1k", "ring-10k", "ring-100k", "ring-1m"):
+            change = moved(name, run)
+            if change:
+                text += (f"\n**What moved since contract 1** (the table published at {PREVIOUS}: fixed M, 3 "
+                         "repeats, no untimed collection, spawn work partly inside the message phase in go, "
+                         "rust-threads and rust-tokio; a loaded machine then as now):\n" + change)
+        sections.append(text)
+    versions = "\n".join(f"| {r['runtime']} | {r['hop']} | {r['version'] or ''} |" for r in runtimes if r["built"])
+    head = f"""# ringbench results
+
+Regenerated by `scripts/results.py` at commit {commit}, started {started}, into
+`results/published.db` (not committed; the script re-creates it). Every figure below is printed by
+ringbench's own commands, named above each table; nothing is rounded or edited by hand.
+
+**Machine.** {runtimes and sh(["sh", "-c", "grep -m1 'model name' /proc/cpuinfo | cut -d: -f2"]).stdout.strip()},
+{sh(["nproc"]).stdout.strip()} CPUs, Linux {sh(["uname", "-r"]).stdout.strip()}. Load average at the start:
+{' '.join(load)}. Each table's warnings (load, noise, too few repeats) are printed under it as ringbench
+printed them: on a shared 2-core virtual machine, treat differences that are not marked ✓ as unproven.
+
+**Runtimes, kind of hop and versions.**
+
+| runtime | hop | version |
+|---|---|---|
+{versions}
+
+**How to read the tables.** ns/hop is the median of the repeats; ±95% the half-width of the bootstrap
+95 % interval of that median. Rel % is throughput against the reference (erlang, the reference
+runtime, unless said) among rows that differ in the runtime alone; ✓ marks a significant difference
+(two-sided Mann-Whitney U, p < 0.05, at least 5 repeats a side), ≈ none, ? too few repeats. Hand-offs,
+the rendezvous and the floor (c-coro, a state machine, not a runtime) are shown apart and not ranked.
+B/proc is memory grown over the first spawn of a fresh driver process after one collection, per
+process. The side-by-side comparison of each driver with independent programs of its runtime
+(`scripts/versus.py`, docs/versus.md) is not in this document: it needs a quiet machine for longer
+than this revision had.
+"""
+    DOC.write_text(head + "\n" + "\n".join(sections) + "\n## Reliability: faults, what ringbench does, what is "
+                   "kept, the test that proves it\n\n" + FAULTS)
+    print(f"wrote {DOC}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
