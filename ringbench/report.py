@@ -74,6 +74,10 @@ def _ratio(x: float) -> str:
     return f"{x:.2f}×" if x < 1.1 else f"{x:.1f}×" if x < 10 else f"{x:,.0f}×"
 
 
+def _between(fmt, lo: float, hi: float) -> str:
+    return fmt(lo) if fmt(lo) == fmt(hi) else f"{fmt(lo)}–{fmt(hi)}"
+
+
 def _span(ns: list[float]) -> str:
     ns = sorted(ns)
     return fmt_count(ns[0]) if len(ns) == 1 else f"{fmt_count(ns[0])}–{fmt_count(ns[-1])}"
@@ -260,12 +264,12 @@ def _findings(charts: dict[str, Chart], st, growth: list[dict], leads: list[_Lea
             ls = _leaders(msg, cores, st)
             if ls:
                 out.append(f"<b>Message cost, {_cores(cores)}:</b> fastest {_runs_of_leader(ls)} "
-                           f"({_e(fmt_ns(min(ld.best[1].y for ld in ls)))}–{_e(fmt_ns(max(ld.best[1].y for ld in ls)))}"
+                           f"({_e(_between(fmt_ns, min(ld.best[1].y for ld in ls), max(ld.best[1].y for ld in ls)))}"
                            " per hop).")
         floor = [p.y for s in msg.series if st[s.runtime].floor for p in s.points]
         if floor:
-            out.append(f"<b>The floor</b> (a stackless state machine, not a runtime) costs {_e(fmt_ns(min(floor)))}"
-                       f"–{_e(fmt_ns(max(floor)))} per hop: what a hop costs with no runtime at all.")
+            out.append(f"<b>The floor</b> (a stackless state machine, not a runtime) costs "
+                       f"{_e(_between(fmt_ns, min(floor), max(floor)))} per hop: what a hop costs with no runtime at all.")
     for key, what, fmt in (("spawn", "Spawn", fmt_ns), ("memory", "Memory", plots.fmt_bytes)):
         ch = charts.get(key)
         if not ch:
@@ -278,7 +282,7 @@ def _findings(charts: dict[str, Chart], st, growth: list[dict], leads: list[_Lea
         lo, hi = at_max[0], at_max[-1]
         unit = "per process"
         text = f"<b>{what}:</b> at N = {fmt_count(n_max)}, cheapest {_e(lo[0])} ({_e(fmt(lo[1].y))} {unit})"
-        if len(at_max) > 1:
+        if len({rt for rt, _ in at_max}) > 1:
             text += f", dearest {_e(hi[0])} ({_e(fmt(hi[1].y))}, {_ratio(hi[1].y / lo[1].y)})"
         out.append(text + ".")
     grow = [g for g in growth if not g["floor"] and g["cores"] == "1"] or [g for g in growth if not g["floor"]]
@@ -286,10 +290,14 @@ def _findings(charts: dict[str, Chart], st, growth: list[dict], leads: list[_Lea
         grow.sort(key=lambda g: g["ratio"])
         med = stats.summarize([g["ratio"] for g in grow]).median
         lo, hi = grow[0], grow[-1]
-        out.append(f"<b>Growth with N</b> ({_cores(lo['cores'])}): from its smallest to its largest N, message cost "
-                   f"grew least for {_e(lo['runtime'])} (×{lo['ratio']:.2f}, {fmt_count(lo['a'].x)} → "
-                   f"{fmt_count(lo['b'].x)}) and most for {_e(hi['runtime'])} (×{hi['ratio']:.2f}); "
-                   f"median ×{med:.2f} over {len(grow)} runtimes.")
+        if len(grow) == 1:
+            out.append(f"<b>Growth with N</b> ({_cores(lo['cores'])}): message cost of {_e(lo['runtime'])} changed "
+                       f"×{lo['ratio']:.2f} from N = {fmt_count(lo['a'].x)} to {fmt_count(lo['b'].x)}.")
+        else:
+            out.append(f"<b>Growth with N</b> ({_cores(lo['cores'])}): message cost at a runtime's largest N over "
+                       f"its cost at its smallest N is lowest for {_e(lo['runtime'])} (×{lo['ratio']:.2f}, "
+                       f"{fmt_count(lo['a'].x)} → {fmt_count(lo['b'].x)}) and highest for {_e(hi['runtime'])} "
+                       f"(×{hi['ratio']:.2f}); median ×{med:.2f} over {len(grow)} runtimes.")
     tested = [ld for ld in leads if ld.diff is not None]
     if tested:
         sig = [ld for ld in tested if ld.diff.significant]
@@ -562,6 +570,18 @@ def _then_now_table(charts: dict[str, Chart], cells: list[CellResult]) -> str:
         add(f"{name.get(s.runtime, s.runtime)}: memory per process",
             f"<b>{_e(p.note or plots.fmt_bytes(p.ns))}</b> · {s.year}, {_e(s.machine)}", s.source, p.ns,
             now_at(mem, s.runtime, 10_000), plots.fmt_bytes, None)
+    ring_now: dict[tuple[int, int], list[tuple[str, plots.Point]]] = {}
+    for c in cells:
+        if c.ok and c.workload.name == "ring" and c.mode == "timed" and c.runtime == "erlang" and c.records \
+                and c.params.get("tokens", 1) == 1:
+            v = stats.summarize([r["run_ns"] for r in c.records]).median
+            ring_now.setdefault((c.params["n"], c.params.get("m")), []).append(
+                (f"erlang · {_cores(c.cores)}", plots.Point(c.params["n"], v, v, v)))
+    for p in seeds.ring_table():  # the 2009 table, wherever today's runs measured the same N and M
+        if (p["n"], p["m"]) in ring_now:
+            add(f"Erlang: ring of N = {fmt_count(p['n'])}, M = {fmt_count(p['m'])} laps, message phase",
+                f"<b>{p['value']:,} ms</b> · {p['year']}, {_e(p['machine'])}", p["source"], p["value"] * 1e6,
+                sorted(ring_now[(p["n"], p["m"])]), fmt_ns, p["n"])
     today = {}
     for c in cells:
         if c.ok and c.workload.name == "selective" and c.runtime == "erlang" and c.params.get("n") == 10_000 and c.records:

@@ -117,5 +117,7 @@ def selective_series() -> list[dict]:
 
 
 def ring_table() -> list[dict]:
-    """The 2009 ring table as published: ms for N processes × M laps."""
-    return [p for s in _raw()["series"] if s["metric"] == "ring_total" for p in s["points"]]
+    """The 2009 ring table as published: ms for N processes × M laps, each with its source and machine."""
+    src = sources()
+    return [{**p, "source": src[s["source"]], "year": s["year"], "machine": s["machine"]}
+            for s in _raw()["series"] if s["metric"] == "ring_total" for p in s["points"]]

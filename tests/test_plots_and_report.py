@@ -233,7 +233,10 @@ def test_seed_figures_keep_their_sources_and_match_the_transcription():
 def test_report_never_mixes_seeds_into_measured_tables(multi_html):
     tables_part = multi_html.split("id='tables'")[1].split("id='warnings'")[0]
     assert "1998" not in tables_part and "ThinkPad" not in tables_part
-    assert "historical" in multi_html.split("id='then-and-now'")[1].split("</p>")[0]
+    then = multi_html.split("id='then-and-now'")[1].split("id='tables'")[0]
+    assert "historical" in then.split("</p>")[0]
+    # the 2009 table beside today's erlang at the same N and M (1,000 × 100: 172 ms then)
+    assert "Erlang: ring of N = 1k, M = 100 laps" in then and "172 ms" in then
 
 
 # -- the report --------------------------------------------------------------------------------------
@@ -246,8 +249,8 @@ def test_report_opens_with_findings_computed_from_the_data(multi_html):
     assert "The floor" in summary and "7 ns" in summary
     assert re.search(r"Spawn: at N = 100k, cheapest rust-tokio/current-thread", summary)
     assert re.search(r"Memory: at N = 100k, cheapest rust-tokio/current-thread", summary)
-    # growth: erlang grows least (×1.1 per decade, two decades), rust-tokio/current-thread most (×4)
-    assert re.search(r"grew least for erlang \(×1\.21, 100 → 10k\) and most for rust-tokio/current-thread \(×4\.00\)",
+    # growth: erlang grows least (×1.1 per decade, two decades), rust-tokio/current-thread most (×2 per decade)
+    assert re.search(r"lowest for erlang \(×1\.21, 100 → 10k\) and highest for rust-tokio/current-thread \(×4\.00\)",
                      summary)
     assert "Significance:" in summary and "leads over the runner-up are significant" in summary
     assert re.search(r"Selective receive, erlang: replies taken in reverse order cost 101× those taken in arrival", summary)
