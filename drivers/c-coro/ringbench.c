@@ -138,8 +138,11 @@ typedef uint32_t ref_t;
 
 typedef struct proc {
     ref_t rq_next;  /* run-queue link: the next ready process, RQ_END if last, NOT_QUEUED if not queued */
-    ref_t peer;     /* the one process it knows (ring successor, partner, receiver) */
-    uint32_t later; /* messages behind the slot: the newest of a circular list in the message pool, 0 if none */
+    uint32_t later; /* messages behind the slot: the first of a list in the message pool, 0 if none */
+    ref_t peer;     /* the one process it knows (ring successor, partner, receiver). Between `later` and
+                     * `kind`, so that the compiler does not test the two with one 8-byte load, which the
+                     * CPU cannot forward from the two narrower stores that just wrote them (measured:
+                     * a 3x slower fan-in) */
     uint16_t kind;  /* the mailbox slot: the oldest message's kind (K_NONE when the mailbox is empty) ... */
     uint16_t state; /* its code's state (S_*); not char-sized, so that stores to it cannot alias the globals */
     int64_t value;  /* ... and value */
@@ -147,16 +150,26 @@ typedef struct proc {
 } proc_t;
 _Static_assert(sizeof(proc_t) == 32, "a process is half a cache line");
 
-/* A message that waits behind an occupied slot, or one in main's mailbox. */
+/* A message that waits behind a process's slot (pool index; 0 = none). */
 typedef struct {
     int64_t value;
-    uint32_t next; /* pool index; 0 = none */
-    int32_t from;  /* main's mailbox only: the sender (selective receive matches on it) */
+    uint32_t next;
     int32_t kind;
 } msg_t;
 
+/* A message in main's mailbox: it keeps its sender (selective receive
+ * matches on it); main's mailbox is a plain pointer-linked FIFO. */
+typedef struct note {
+    struct note *next;
+    int64_t value;
+    int32_t kind;
+    int32_t from;
+} note_t;
+
 static proc_t *pt;           /* the process table, mapped once for the run, reused by every iteration */
 static size_t pt_bytes;
+static uint32_t *pt_last;    /* beside the table: the last message behind each slot (touched only where
+                              * messages queue, so an idle process costs nothing here) */
 static msg_t *mp;            /* the message pool (index 0 unused), grown by doubling */
 static uint32_t mp_cap, mp_free;
 static int64_t procs_alive;
@@ -184,6 +197,12 @@ static void table_map(int64_t count)
     if (use_thp) madvise(p, bytes, MADV_HUGEPAGE);
     pt = p;
     pt_bytes = bytes;
+    size_t lbytes = (size_t)(count + 1) * sizeof(uint32_t);
+    p = mmap(NULL, lbytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED)
+        LIMIT("mmap of %zu bytes for %" PRId64 " processes failed (%s): the address-space limit is "
+              "exhausted; lower n or raise `ulimit -v`", lbytes, count, strerror(errno));
+    pt_last = p;
     pt[0] = (proc_t){.rq_next = NOT_QUEUED, .state = S_MAIN};
 }
 
@@ -237,11 +256,39 @@ static void msg_reserve(int64_t k)
     }
 }
 
+static note_t *note_free;
+static int64_t note_bytes;
+
+static void __attribute__((noinline)) note_refill(void)
+{
+    const size_t k = 4096;
+    note_t *b = malloc(sizeof(note_t) * k); /* kept for the life of the process: notes never move */
+    if (!b) LIMIT("out of memory for main's mailbox; lower n or free memory");
+    for (size_t i = k; i-- > 0;) { /* handed out in address order */
+        b[i].next = note_free;
+        note_free = &b[i];
+    }
+    note_bytes += (int64_t)(sizeof(note_t) * k);
+}
+
+static void note_reserve(int64_t k)
+{
+    int64_t have = 0;
+    for (note_t *m = note_free; m && have < k; m = m->next) have++;
+    for (; have < k; have += 4096) note_refill();
+}
+
+static inline void note_release(note_t *m)
+{
+    m->next = note_free;
+    note_free = m;
+}
+
 /* ---------------------------------------------------------------- scheduler */
 
 /* The run queue is a FIFO list threaded through rq_next. */
 static ref_t rq_head = RQ_END, rq_tail = RQ_END;
-static uint32_t main_head, main_tail; /* main's mailbox, a FIFO list in the pool */
+static note_t *main_head, *main_tail; /* main's mailbox */
 
 static inline void make_ready(ref_t i)
 {
@@ -253,25 +300,25 @@ static inline void make_ready(ref_t i)
     }
 }
 
-static void __attribute__((noinline)) queue_behind(proc_t *to, int32_t kind, int64_t value)
+/* The mailbox: the slot holds the oldest message when it is full; messages
+ * that arrive while the slot is full, or while older ones wait behind it,
+ * queue behind it in arrival order. */
+static inline void queue_behind(proc_t *to, int32_t kind, int64_t value)
 {
     uint32_t m = msg_alloc();
     mp[m].kind = kind;
     mp[m].value = value;
-    if (to->later) {
-        mp[m].next = mp[to->later].next; /* the oldest */
-        mp[to->later].next = m;
-    } else {
-        mp[m].next = m;
-    }
-    to->later = m;
+    mp[m].next = 0;
+    uint32_t *last = &pt_last[to - pt];
+    if (to->later) mp[*last].next = m; else to->later = m;
+    *last = m;
 }
 
-/* send to a process: into its slot, or behind it; wake it */
+/* send to a process: into its slot, or behind the messages already there; wake it */
 static inline void send(ref_t to, int32_t kind, int64_t value)
 {
     proc_t *p = &pt[to];
-    if (likely(p->kind == K_NONE)) {
+    if (likely(p->kind == K_NONE && p->later == 0)) {
         p->kind = (uint16_t)kind;
         p->value = value;
     } else {
@@ -280,44 +327,54 @@ static inline void send(ref_t to, int32_t kind, int64_t value)
     make_ready(to);
 }
 
-static void __attribute__((noinline)) slot_refill(proc_t *p)
+static inline int recv_later(proc_t *p, int32_t *kind, int64_t *value)
 {
-    uint32_t newest = p->later, oldest = mp[newest].next;
-    p->kind = (uint16_t)mp[oldest].kind;
-    p->value = mp[oldest].value;
-    if (oldest == newest) p->later = 0; else mp[newest].next = mp[oldest].next;
-    msg_release(oldest);
+    uint32_t first = p->later;
+    *kind = mp[first].kind;
+    *value = mp[first].value;
+    p->later = mp[first].next;
+    msg_release(first);
+    return 1;
 }
 
-/* a process has read its slot: the next message moves up, or the mailbox is empty */
-static inline void slot_taken(proc_t *p)
+/* a process's receive: its oldest message, or 0 if the mailbox is empty
+ * (then its step returns: it blocks until a send makes it ready) */
+static inline int recv(proc_t *p, int32_t *kind, int64_t *value)
 {
-    if (likely(p->later == 0)) p->kind = K_NONE;
-    else slot_refill(p);
+    if (likely(p->kind != K_NONE)) {
+        *kind = p->kind;
+        *value = p->value;
+        p->kind = K_NONE;
+        return 1;
+    }
+    if (likely(p->later == 0)) return 0;
+    return recv_later(p, kind, value);
 }
 
 static void send_main(int32_t kind, int64_t value, int32_t from)
 {
-    uint32_t m = msg_alloc();
-    mp[m] = (msg_t){.value = value, .next = 0, .from = from, .kind = kind};
-    if (main_tail) mp[main_tail].next = m; else main_head = m;
+    if (unlikely(!note_free)) note_refill();
+    note_t *m = note_free;
+    note_free = m->next;
+    *m = (note_t){.next = NULL, .value = value, .kind = kind, .from = from};
+    if (main_tail) main_tail->next = m; else main_head = m;
     main_tail = m;
     make_ready(0);
 }
 
 static int run_until_main(void); /* the scheduler, after the processes' code */
 
-/* main's plain receive: the first message in its mailbox (0 if every process is blocked) */
-static uint32_t main_recv(void)
+/* main's plain receive: the first message in its mailbox (NULL if every process is blocked) */
+static note_t *main_recv(void)
 {
     for (;;) {
-        uint32_t m = main_head;
+        note_t *m = main_head;
         if (m) {
-            main_head = mp[m].next;
-            if (!main_head) main_tail = 0;
+            main_head = m->next;
+            if (!main_head) main_tail = NULL;
             return m;
         }
-        if (!run_until_main()) return 0;
+        if (!run_until_main()) return NULL;
     }
 }
 
@@ -325,39 +382,41 @@ static uint32_t main_recv(void)
  * returns the value */
 static int64_t main_expect(int32_t kind, const char *what)
 {
-    uint32_t m = main_recv();
+    note_t *m = main_recv();
     if (!m) FAIL("deadlock: main waited for %s and no process was ready", what);
-    if (mp[m].kind != kind) FAIL("main expected %s, got message kind %d", what, mp[m].kind);
-    int64_t v = mp[m].value;
-    msg_release(m);
+    if (m->kind != kind) FAIL("main expected %s, got message kind %d", what, m->kind);
+    int64_t v = m->value;
+    note_release(m);
     return v;
 }
 
 /* main's selective receive: the first message matching (kind, from); the
  * others stay in the mailbox in order. While it waits it keeps its place
  * (messages already scanned are not scanned again in this receive). */
-static uint32_t main_recv_match(int32_t kind, int32_t from)
+static note_t *main_recv_match(int32_t kind, int32_t from)
 {
-    uint32_t prev = 0, cur = main_head;
+    note_t *prev = NULL, *cur = main_head;
     for (;;) {
         while (cur) {
-            if (mp[cur].kind == kind && mp[cur].from == from) {
-                if (prev) mp[prev].next = mp[cur].next; else main_head = mp[cur].next;
+            if (cur->kind == kind && cur->from == from) {
+                if (prev) prev->next = cur->next; else main_head = cur->next;
                 if (main_tail == cur) main_tail = prev;
                 return cur;
             }
             prev = cur;
-            cur = mp[cur].next;
+            cur = cur->next;
         }
-        if (!run_until_main()) return 0;
-        cur = prev ? mp[prev].next : main_head;
+        if (!run_until_main()) return NULL;
+        cur = prev ? prev->next : main_head;
     }
 }
 
 static void proc_exit(proc_t *p)
 {
-    while (p->later) slot_refill(p); /* drop whatever still waits (nothing, in these workloads) */
-    p->kind = K_NONE;
+    int32_t k;
+    int64_t v;
+    while (recv(p, &k, &v)) /* drop whatever still waits (nothing, in these workloads) */
+        ;
     p->state = S_EXITED;
     procs_alive--;
 }
@@ -368,11 +427,11 @@ static void run_to_quiescence(void)
     while (run_until_main()) {
         /* main got a message it did not ask for: drop it */
         while (main_head) {
-            uint32_t m = main_head;
-            main_head = mp[m].next;
-            msg_release(m);
+            note_t *m = main_head;
+            main_head = m->next;
+            note_release(m);
         }
-        main_tail = 0;
+        main_tail = NULL;
     }
 }
 
@@ -496,7 +555,7 @@ static int64_t mem_rss_before, mem_rss_after, mem_rt_before, mem_rt_after;
 /* runtime_mem_*: the driver's own accounting, bytes of live processes plus the message pool */
 static inline int64_t pools_bytes(void)
 {
-    return procs_alive * (int64_t)sizeof(proc_t) + (int64_t)mp_cap * (int64_t)sizeof(msg_t);
+    return procs_alive * (int64_t)sizeof(proc_t) + (int64_t)mp_cap * (int64_t)sizeof(msg_t) + note_bytes;
 }
 
 /* Spawn-phase bracketing: the clocks are read inside the memory readings. */
@@ -574,10 +633,9 @@ static void stop_forward(proc_t *p, int64_t sum)
 
 static inline void ring_step(proc_t *p)
 {
-    while (p->kind != K_NONE) {
-        const int32_t k = p->kind;
-        const int64_t v = p->value;
-        slot_taken(p);
+    int32_t k;
+    int64_t v;
+    while (recv(p, &k, &v)) {
         if (likely(k == K_TOKEN)) {
             p->count++;
             if (likely(v != 1)) send(p->peer, K_TOKEN, v - 1);
@@ -598,10 +656,9 @@ static inline void ring_step(proc_t *p)
 
 static inline void trace_step(proc_t *p)
 {
-    while (p->kind != K_NONE) {
-        const int32_t k = p->kind;
-        const int64_t raw = p->value;
-        slot_taken(p);
+    int32_t k;
+    int64_t raw;
+    while (recv(p, &k, &raw)) {
         if (k == K_TOKEN) {
             int64_t v = TRACE_VAL(raw), hop = ring_total - v + 1;
             p->count++;
@@ -655,9 +712,9 @@ static void __attribute__((noinline)) cont_check(void)
 
 static inline void ring_cont0_step(proc_t *p)
 {
-    while (p->kind != K_NONE) {
-        const int64_t v = p->value;
-        slot_taken(p);
+    int32_t k;
+    int64_t v;
+    while (recv(p, &k, &v)) { /* only tokens circulate in continuous mode */
         p->count++;
         if (likely(v != CONT_FRESH)) {
             cont_laps++;
@@ -679,7 +736,8 @@ static void iter_ring(result_t *r, int trace)
     ring_total = n * V(P_M);
     ring_last = (int32_t)(n - 1);
     const uint16_t state = trace ? S_TRACE_START : S_RING_START;
-    msg_reserve(tokens + 2); /* tokens queued behind a slot, DONE and the stop's SUM to main */
+    msg_reserve(tokens);      /* tokens queued behind a slot (a burst) */
+    note_reserve(tokens + 2); /* to main: READY, DONE for each token, the stop's SUM */
 
     phase_t ph = spawn_begin();
     /* spawn p0 ... p(n-1) (pt[1] ... pt[n]), each linked to its successor and
@@ -731,9 +789,9 @@ static void iter_ring(result_t *r, int trace)
 
 static inline void spawn_step(proc_t *p)
 {
-    while (p->kind != K_NONE) {
-        const int32_t k = p->kind;
-        slot_taken(p);
+    int32_t k;
+    int64_t v;
+    while (recv(p, &k, &v)) {
         if (k == K_RELEASE) {
             proc_exit(p);
             return;
@@ -744,7 +802,7 @@ static inline void spawn_step(proc_t *p)
 static void iter_spawn(result_t *r)
 {
     const int64_t n = V(P_N);
-    msg_reserve(2);
+    note_reserve(1);
     phase_t ph = spawn_begin();
     ready_seen = 0;
     ready_want = n;
@@ -768,10 +826,9 @@ static void iter_spawn(result_t *r)
 /* A (pt[1]): count = round trips still to make, peer = B */
 static inline void ping_step(proc_t *a)
 {
-    while (a->kind != K_NONE) {
-        const int32_t k = a->kind;
-        const int64_t v = a->value;
-        slot_taken(a);
+    int32_t k;
+    int64_t v;
+    while (recv(a, &k, &v)) {
         if (likely(k == K_PONG)) {
             if (--a->count == 0) send_main(K_DONE, 0, idx_of(a));
             else send(a->peer, K_PING, 0);
@@ -789,10 +846,9 @@ static inline void ping_step(proc_t *a)
 /* B (pt[2]): count = round trips answered, peer = A */
 static inline void pong_step(proc_t *b)
 {
-    while (b->kind != K_NONE) {
-        const int32_t k = b->kind;
-        const int64_t v = b->value;
-        slot_taken(b);
+    int32_t k;
+    int64_t v;
+    while (recv(b, &k, &v)) {
         if (likely(k == K_PING)) {
             b->count++;
             send(b->peer, K_PONG, 0);
@@ -806,7 +862,7 @@ static inline void pong_step(proc_t *b)
 
 static void iter_pingpong(result_t *r)
 {
-    msg_reserve(2);
+    note_reserve(3);
     phase_t ph = spawn_begin();
     ready_seen = 0;
     ready_want = 2;
@@ -846,15 +902,17 @@ static int64_t fanin_target; /* n*m: what the receiver waits for */
 /* sender (pt[2..n+1]): count = messages still to send, peer = the receiver */
 static inline void fanin_send_step(proc_t *s)
 {
-    while (s->kind != K_NONE) {
-        if (s->kind == K_START) s->count = s->value;
-        slot_taken(s);
-    }
+    int32_t k;
+    int64_t v;
+    while (recv(s, &k, &v))
+        if (k == K_START) s->count = v;
     if (s->count == 0) return; /* not started yet: block */
-    for (int64_t b = 0; b < fanin_budget && s->count > 0; b++) {
-        send(s->peer, K_DATA, 0);
-        s->count--;
-    }
+    /* in locals: the stores into the message pool could alias them, which would make
+     * the compiler reload them from memory on every send */
+    const ref_t rx = s->peer;
+    int64_t left = s->count;
+    for (int64_t b = fanin_budget; b > 0 && left > 0; b--, left--) send(rx, K_DATA, 0);
+    s->count = left;
     if (s->count > 0) make_ready((ref_t)(s - pt));
     else proc_exit(s); /* its work is done: the process ends */
 }
@@ -862,24 +920,27 @@ static inline void fanin_send_step(proc_t *s)
 /* receiver (pt[1]): count = messages received */
 static inline void fanin_recv_step(proc_t *rcv)
 {
-    while (rcv->kind != K_NONE) {
-        const int32_t k = rcv->kind;
-        slot_taken(rcv);
+    int32_t k;
+    int64_t v, count = rcv->count; /* a local, for the same reason as the sender's */
+    const int64_t target = fanin_target;
+    while (recv(rcv, &k, &v)) {
         if (likely(k == K_DATA)) {
-            if (++rcv->count == fanin_target) send_main(K_DONE, 0, -1);
+            if (++count == target) send_main(K_DONE, 0, -1);
         } else if (k == K_STOP) {
-            send_main(K_SUM, rcv->count, -1);
+            send_main(K_SUM, count, -1);
             proc_exit(rcv);
             return;
         }
     }
+    rcv->count = count;
 }
 
 static void iter_fanin(result_t *r)
 {
     const int64_t n = V(P_N), mm = V(P_M);
     fanin_target = n * mm;
-    msg_reserve(2);
+    note_reserve(3);
+    msg_reserve(n * fanin_budget + 1); /* the receiver's mailbox at its fullest */
     phase_t ph = spawn_begin();
     ready_seen = 0;
     ready_want = n + 1;
@@ -910,9 +971,9 @@ static void iter_fanin(result_t *r)
 /* worker i is pt[i + 1] */
 static inline void worker_step(proc_t *w)
 {
-    while (w->kind != K_NONE) {
-        const int32_t k = w->kind;
-        slot_taken(w);
+    int32_t k;
+    int64_t v;
+    while (recv(w, &k, &v)) {
         if (k == K_REQUEST) {
             send_main(K_REPLY, 0, idx_of(w));
         } else if (k == K_STOP) {
@@ -926,7 +987,7 @@ static void iter_selective(result_t *r)
 {
     const int64_t n = V(P_N), rounds = V(P_M);
     const int reverse = (int)V(P_REVERSE);
-    msg_reserve(n + 1);
+    note_reserve(n + 1);
     phase_t ph = spawn_begin();
     ready_seen = 0;
     ready_want = n;
@@ -943,9 +1004,9 @@ static void iter_selective(result_t *r)
         for (ref_t i = 1; i <= n; i++) send(i, K_REQUEST, 0);
         for (int64_t k = 0; k < n; k++) {
             int32_t want = (int32_t)(reverse ? n - 1 - k : k);
-            uint32_t m = main_recv_match(K_REPLY, want);
+            note_t *m = main_recv_match(K_REPLY, want);
             if (!m) FAIL("selective: reply from worker %d never came (round %" PRId64 ")", want, round + 1);
-            msg_release(m);
+            note_release(m);
             collected++;
         }
     }
