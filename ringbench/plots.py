@@ -169,6 +169,11 @@ def _crc(text: str) -> int:
     return zlib.crc32(text.encode())  # not hash(): Python salts that per process
 
 
+def cell_floors(cells: Iterable[CellResult]) -> set[str]:
+    """Runtimes whose stored cells say their hop is the floor (older stores: none; _floors covers c-coro)."""
+    return {c.runtime for c in cells if getattr(c, "is_floor", False)}
+
+
 def _floors() -> set[str]:
     """Drivers whose manifest declares their hop a floor, and c-coro (the floor before manifests said so)."""
     out = {"c-coro"}
@@ -195,7 +200,7 @@ def _shade(colour: str, amount: float) -> str:
     return "#" + "".join(f"{round(c * 255):02x}" for c in colorsys.hls_to_rgb(h, lum, s))
 
 
-def styles(names: Iterable[str]) -> dict[str, Style]:
+def styles(names: Iterable[str], floors: Iterable[str] = ()) -> dict[str, Style]:
     """A style for every runtime named, decided by the runtime's name alone wherever colours do not collide.
 
     Pinned runtimes keep their colour. Any other runtime family starts at the free colour its name
@@ -205,7 +210,7 @@ def styles(names: Iterable[str]) -> dict[str, Style]:
     darker shades and differ by marker.
     """
     names = set(names)
-    floors = _floors()
+    floors = _floors() | set(floors)
     universe = sorted(names | _known())
     families = sorted({base(n) for n in universe})
     slot: dict[str, int] = {f: PINNED[f] for f in families if f in PINNED}
@@ -248,6 +253,7 @@ class Series:
     cores: str
     points: list[Point]
     variant: str = ""            # e.g. "arrival" / "reverse" in the selective chart
+    floor: bool = False          # the floor, not a runtime: drawn first, as a dashed reference
 
     @property
     def label(self) -> str:
@@ -302,8 +308,18 @@ def _point(x: float, values: list[float], scale: float = 1.0, note: str = "") ->
 def _order(series: list[Series]) -> list[Series]:
     """Floors first (they are the reference), then by runtime, one core before all."""
     fl = _floors()
-    return sorted(series, key=lambda s: (s.runtime not in fl and base(s.runtime) not in fl, s.runtime,
-                                         s.cores != "1", s.variant))
+    for s in series:
+        s.floor = s.floor or s.runtime in fl or base(s.runtime) in fl
+    return sorted(series, key=lambda s: (not s.floor, s.runtime, s.cores != "1", s.variant))
+
+
+def _series(rt: str, cores: str, group: list[CellResult], pts: list[Point], variant: str = "") -> Series:
+    return Series(rt, cores, pts, variant, floor=any(getattr(c, "is_floor", False) for c in group))
+
+
+def _used(c: CellResult) -> dict:
+    """The parameters the driver ran (a calibrated M included); `params` are those asked for."""
+    return getattr(c, "used_params", None) or c.params
 
 
 def _group(cells: list[CellResult]) -> dict[tuple[str, str], list[CellResult]]:
@@ -314,7 +330,7 @@ def _group(cells: list[CellResult]) -> dict[tuple[str, str], list[CellResult]]:
 
 
 def _hops(c: CellResult) -> int:
-    p = c.params
+    p = _used(c)
     if "hops" in p:
         return p["hops"]
     return p.get("n", 1) * p.get("m", 1) * p.get("tokens", 1)
@@ -359,7 +375,7 @@ def hops_vs_n(cells: list[CellResult], fixed_m: int | None = None) -> Chart:
     series = []
     for (rt, cores), group in _group(list(best.values())).items():
         pts = [_point(c.params["n"], c.values(), note=_note(c)) for c in sorted(group, key=lambda c: c.params["n"])]
-        series.append(Series(rt, cores, pts))
+        series.append(_series(rt, cores, group, pts))
     return Chart("hops-vs-n", f"Message cost against N ({how})", "N (processes in the ring)", "time per hop",
                  "count", "ns", [Panel("", _order(series))],
                  caption="Median ns per hop over the repeats; bars: 95 % bootstrap interval. Lower is better. "
@@ -367,7 +383,7 @@ def hops_vs_n(cells: list[CellResult], fixed_m: int | None = None) -> Chart:
 
 
 def _note(c: CellResult) -> str:
-    p = ", ".join(f"{k.upper() if len(k) == 1 else k} = {v:,}" for k, v in c.params.items())
+    p = ", ".join(f"{k.upper() if len(k) == 1 else k} = {v:,}" for k, v in _used(c).items())
     return f"{p} · {_repeats(c)}"
 
 
@@ -396,7 +412,7 @@ def time_vs_m(cells: list[CellResult], fixed_n: int | None = None, panels: int =
         for (rt, cores), group in _group([c for c in ring if c.params["n"] == n]).items():
             pts = [_point(c.params["m"], [r["run_ns"] for r in c.records], note=_note(c))
                    for c in sorted(group, key=lambda c: c.params["m"])]
-            series.append(Series(rt, cores, pts))
+            series.append(_series(rt, cores, group, pts))
         out.append(Panel(f"N = {fmt_count(n)}", _order(series)))
     title = f"Message-phase time against M (N = {chosen[0]:,})" if len(chosen) == 1 else \
         "Message-phase time against M, at fixed N"
@@ -405,11 +421,11 @@ def time_vs_m(cells: list[CellResult], fixed_n: int | None = None, panels: int =
                          "A line of slope 1 means each lap costs the same.")
 
 
-def _metric_vs_n(cells: list[CellResult], metric, scale: float, key: str, title: str, ylabel: str, yunit: str,
+def _metric_vs_n(cells: list[CellResult], values_of, scale: float, key: str, title: str, ylabel: str, yunit: str,
                  caption: str, prefer: tuple[str, ...]) -> Chart:
-    usable = [c for c in cells if c.ok and c.mode == "timed" and "n" in c.params and c.values(metric)]
+    usable = [c for c in cells if c.ok and c.mode == "timed" and "n" in c.params and values_of(c)]
     if not usable:
-        raise PlotError(f"no cells with {metric.label} in this run")
+        raise PlotError(f"no cells with {ylabel} in this run")
     # One workload per chart, the first of `prefer` that has cells: a ring run with a warm-up reuses memory,
     # so its RSS per process is not the memory workload's and the two are never drawn as one line.
     present = {c.workload.name for c in usable}
@@ -423,23 +439,39 @@ def _metric_vs_n(cells: list[CellResult], metric, scale: float, key: str, title:
             best[k] = c
     series = []
     for (rt, cores), group in _group(list(best.values())).items():
-        pts = [_point(c.params["n"], c.values(metric), scale, note=f"{c.workload.name}: {_note(c)}")
+        pts = [_point(c.params["n"], values_of(c), scale, note=f"{c.workload.name}: {_note(c)}")
                for c in sorted(group, key=lambda c: c.params["n"])]
-        series.append(Series(rt, cores, pts))
+        series.append(_series(rt, cores, group, pts))
     return Chart(key, title, "N (processes)", ylabel, "count", yunit, [Panel("", _order(series))],
                  caption=caption + f" From the {workload} workload.")
 
 
 def spawn(cells: list[CellResult]) -> Chart:
-    return _metric_vs_n(cells, SPAWN_US, 1e3, "spawn", "Spawn cost against N", "spawn time per process", "ns",
+    return _metric_vs_n(cells, lambda c: c.values(SPAWN_US), 1e3, "spawn", "Spawn cost against N", "spawn time per process", "ns",
                         "Time from the first spawn until every process is ready, per process; median with its "
                         "95 % interval. Lower is better.", ("spawn", "memory", "ring", "msgcost"))
 
 
+def memory_values(c: CellResult) -> list[float]:
+    """Bytes per process from the first spawn of each driver process (contract 2: a later spawn in the same
+    process reuses freed memory), where the cell can say so; none where it gives no figure (too few
+    processes, recorded before contract 2, memory fell)."""
+    if hasattr(c, "memory_per_process"):
+        figure, _why = c.memory_per_process()
+        if figure is None:
+            return []
+        first: dict[int, dict] = {}
+        for r in c.records:
+            first.setdefault(r.get("process", 1), r)
+        return [v for v in map(RSS_PER_PROC.of, first.values()) if v is not None]
+    return c.values(RSS_PER_PROC)
+
+
 def memory(cells: list[CellResult]) -> Chart:
-    chart = _metric_vs_n(cells, RSS_PER_PROC, 1.0, "memory", "Memory per process against N", "RSS growth per process",
-                         "bytes", "Resident memory added per idle process (RSS after spawning N, minus before, "
-                         "divided by N); median with its 95 % interval. Lower is better.",
+    chart = _metric_vs_n(cells, memory_values, 1.0, "memory", "Memory per process against N", "RSS growth per process",
+                         "bytes", "Resident memory added per idle process by the first spawn in each driver process "
+                         "(RSS after spawning N, minus before, divided by N); median with its 95 % interval. Lower "
+                         "is better.",
                          ("memory", "spawn", "ring", "msgcost"))
     for s in chart.series:  # a process can cost less than nothing when the runtime returns memory meanwhile
         s.points = [p for p in s.points if p.y > 0]
@@ -459,7 +491,7 @@ def selective(cells: list[CellResult]) -> Chart:
             pts = [_point(c.params["n"], c.values(), note=_note(c))
                    for c in sorted(group, key=lambda c: c.params["n"]) if c.params["reverse"] == rev]
             if pts:
-                series.append(Series(rt, cores, pts, name))
+                series.append(_series(rt, cores, group, pts, name))
     return Chart("selective", "Selective receive: replies taken in arrival order and in reverse", "N (workers)",
                  "time per reply", "count", "ns", [Panel("", _order(series))],
                  caption="A collector takes one reply from each of N workers by selective receive. In reverse "
@@ -475,7 +507,7 @@ def squeeze(cells: list[CellResult]) -> Chart:
             pts = [Point(h["concurrency"], h["hops_per_s"], max(0.0, h["hops_per_s"] - h["sd"]), h["hops_per_s"] + h["sd"],
                          f"{h['samples']} samples" + (" · peak" if h["concurrency"] == c.extra.get("peak_concurrency")
                                                       else "")) for h in hist]
-            series.append(Series(c.runtime, c.cores, pts, f"N = {fmt_count(c.params.get('n', 0))}"))
+            series.append(_series(c.runtime, c.cores, [c], pts, f"N = {fmt_count(c.params.get('n', 0))}"))
     if not series:
         raise PlotError("no squeeze history in this run (use a run made with --squeeze)")
     return Chart("squeeze", "Throughput against concurrency (squeeze)", "tokens circulating at once",
@@ -540,7 +572,7 @@ def plot(cells: list[CellResult], kind: str, out: Path, runtime: str | None = No
     elif kind == "heatmap":
         fig = _draw_heatmaps(grid(cells))
     else:
-        fig = draw(chart(cells, kind, fixed_n, fixed_m))
+        fig = draw(chart(cells, kind, fixed_n, fixed_m), cell_floors(cells))
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         fig.savefig(out, dpi=110, bbox_inches="tight")
@@ -561,9 +593,9 @@ def _axis(ax, which: str, unit: str, log: bool, values: list[float]) -> None:
     axis.set_major_formatter(FuncFormatter(lambda v, _pos: fmt(v)))
 
 
-def draw(ch: Chart):
+def draw(ch: Chart, floors: Iterable[str] = ()):
     """A matplotlib figure of a chart: one axes per panel, legend outside the data on the right."""
-    st = styles(ch.runtimes())
+    st = styles(ch.runtimes(), set(floors) | {s.runtime for s in ch.series if s.floor})
     n = len(ch.panels)
     fig, axes = plt.subplots(1, n, figsize=(4.2 * n + 3.2 if n > 1 else 9, 5.2), squeeze=False, sharey=True)
     handles: dict[str, object] = {}

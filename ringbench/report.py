@@ -47,9 +47,9 @@ def _latest_cells(runs: list[RunResult]) -> tuple[list[CellResult], int]:
     return list(chosen.values()), replaced
 
 
-def _table_rows(cells: list[CellResult]) -> tuple[list[str], list[list[str]]]:
-    """The one place the report asks for table rows (to become tables.compact_rows(cells, baseline))."""
-    return tables.plain_rows(cells)
+def _table_rows(cells: list[CellResult], baseline: str | None = None) -> tuple[list[str], list[list[str]]]:
+    """The one place the report asks for table rows: the terminal's compact table, as text."""
+    return tables.compact_rows(cells, baseline)
 
 
 # -- text helpers ----------------------------------------------------------------------
@@ -118,6 +118,17 @@ def _leaders(ch: Chart, cores: str, st: dict[str, plots.Style], what: str = "",
     return out
 
 
+def _sig_badge(significant: bool | None, tested: bool = True) -> str:
+    if not tested:
+        return ""
+    if significant is None:
+        return (f' <span class="sig na" title="a test needs {stats.MIN_REPEATS_FOR_TEST} repeats a side">'
+                "too few repeats to test</span>")
+    if significant:
+        return ' <span class="sig yes" title="Mann-Whitney U, p &lt; 0.05">significant</span>'
+    return ' <span class="sig no" title="Mann-Whitney U, p ≥ 0.05: within noise">not significant</span>'
+
+
 def _lead_cell(lead: _Lead | None, fmt, st, word: str = "ahead of") -> str:
     if lead is None:
         return '<td class="na">–</td>'
@@ -126,10 +137,7 @@ def _lead_cell(lead: _Lead | None, fmt, st, word: str = "ahead of") -> str:
     if lead.second:
         rt2, p2 = lead.second
         factor = max(p.y, p2.y) / min(p.y, p2.y) if min(p.y, p2.y) > 0 else float("inf")
-        sig = "" if lead.diff is None else (' <span class="sig yes" title="the 95 % intervals of the two medians '
-                                            'do not overlap">significant</span>' if lead.diff.significant else
-                                            ' <span class="sig no" title="the 95 % intervals of the two medians '
-                                            'overlap: within noise">not significant</span>')
+        sig = _sig_badge(lead.diff.significant if lead.diff else None, lead.diff is not None)
         text += f'<div class="sub">{_ratio(factor)} {word} {_e(rt2)} ({_e(fmt(p2.y))}){sig}</div>'
     if lead.floor:
         text += f'<div class="sub floor">floor {_e(lead.floor[0])}: {_e(fmt(lead.floor[1].y))}</div>'
@@ -201,14 +209,14 @@ def _growth_table(growth: list[dict], st) -> str:
     rows = []
     for g in sorted(growth, key=lambda g: (g["cores"] != "1", g["floor"], g["ratio"])):
         sig = {True: "<span class='sig yes'>yes</span>", False: "<span class='sig no'>no</span>",
-               None: "–"}[g["significant"]]
+               None: "<span class='sig na'>too few repeats</span>"}[g["significant"]]
         rows.append(f"<tr><td>{_who(g['runtime'], st)}</td><td>{_e(_cores(g['cores']))}</td>"
                     f"<td>{fmt_count(g['a'].x)} → {fmt_count(g['b'].x)}</td>"
                     f"<td>{_e(fmt_ns(g['a'].y))} → {_e(fmt_ns(g['b'].y))}</td>"
                     f"<td class='num'>×{g['ratio']:.2f}</td><td>{sig}</td></tr>")
     return ("<table class='growth sortable'><thead><tr><th>runtime</th><th>cores</th><th>N</th>"
-            "<th>time per hop</th><th>growth</th><th title='do the 95 % intervals at the smallest and the largest N "
-            "not overlap?'>significant</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
+            "<th>time per hop</th><th>growth</th><th title='the repeats at the smallest and at the largest N differ "
+            "(Mann-Whitney U, p &lt; 0.05)'>significant</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
 
 
 def _machine(runs: list[RunResult]) -> str:
@@ -247,9 +255,9 @@ def _state(runs: list[RunResult], cells: list[CellResult], groups: list[dict]) -
                                            f"supported)" if refused else "") +
             (f", <b>{len(failed)} failed</b>" if failed else "")]
     if reps:
-        few = reps[0] < stats.MIN_REPEATS_FOR_CI
+        few = reps[0] < stats.MIN_REPEATS_FOR_TEST
         bits.append(f"{'–'.join(map(str, (reps[0], reps[-1])) if len(reps) > 1 else str(reps[0]))} repeats per cell"
-                    + (" (too few for a meaningful 95 % interval: intervals then span the whole range)" if few else ""))
+                    + (f" (too few to test a difference: the test needs {stats.MIN_REPEATS_FOR_TEST})" if few else ""))
     for g in groups:
         if g["cells"]:
             bits.append(f"{len(g['cells'])} of {len(ok)} cells: {_e(g['short'])}")
@@ -298,12 +306,15 @@ def _findings(charts: dict[str, Chart], st, growth: list[dict], leads: list[_Lea
                        f"its cost at its smallest N is lowest for {_e(lo['runtime'])} (×{lo['ratio']:.2f}, "
                        f"{fmt_count(lo['a'].x)} → {fmt_count(lo['b'].x)}) and highest for {_e(hi['runtime'])} "
                        f"(×{hi['ratio']:.2f}); median ×{med:.2f} over {len(grow)} runtimes.")
-    tested = [ld for ld in leads if ld.diff is not None]
+    tested = [ld for ld in leads if ld.diff is not None and ld.diff.significant is not None]
+    untested = [ld for ld in leads if ld.diff is not None and ld.diff.significant is None]
+    if untested and not tested:
+        out.append(f"<b>Significance:</b> not tested: fewer than {stats.MIN_REPEATS_FOR_TEST} repeats per cell.")
     if tested:
         sig = [ld for ld in tested if ld.diff.significant]
         weak = [ld for ld in tested if not ld.diff.significant]
         text = (f"<b>Significance:</b> {len(sig)} of {len(tested)} leads over the runner-up are significant "
-                "(the two medians' 95 % intervals do not overlap)")
+                "(Mann-Whitney U on the repeats, p &lt; 0.05)")
         if weak:
             shown = "; ".join(f"{_e(ld.what)}: {_e(ld.best[0])} vs {_e(ld.second[0])} at N = {fmt_count(ld.n)}"
                               for ld in weak[:4])
@@ -655,7 +666,7 @@ def _details(c: CellResult) -> str:
 
 
 def _cell_table(run: RunResult, st) -> str:
-    header, rows = _table_rows(run.cells)
+    header, rows = _table_rows(run.cells, getattr(run, "baseline", None))
     if not rows:
         return "<p>nothing measured</p>"
     head = "<th class='x'></th>" + "".join(f"<th>{_e(h)}</th>" for h in header)
@@ -678,8 +689,22 @@ def _cell_table(run: RunResult, st) -> str:
 
 
 # -- warnings -----------------------------------------------------------------------------------
-_CELL = re.compile(r"^(?P<rt>\S+) \[(?P<cores>[^\]]+)\] (?P<params>(?:\w+=-?\d+ ?)*): (?P<rest>.*)$", re.S)
+# A cell warning reads "<runtime> [<cores>] <k=v …>[ (<figure>)]: <advice>" (noise.cell).
+_CELL = re.compile(r"^(?P<rt>\S+) \[(?P<cores>[^\]]+)\] (?P<params>(?:\w+=-?\d+ ?)*)"
+                   r"(?:\((?P<figure>[^)]*)\))?: (?P<rest>.*)$", re.S)
 _NUM = re.compile(r"\d[\d,]*(?:\.\d+)?")
+
+
+def _merge(texts: list[str]) -> tuple[str, list[int]]:
+    """Texts that differ only in their numbers as one, each varying number shown as its range."""
+    nums = [_NUM.findall(t) for t in texts]
+    width = min(len(n) for n in nums)
+    same = [len({n[i] for n in nums}) == 1 for i in range(width)]
+    pieces = _NUM.split(texts[0])
+    out = pieces[0]
+    for i, num in enumerate(nums[0]):
+        out += (num if i >= width or same[i] else _range([n[i] for n in nums])) + pieces[i + 1]
+    return out, [i for i in range(width) if not same[i]]
 
 
 def _group_warnings(runs: list[RunResult]) -> list[dict]:
@@ -689,28 +714,26 @@ def _group_warnings(runs: list[RunResult]) -> list[dict]:
         for w in run.warnings:
             m = _CELL.match(w)
             rest = m["rest"] if m else w
-            kind = _NUM.sub("#", rest)
-            g = groups.setdefault(kind, {"texts": [], "cells": [], "runs": []})
+            g = groups.setdefault(_NUM.sub("#", rest), {"texts": [], "figures": [], "cells": [], "runs": []})
             g["texts"].append(rest)
             if m:
                 params = dict(p.split("=") for p in m["params"].split())
                 name = (f"{m['rt']} · {_cores(m['cores'])} · " +
                         ", ".join(f"{k.upper() if len(k) == 1 else k} = {fmt_count(int(v))}" for k, v in params.items()))
-                g["cells"].append((name, _NUM.findall(rest)))
+                g["cells"].append((name, m["figure"] or "", rest))
+                if m["figure"]:
+                    g["figures"].append(m["figure"])
             elif run.run_id not in g["runs"]:
                 g["runs"].append(run.run_id)
     out = []
-    for kind, g in groups.items():
-        nums = [_NUM.findall(t) for t in g["texts"]]
-        first = g["texts"][0]
-        same = [len({tuple(n)[i] if i < len(n) else None for n in nums}) == 1 for i in range(len(nums[0]))]
-        pieces = _NUM.split(first)
-        text = pieces[0] + "".join((nums[0][i] if same[i] else _range([n[i] for n in nums if i < len(n)])) + pieces[i + 1]
-                                   for i in range(len(nums[0])))
-        varying = [i for i, s in enumerate(same) if not s]
-        cells = [(name, ", ".join(vals[i] for i in varying if i < len(vals))) for name, vals in g["cells"]]
-        short = text.split(":")[0] if g["cells"] else text
-        out.append({"text": text, "short": short, "cells": cells, "runs": g["runs"]})
+    for g in groups.values():
+        text, varying = _merge(g["texts"])
+        figures = _merge(g["figures"])[0] if g["figures"] and len(g["figures"]) == len(g["cells"]) else ""
+        cells = [(name, fig or ", ".join(_NUM.findall(rest)[i] for i in varying if i < len(_NUM.findall(rest))))
+                 for name, fig, rest in g["cells"]]
+        short = text.split(":")[0] + (f" ({figures})" if figures else "") if g["cells"] else text
+        out.append({"text": text + (f" ({figures})" if figures else ""), "short": short, "cells": cells,
+                    "runs": g["runs"]})
     return sorted(out, key=lambda g: (bool(g["cells"]), -len(g["cells"])))
 
 
@@ -769,7 +792,7 @@ tbody.bad td { color: #8a1c1c; } table.cells td.reason { text-align: left; white
 .scroll { overflow-x: auto; }
 table.mini { font-size: .95em; margin: .3em 1em .6em 0; display: inline-table; } table.mini caption { text-align: left; color: var(--sub); }
 .sig { font-size: .85em; padding: 0 .3em; border-radius: 3px; } .sig.yes { background: #e3f3e6; color: #1e6b2f; }
-.sig.no { background: #f3efe3; color: #7a5b12; }
+.sig.no { background: #f3efe3; color: #7a5b12; } .sig.na { background: #eeeeef; color: #555; }
 .na { color: var(--sub); }
 table.leaders td { min-width: 12em; max-width: 19em; } table.growth td { white-space: nowrap; }
 .twocol { display: grid; grid-template-columns: minmax(0, 3fr) minmax(0, 2fr); gap: 1.5em; align-items: start; }
@@ -865,7 +888,7 @@ def render(runs: list[tuple[RunResult, str]]) -> str:
     results = [r for r, _ in runs]
     commands = {r.run_id: cmd for r, cmd in runs}
     cells, replaced = _latest_cells(results)
-    st = plots.styles({c.runtime for c in cells})
+    st = plots.styles({c.runtime for c in cells}, plots.cell_floors(cells))
     charts: dict[str, Chart] = {}
     for kind in ("hops-vs-n", "spawn", "memory", "time-vs-m", "selective", "squeeze"):
         try:
@@ -931,8 +954,9 @@ def render(runs: list[tuple[RunResult, str]]) -> str:
         parts.append("<p>No measured cell to summarise.</p>")
     if leaders_html:
         parts.append("<h3>Best runtime at each N</h3>" + leaders_html +
-                     "<p class='sub'>The runner-up is the next runtime at that N; significant = the two medians' "
-                     "95 % bootstrap intervals do not overlap. The floor is not counted as a runtime.</p>")
+                     "<p class='sub'>The runner-up is the next runtime at that N; significant: the two runtimes' "
+                     "repeats differ by a Mann-Whitney U test (p &lt; 0.05, at least "
+                     f"{stats.MIN_REPEATS_FOR_TEST} repeats a side). The floor is not counted as a runtime.</p>")
     if growth:
         parts.append("<h3>Growth of message cost with N</h3>" + _growth_table(growth, st))
     parts.append("<p class='sub'>Every figure is a median over repeats (each repeat a fresh driver process unless the "

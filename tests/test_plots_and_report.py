@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from ringbench import api, plots, report, runner, seeds
+from ringbench import api, noise, plots, report, runner, seeds
 from ringbench.cli import main
 from ringbench.store import Cell, Store
 
@@ -44,9 +44,10 @@ JITTER = (0.97, 1.0, 1.03, 0.99, 1.01)
 NS, MS = (100, 1000, 10000), (10, 100)
 
 
-def _record(n, m, ns_hop, spawn_us, rss, j, workload="ring", **extra):
+def _record(n, m, ns_hop, spawn_us, rss, j, workload="ring", process=1, **extra):
     hops = n * m if m else n  # spawn and memory count the processes that reported ready
-    return {"type": "result", "workload": workload, "iteration": 1, "n": n, "m": m, "tokens": 1, "count": hops,
+    return {"type": "result", "workload": workload, "iteration": 1, "process": process, "ready": n,
+            "n": n, "m": m, "tokens": 1, "count": hops,
             "setup_ns": int(n * spawn_us * 1000 * j), "run_ns": int(hops * ns_hop * j),
             "setup_cpu_ns": int(n * spawn_us * 900), "run_cpu_ns": int(hops * ns_hop * j * 0.98),
             "rss_before": 5_000_000, "rss_after": int(5_000_000 + rss * j * n), **extra}
@@ -73,11 +74,11 @@ def multi(tmp_path_factory):
             for n in NS:
                 for m in MS:
                     ns = base * GROWTH[rt] ** math.log10(n / 100) * (1.0 if cores == "1" else 1.5)
-                    recs = [(i + 1, 1, _record(n, m, ns, SPAWN_US[rt], RSS[rt], j)) for i, j in enumerate(JITTER)]
+                    recs = [(i + 1, 1, _record(n, m, ns, SPAWN_US[rt], RSS[rt], j, process=i + 1))
+                            for i, j in enumerate(JITTER)]
                     st.add_cell(rid, Cell(rt, "ring", {"m": m, "n": n, "tokens": 1}, cores), recs)
-                    if rt == "erlang":
-                        warnings.append(f"erlang [{cores}] n={n} m={m} tokens=1: coefficient of variation "
-                                        f"{5 + n / 1000:.1f} % (> 5 %): noisy; more repeats or a quieter machine")
+                    if rt == "erlang":  # as the harness words them
+                        warnings += noise.cell(f"erlang [{cores}] n={n} m={m} tokens=1", 0.05 + n / 100_000)
     st.add_cell(rid, Cell("c-pthreads", "ring", {"m": 10, "n": 10000, "tokens": 1}, "1", status="refused",
                           reason="c-pthreads: 10,000 processes need 10,000 OS threads; the limit here is 4,096"))
     st.finish_run(rid, "complete", warnings)
@@ -85,7 +86,8 @@ def multi(tmp_path_factory):
         rid = _run(st, wl, warmup=0)
         for rt in NS_PER_HOP:
             for n in (1000, 100000):
-                recs = [(i + 1, 1, _record(n, 0, 0, SPAWN_US[rt], RSS[rt], j, "spawn")) for i, j in enumerate(JITTER)]
+                recs = [(i + 1, 1, _record(n, 0, 0, SPAWN_US[rt], RSS[rt], j, "spawn", i + 1))
+                        for i, j in enumerate(JITTER)]
                 st.add_cell(rid, Cell(rt, wl, {"n": n}, "1"), recs)
         st.finish_run(rid, "complete", [])
     rid = _run(st, "selective")
@@ -263,6 +265,7 @@ def test_report_groups_warnings_one_line_per_kind(multi_html):
     part = multi_html.split("id='warnings'")[1]
     assert part.count("coefficient of variation") == 1  # twelve noisy cells, one line
     assert "12 cells" in part and "erlang · all cores · N = 10k, M = 100" in part
+    assert "5.1–15.0 %" in part  # the range of the figures the cells warned about
     assert part.count("load average") == 1
 
 
@@ -295,7 +298,8 @@ def test_report_charts_tables_and_self_containment(multi_html):
     assert all(len(c) == 1 for c in colours.values()), colours
     # compact sortable tables with details on demand; a refused cell is shown as n/a
     assert multi_html.count("class='cells sortable'") == 5 and "<tr class='det' hidden>" in multi_html
-    assert "n/a: c-pthreads" in multi_html
+    refused = multi_html.split("<tbody class='bad'>")[1].split("</tbody>")[0]
+    assert ">n/a<" in refused and "10,000 processes need 10,000 OS threads" in refused
     # nothing outside the inlined library refers to the network
     outside = re.sub(r"<script>.*?</script>", "", multi_html, flags=re.S)
     assert not re.search(r"(src|href)=['\"]?(https?:)?//", outside) and "<link" not in outside
@@ -501,7 +505,7 @@ def test_first_screen_shows_the_summary(loaded):
 def test_browser_tables_sort_and_open_details_and_axes_switch(loaded):
     result = loaded.js("""(() => {
         const t = document.querySelector('table.cells');
-        const col = [...t.tHead.rows[0].cells].findIndex(th => th.textContent.includes('(median)'));
+        const col = [...t.tHead.rows[0].cells].findIndex(th => th.textContent.trim() === 'ns/hop');
         t.tHead.rows[0].cells[col].click();
         const asc = [...t.tBodies].map(b => parseFloat(b.rows[0].cells[col].textContent.replace(/,/g, '')));
         t.tHead.rows[0].cells[col].click();
