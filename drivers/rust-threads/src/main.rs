@@ -183,6 +183,8 @@ impl Hop for SlotHop {
 struct Shared {
     ready: Arc<Gate>,
     main: Sender<u64>,
+    /// the ring's size (trace numbers its laps with it)
+    n: u64,
 }
 
 // ---------------------------------------------------------------- ring processes
@@ -221,9 +223,9 @@ fn end<H: Hop>(v: u64, count: u64, h: &H, sh: &Shared, last: bool) {
     }
 }
 
-/// trace: the ring with the sender's index in the message, printing each hop as it happens.
-/// `n` = 0 prints nothing (warm-up).
-fn trace_node<H: Hop>(mut h: H, sh: Arc<Shared>, last: bool, me: u64, n: u64, total: u64) {
+/// trace: the ring with the sender's index in the message, printing each hop as it happens
+/// (`print` is false in warm-ups).
+fn trace_node<H: Hop>(mut h: H, sh: Arc<Shared>, last: bool, me: u64, total: u64, print: bool) {
     h.start();
     sh.ready.arrive();
     let mut count: u64 = 0;
@@ -235,9 +237,9 @@ fn trace_node<H: Hop>(mut h: H, sh: Arc<Shared>, last: bool, me: u64, n: u64, to
         count += 1;
         let v = msg & 0xffff_ffff;
         let from = (msg >> 32) as i64 - 1;
-        if n > 0 {
+        if print {
             let hop = total - v + 1;
-            Rec::new("hop").int("hop", hop).int("lap", (hop - 1) / n + 1).int("from", from).int("to", me).emit();
+            Rec::new("hop").int("hop", hop).int("lap", (hop - 1) / sh.n + 1).int("from", from).int("to", me).emit();
         }
         if v == 1 {
             let _ = sh.main.send(TOKEN_DONE);
@@ -267,8 +269,8 @@ fn spin_node<H: Hop>(mut h: H, sh: Arc<Shared>, laps: Option<Arc<AtomicU64>>) {
 #[derive(Clone)]
 enum Body {
     Ring,
-    /// (n to print hops with, 0 = silent; n·m)
-    Trace(u64, u64),
+    /// (n·m, print the hops)
+    Trace(u64, bool),
     Spin(Arc<AtomicU64>),
 }
 
@@ -276,7 +278,7 @@ fn run_node<H: Hop>(h: H, sh: Arc<Shared>, body: &Body, i: u64, n: u64) {
     let last = i + 1 == n;
     match body {
         Body::Ring => ring_node(h, sh, last),
-        Body::Trace(pn, total) => trace_node(h, sh, last, i, *pn, *total),
+        Body::Trace(total, print) => trace_node(h, sh, last, i, *total, *print),
         Body::Spin(laps) => spin_node(h, sh, if i == 0 { Some(laps.clone()) } else { None }),
     }
 }
@@ -312,7 +314,7 @@ struct Ring {
 /// A failed spawn tears down what exists (ABORT passed round from p0) and reports `limit`.
 fn build_ring(hop: HopKind, n: u64, entries: &[u64], body: Body) -> Result<Ring, Fail> {
     let (main_tx, done) = channel::<u64>();
-    let sh = Arc::new(Shared { ready: Gate::new(n), main: main_tx });
+    let sh = Arc::new(Shared { ready: Gate::new(n), main: main_tx, n });
     let mut handles = Vec::with_capacity(n as usize);
     let mut failed = None;
     let ring_entries = match hop {
@@ -435,7 +437,7 @@ fn trace(hop: HopKind, p: &Params, print: bool, mem: &mut MemProbe) -> Result<Ou
     let (n, total) = (p.n, p.n * p.m);
     mem.before();
     let setup = Phase::start();
-    let ring = build_ring(hop, n, &[0], Body::Trace(if print { n } else { 0 }, total))?;
+    let ring = build_ring(hop, n, &[0], Body::Trace(total, print))?;
     let (setup_ns, setup_cpu_ns) = setup.stop();
     mem.after();
     let run = Phase::start();

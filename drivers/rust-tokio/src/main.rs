@@ -146,9 +146,10 @@ async fn forward_stop(v: u64, count: u64, next: &Tx, sh: &Shared, last: bool) {
     }
 }
 
-/// trace: the ring with the sender's index in the message, printing each hop as it happens.
-/// `n` = 0 prints nothing (warm-up).
-async fn trace_node(mut inbox: Rx, next: Tx, sh: Arc<Shared>, last: bool, me: u64, n: u64, total: u64) {
+/// trace: the ring with the sender's index in the message, printing each hop as it happens
+/// (`print` is false in warm-ups).
+#[allow(clippy::too_many_arguments)]
+async fn trace_node(mut inbox: Rx, next: Tx, sh: Arc<Shared>, last: bool, me: u64, n: u64, total: u64, print: bool) {
     sh.ready.arrive();
     let mut count: u64 = 0;
     while let Some(msg) = inbox.recv().await {
@@ -158,7 +159,7 @@ async fn trace_node(mut inbox: Rx, next: Tx, sh: Arc<Shared>, last: bool, me: u6
         count += 1;
         let v = msg & 0xffff_ffff;
         let from = (msg >> 32) as i64 - 1;
-        if n > 0 {
+        if print {
             let hop = total - v + 1;
             Rec::new("hop").int("hop", hop).int("lap", (hop - 1) / n + 1).int("from", from).int("to", me).emit();
         }
@@ -278,11 +279,10 @@ async fn ring(p: &Params, mem: &mut MemProbe) -> Result<Out, Fail> {
 
 async fn trace(p: &Params, print: bool, mem: &mut MemProbe) -> Result<Out, Fail> {
     let (n, total) = (p.n, p.n * p.m);
-    let quiet_n = if print { n } else { 0 };
     mem.before();
     let setup = Phase::start();
     let mut ring =
-        build_ring(n, &[0], |i, rx, tx, sh| trace_node(rx, tx, sh, i + 1 == n, i, quiet_n, total)).await;
+        build_ring(n, &[0], |i, rx, tx, sh| trace_node(rx, tx, sh, i + 1 == n, i, n, total, print)).await;
     let (setup_ns, setup_cpu_ns) = setup.stop();
     mem.after();
     let run = Phase::start();

@@ -59,11 +59,11 @@ impl std::fmt::Write for Buf {
 #[inline(never)]
 fn out_of_memory(size: usize) -> ! {
     let mut m = Buf { b: [0; 512], len: 0 };
-    let _ = write!(
+    let _ = writeln!(
         m,
         "{{\"type\":\"error\",\"kind\":\"limit\",\"message\":\"memory: an allocation of {} bytes failed \
          (RLIMIT_AS, the cgroup memory limit or the machine's memory); free memory, raise the limit \
-         (ulimit -v) or use a smaller n\"}}\n",
+         (ulimit -v) or use a smaller n\"}}",
         size
     );
     unsafe {

@@ -157,7 +157,7 @@ pub fn check_thread_limits(extra: u64, maps_per_thread: u64) -> Result<(), Fail>
         && rl.rlim_cur != libc::RLIM_INFINITY
     {
         let mine = user_threads(euid);
-        let room = (rl.rlim_cur as u64).saturating_sub(mine + MARGIN);
+        let room = rl.rlim_cur.saturating_sub(mine + MARGIN);
         if extra > room {
             return fail(
                 Kind::Limit,
