@@ -254,6 +254,7 @@ class Series:
     points: list[Point]
     variant: str = ""            # e.g. "arrival" / "reverse" in the selective chart
     floor: bool = False          # the floor, not a runtime: drawn first, as a dashed reference
+    group: str = "message"       # hop group (message passing, handoff, rendezvous, floor): like is compared with like
 
     @property
     def label(self) -> str:
@@ -314,7 +315,8 @@ def _order(series: list[Series]) -> list[Series]:
 
 
 def _series(rt: str, cores: str, group: list[CellResult], pts: list[Point], variant: str = "") -> Series:
-    return Series(rt, cores, pts, variant, floor=any(getattr(c, "is_floor", False) for c in group))
+    return Series(rt, cores, pts, variant, floor=any(getattr(c, "is_floor", False) for c in group),
+                  group=getattr(group[0], "hop_group", "message") if group else "message")
 
 
 def _used(c: CellResult) -> dict:

@@ -95,15 +95,20 @@ class _Lead:
 
 
 def _leaders(ch: Chart, cores: str, st: dict[str, plots.Style], what: str = "",
-             higher_is_better: bool = False) -> list[_Lead]:
-    """At every N of a chart: the best runtime at one core setting, its runner-up, the floor, and the test."""
+             higher_is_better: bool = False, group: str = "message") -> list[_Lead]:
+    """At every N of a chart: the best runtime at one core setting, its runner-up, the floor, and the test.
+
+    Only runtimes of one hop group compete (message passing by default: mailboxes and channels); a
+    hand-off or rendezvous idiom does less per hop and is ranked apart, as the tables do."""
     at: dict[float, list[tuple[str, plots.Point]]] = {}
     floors: dict[float, tuple[str, plots.Point]] = {}
     for s in ch.series:
         if s.cores != cores or s.variant:
             continue
+        if not (st[s.runtime].floor or s.floor) and s.group != group:
+            continue
         for p in s.points:
-            if st[s.runtime].floor:
+            if st[s.runtime].floor or s.floor:
                 floors.setdefault(p.x, (s.runtime, p))
             else:
                 at.setdefault(p.x, []).append((s.runtime, p))
@@ -199,7 +204,7 @@ def _growth(ch: Chart, st) -> list[dict]:
         a, b = pts[0], pts[-1]
         sig = stats.compare(a.values, b.values).significant if len(a.values) > 1 and len(b.values) > 1 else None
         out.append({"runtime": s.runtime, "cores": s.cores, "a": a, "b": b, "ratio": b.y / a.y if a.y else math.nan,
-                    "significant": sig, "floor": st[s.runtime].floor})
+                    "significant": sig, "floor": st[s.runtime].floor or s.floor, "group": s.group})
     return out
 
 
@@ -274,6 +279,12 @@ def _findings(charts: dict[str, Chart], st, growth: list[dict], leads: list[_Lea
                 out.append(f"<b>Message cost, {_cores(cores)}:</b> fastest {_runs_of_leader(ls)} "
                            f"({_e(_between(fmt_ns, min(ld.best[1].y for ld in ls), max(ld.best[1].y for ld in ls)))}"
                            " per hop).")
+        others = sorted({s.group for s in msg.series if not (s.floor or st[s.runtime].floor)} - {"message"})
+        for group in others:
+            ls = _leaders(msg, "1", st, group=group) or _leaders(msg, _ALL_CORES, st, group=group)
+            if ls:
+                out.append(f"<b>{_e(group.capitalize())} idioms</b> (ranked apart: a {_e(group)} hop is not a "
+                           f"message through a mailbox or channel): fastest {_runs_of_leader(ls)}.")
         floor = [p.y for s in msg.series if st[s.runtime].floor for p in s.points]
         if floor:
             out.append(f"<b>The floor</b> (a stackless state machine, not a runtime) costs "
@@ -282,7 +293,8 @@ def _findings(charts: dict[str, Chart], st, growth: list[dict], leads: list[_Lea
         ch = charts.get(key)
         if not ch:
             continue
-        pts = [(s.runtime, p) for s in ch.series if not st[s.runtime].floor for p in s.points]
+        pts = [(s.runtime, p) for s in ch.series if not (st[s.runtime].floor or s.floor) and s.group == "message"
+               for p in s.points]
         if not pts:
             continue
         n_max = max(p.x for _, p in pts)
@@ -293,7 +305,8 @@ def _findings(charts: dict[str, Chart], st, growth: list[dict], leads: list[_Lea
         if len({rt for rt, _ in at_max}) > 1:
             text += f", dearest {_e(hi[0])} ({_e(fmt(hi[1].y))}, {_ratio(hi[1].y / lo[1].y)})"
         out.append(text + ".")
-    grow = [g for g in growth if not g["floor"] and g["cores"] == "1"] or [g for g in growth if not g["floor"]]
+    message = [g for g in growth if not g["floor"] and g["group"] == "message"]
+    grow = [g for g in message if g["cores"] == "1"] or message
     if grow:
         grow.sort(key=lambda g: g["ratio"])
         med = stats.summarize([g["ratio"] for g in grow]).median
@@ -956,7 +969,8 @@ def render(runs: list[tuple[RunResult, str]]) -> str:
         parts.append("<h3>Best runtime at each N</h3>" + leaders_html +
                      "<p class='sub'>The runner-up is the next runtime at that N; significant: the two runtimes' "
                      "repeats differ by a Mann-Whitney U test (p &lt; 0.05, at least "
-                     f"{stats.MIN_REPEATS_FOR_TEST} repeats a side). The floor is not counted as a runtime.</p>")
+                     f"{stats.MIN_REPEATS_FOR_TEST} repeats a side). Message passing only (mailboxes and channels); "
+                     "the floor is not counted as a runtime.</p>")
     if growth:
         parts.append("<h3>Growth of message cost with N</h3>" + _growth_table(growth, st))
     parts.append("<p class='sub'>Every figure is a median over repeats (each repeat a fresh driver process unless the "

@@ -36,10 +36,15 @@ def swept(fake, db):
 
 
 # -- a synthetic store with several runtimes and every workload the report draws --------------
-NS_PER_HOP = {"c-coro": 7, "go": 90, "erlang": 130, "rust-tokio/current-thread": 100, "rust-tokio/multi-thread": 400}
-GROWTH = {"c-coro": 1.2, "go": 1.5, "erlang": 1.1, "rust-tokio/current-thread": 2.0, "rust-tokio/multi-thread": 1.3}
-SPAWN_US = {"c-coro": 0.05, "go": 0.4, "erlang": 0.6, "rust-tokio/current-thread": 0.3, "rust-tokio/multi-thread": 0.5}
-RSS = {"c-coro": 70, "go": 2600, "erlang": 2800, "rust-tokio/current-thread": 350, "rust-tokio/multi-thread": 360}
+NS_PER_HOP = {"c-coro": 7, "go": 90, "erlang": 130, "rust-tokio/current-thread": 100, "rust-tokio/multi-thread": 400,
+              "go/handoff": 40}
+GROWTH = {"c-coro": 1.2, "go": 1.5, "erlang": 1.1, "rust-tokio/current-thread": 2.0, "rust-tokio/multi-thread": 1.3,
+          "go/handoff": 1.02}
+SPAWN_US = {"c-coro": 0.05, "go": 0.4, "erlang": 0.6, "rust-tokio/current-thread": 0.3, "rust-tokio/multi-thread": 0.5,
+            "go/handoff": 0.2}
+RSS = {"c-coro": 70, "go": 2600, "erlang": 2800, "rust-tokio/current-thread": 350, "rust-tokio/multi-thread": 360,
+       "go/handoff": 300}
+HOP = {"c-coro": "floor", "go/handoff": "handoff"}  # the hop kind a manifest declares (mailbox when left out)
 JITTER = (0.97, 1.0, 1.03, 0.99, 1.01)
 NS, MS = (100, 1000, 10000), (10, 100)
 
@@ -76,7 +81,8 @@ def multi(tmp_path_factory):
                     ns = base * GROWTH[rt] ** math.log10(n / 100) * (1.0 if cores == "1" else 1.5)
                     recs = [(i + 1, 1, _record(n, m, ns, SPAWN_US[rt], RSS[rt], j, process=i + 1))
                             for i, j in enumerate(JITTER)]
-                    st.add_cell(rid, Cell(rt, "ring", {"m": m, "n": n, "tokens": 1}, cores), recs)
+                    st.add_cell(rid, Cell(rt, "ring", {"m": m, "n": n, "tokens": 1}, cores,
+                                          runtime_settings={"hop": HOP.get(rt, "mailbox")}), recs)
                     if rt == "erlang":  # as the harness words them
                         warnings += noise.cell(f"erlang [{cores}] n={n} m={m} tokens=1", 0.05 + n / 100_000)
     st.add_cell(rid, Cell("c-pthreads", "ring", {"m": 10, "n": 10000, "tokens": 1}, "1", status="refused",
@@ -88,7 +94,7 @@ def multi(tmp_path_factory):
             for n in (1000, 100000):
                 recs = [(i + 1, 1, _record(n, 0, 0, SPAWN_US[rt], RSS[rt], j, "spawn", i + 1))
                         for i, j in enumerate(JITTER)]
-                st.add_cell(rid, Cell(rt, wl, {"n": n}, "1"), recs)
+                st.add_cell(rid, Cell(rt, wl, {"n": n}, "1", runtime_settings={"hop": HOP.get(rt, "mailbox")}), recs)
         st.finish_run(rid, "complete", [])
     rid = _run(st, "selective")
     for rt in ("erlang", "c-coro"):
@@ -249,6 +255,8 @@ def test_report_opens_with_findings_computed_from_the_data(multi_html):
     # go is fastest at N = 100 and 1k, erlang (which grows least) at 10k; c-coro is the floor, not a runtime
     assert "Message cost, 1 core: fastest go at N = 100–1k; erlang at N = 10k" in summary
     assert "The floor" in summary and "7 ns" in summary
+    # a hand-off idiom does less per hop: ranked apart, never the fastest message-passing runtime
+    assert "Handoff idioms (ranked apart" in summary and "fastest go/handoff" in summary
     assert re.search(r"Spawn: at N = 100k, cheapest rust-tokio/current-thread", summary)
     assert re.search(r"Memory: at N = 100k, cheapest rust-tokio/current-thread", summary)
     # growth: erlang grows least (×1.1 per decade, two decades), rust-tokio/current-thread most (×2 per decade)
@@ -284,7 +292,7 @@ def test_report_charts_tables_and_self_containment(multi_html):
     assert by_name["go · all cores"]["marker"]["symbol"].endswith("-open")
     assert by_name["c-coro · 1 core"]["line"]["dash"] == "dash" and "error_y" in by_name["go · 1 core"]
     surface = json.loads(specs["chart-surface"])
-    assert len(surface["data"]) == 10 and {t["coloraxis"] for t in surface["data"]} == {"coloraxis"}
+    assert len(surface["data"]) == 12 and {t["coloraxis"] for t in surface["data"]} == {"coloraxis"}
     then = json.loads(specs["chart-then-now-message"])
     assert any("published" in (t.get("legendgroup") or "") for t in then["data"])
     assert any(t["name"].startswith("erlang") for t in then["data"])
