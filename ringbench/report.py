@@ -254,8 +254,7 @@ def _state(runs: list[RunResult], cells: list[CellResult], groups: list[dict]) -
     ok = [c for c in cells if c.ok]
     refused = [c for c in cells if c.status == "refused"]
     failed = [c for c in cells if not c.ok and c.status != "refused"]
-    timed = [r for r in runs if r.options.mode == "timed"]
-    reps = sorted({r.options.repeat for r in timed})
+    reps = sorted({len(c.values()) for c in ok if c.mode == "timed"})  # as measured, not as asked
     bits = [f"{len(ok)} cells measured" + (f", {len(refused)} n/a (too large for this machine or not "
                                            f"supported)" if refused else "") +
             (f", <b>{len(failed)} failed</b>" if failed else "")]
@@ -336,16 +335,20 @@ def _findings(charts: dict[str, Chart], st, growth: list[dict], leads: list[_Lea
     sel = charts.get("selective")
     if sel:
         by = {(s.runtime, s.cores, s.variant): {p.x: p for p in s.points} for s in sel.series}
+        found = []
         for (rt, cores, variant), pts in by.items():
-            if variant != "reverse order" or (rt, cores, "arrival order") not in by:
+            if variant != "reverse order" or (rt, cores, "arrival order") not in by or st[rt].floor:
                 continue
             arr = by[(rt, cores, "arrival order")]
             both = sorted(set(pts) & set(arr))
-            if both and not st[rt].floor:
+            if both:
                 n = both[-1]
-                out.append(f"<b>Selective receive, {_e(rt)}:</b> replies taken in reverse order cost "
-                           f"{_ratio(pts[n].y / arr[n].y)} those taken in arrival order at N = {fmt_count(n)} "
-                           f"({_e(fmt_ns(pts[n].y))} vs {_e(fmt_ns(arr[n].y))} per reply).")
+                found.append((rt, n, pts[n].y, arr[n].y))
+        if found:
+            parts = "; ".join(f"{_e(rt)} {_ratio(rev / arr)} at N = {fmt_count(n)} ({_e(fmt_ns(rev))} vs "
+                              f"{_e(fmt_ns(arr))} per reply)" for rt, n, rev, arr in found)
+            out.append(f"<b>Selective receive:</b> replies taken in reverse order cost, against arrival order: "
+                       f"{parts}.")
     sq = charts.get("squeeze")
     if sq:
         bits = []
