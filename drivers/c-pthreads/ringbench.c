@@ -45,7 +45,7 @@
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
 
-/* The `tuned` variant's thread stack: 32 KiB. Our thread bodies use well
+/* The `tuned` variant's thread stack: 32 KiB. The thread bodies use well
  * under 2 KiB of stack (plus glibc's TLS and thread descriptor, which live at
  * the top of the same allocation, and printf in `trace`, ~ a few KiB). 16 KiB
  * (PTHREAD_STACK_MIN) also runs, but leaves little margin for a signal frame
@@ -534,7 +534,7 @@ static inline void mb_send(mailbox_t *mb, msg_t m)
     const int wake = mb->waiting;
     pthread_mutex_unlock(&mb->mu);
     /* Signal after unlocking, so the woken owner does not bounce off a mutex
-     * we still hold; and only when the owner waits (it is the only waiter). */
+     * the sender still holds; and only when the owner waits (its only waiter). */
     if (wake)
         pthread_cond_signal(&mb->nonempty);
 }
