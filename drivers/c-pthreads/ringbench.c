@@ -917,6 +917,7 @@ static void mb_fanin(const params_t *p, int64_t iteration)
     /* the receiver's mailbox grows up to 1M messages (16 MiB), then senders
      * block until it drains: bounded memory whatever n*m is */
     extra = alloc_procs(1, 1024, 1u << 20);
+    extra[0].mb.keep = 1u << 20; /* bounded: it keeps the room it grew to (no regrowing per drain) */
     proc_t *procs = alloc_procs(n, 2, 16);
     atomic_store(&g_ready, 0);
     g_ready_want = n + 1;
