@@ -30,7 +30,7 @@ def pin_cpu() -> int:
 
 def max_procs(n: int) -> int:
     """A process-table size for runtimes that need one (BEAM's +P): room for n plus helpers."""
-    return max(262_144, 2 * n + 1024)
+    return min(max(262_144, 2 * n + 1024), 134_217_727)  # BEAM's own maximum
 
 
 @dataclass

@@ -22,7 +22,7 @@ class Param:
     name: str
     help: str
     minimum: int = 1
-    maximum: int = 10_000_000
+    maximum: int = 100_000_000
     default: tuple[int, ...] | None = None  # None: the user must give it; several values: a grid by default
     flag: str = ""                          # CLI spelling, e.g. "-n"
     aliases: tuple[str, ...] = ()           # more CLI spellings, e.g. ("-k", "--concurrency")

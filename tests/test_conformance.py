@@ -28,7 +28,7 @@ BAD_PARAMS = [  # (args after `run`, expected kind)
     (["ring", "n=3", "m=2", "colour=3"], "bad_param"),
     (["ring", "n=3", "m=2", "tokens=4"], "bad_param"),
     (["ring", "n=3", "m=2", "tokens=0"], "bad_param"),
-    (["ring", "n=20000000", "m=1"], "bad_param"),
+    (["ring", "n=200000000", "m=1"], "bad_param"),
     (["no-such-workload", "n=3", "m=1"], "unknown_workload"),
 ]
 
@@ -249,7 +249,7 @@ def test_memory_is_read_around_the_first_spawn_of_the_process(d):
 
 
 BOUNDS = [  # (key, the bound, one past it, workload args); the bound itself must be accepted where cheap
-    ("n", None, "10000001", ["ring", "m=1"]),
+    ("n", None, "100000001", ["ring", "m=1"]),
     ("m", None, "1000000001", ["ring", "n=1"]),
     ("tokens", "3", "4", ["ring", "n=3", "m=1"]),
     ("burst", "1", "2", ["ring", "n=3", "m=1"]),

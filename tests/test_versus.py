@@ -272,7 +272,7 @@ def test_build_command_runs_first_and_its_failure_is_exit_1(clock, capsys, tmp_p
     (["-p", "/nonexistent/ring {n} {m}"], "not found or not executable"),
     (["-p", PROG, "--cores", "3"], "'3' is not one of '1', 'all'"),
     (["-p", PROG, "-n", "10,0"], "N must be a positive integer, got '0'"),
-    (["-p", PROG, "-n", "10000001"], "n must be between 1 and 10,000,000"),
+    (["-p", PROG, "-n", "100000001"], "n must be between 1 and 100,000,000"),
     (["-p", "'unclosed {n} {m}"], "No closing quotation"),
 ])
 def test_bad_input_is_one_line_exit_2_and_runs_nothing(fake, capsys, tmp_path, args, message):

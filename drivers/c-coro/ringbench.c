@@ -39,11 +39,10 @@
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
 
-/* The contract's bound on n (section 6). The memory layout holds 100,000,000
- * processes in 3.2 GB (32 B each); building with -DRB_MAX_N=100000000 lifts
- * the bound for that experiment (README, "Scale"). */
+/* The contract's bound on n (section 6): the memory layout holds 100,000,000
+ * processes in 3.2 GB (32 B each, 32-bit byte offsets). */
 #ifndef RB_MAX_N
-#define RB_MAX_N 10000000
+#define RB_MAX_N 100000000
 #endif
 
 /* ------------------------------------------------------------------ output */

@@ -179,12 +179,12 @@ typedef struct {
 
 /* ring's m is required except in continuous mode (checked after parsing) */
 static keydef_t ring_keys[] = {
-    {"n", K(n), 1, 10000000, 0, 1}, {"m", K(m), 1, 1000000000, 1, 0}, {"tokens", K(tokens), 1, 10000000, 1, 0},
+    {"n", K(n), 1, 100000000, 0, 1}, {"m", K(m), 1, 1000000000, 1, 0}, {"tokens", K(tokens), 1, 100000000, 1, 0},
     {"burst", K(burst), 0, 1, 0, 0}, COMMON_KEYS, {NULL, 0, 0, 0, 0, 0}};
-static keydef_t spawn_keys[] = {{"n", K(n), 1, 10000000, 0, 1}, COMMON_KEYS, {NULL, 0, 0, 0, 0, 0}};
+static keydef_t spawn_keys[] = {{"n", K(n), 1, 100000000, 0, 1}, COMMON_KEYS, {NULL, 0, 0, 0, 0, 0}};
 static keydef_t pingpong_keys[] = {{"m", K(m), 1, 1000000000, 0, 1}, COMMON_KEYS, {NULL, 0, 0, 0, 0, 0}};
 static keydef_t fanin_keys[] = {
-    {"n", K(n), 1, 10000000, 0, 1}, {"m", K(m), 1, 1000000000, 0, 1}, COMMON_KEYS, {NULL, 0, 0, 0, 0, 0}};
+    {"n", K(n), 1, 100000000, 0, 1}, {"m", K(m), 1, 1000000000, 0, 1}, COMMON_KEYS, {NULL, 0, 0, 0, 0, 0}};
 static keydef_t trace_keys[] = {
     {"n", K(n), 1, 100, 0, 1}, {"m", K(m), 1, 100, 0, 1}, COMMON_KEYS, {NULL, 0, 0, 0, 0, 0}};
 

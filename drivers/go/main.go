@@ -153,7 +153,7 @@ var commonKeys = []keySpec{
 }
 
 const (
-	maxN = 10_000_000
+	maxN = 100_000_000
 	maxM = 1_000_000_000
 )
 

@@ -96,9 +96,9 @@ KEY_DEFAULTS = {"tokens": 1, "burst": 0, "reverse": 0}
 COMMON_DEFAULTS = {"repeats": 1, "warmup": 0, "cores": None, "sample_ms": 0, "samples": 3, "stats": 0}
 # Contract section 6, inclusive. tokens is further bounded by n, trace's n and m by TRACE_MAX.
 BOUNDS = {
-    "n": (1, 10_000_000),
+    "n": (1, 100_000_000),
     "m": (1, 1_000_000_000),
-    "tokens": (1, 10_000_000),
+    "tokens": (1, 100_000_000),
     "burst": (0, 1),
     "reverse": (0, 1),
     "repeats": (1, 1_000_000),

@@ -11,7 +11,7 @@
 -module(ringbench_driver).
 -export([main/0]).
 
--define(MAX_N, 10000000).
+-define(MAX_N, 100000000).
 -define(MAX_M, 1000000000).
 -define(MAX_REPEATS, 1000000).
 -define(MAX_TRACE, 100).

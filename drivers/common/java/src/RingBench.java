@@ -993,7 +993,7 @@ public final class RingBench {
     /** A key and its bounds (contract section 6). */
     record Key(String name, long lo, long hi, long dflt, boolean required) {}
 
-    static final long N_MAX = 10_000_000L, M_MAX = 1_000_000_000L;
+    static final long N_MAX = 100_000_000L, M_MAX = 1_000_000_000L;
 
     /** The workload's keys in echo order, then the common keys; null for an unknown workload. */
     static List<Key> keysFor(String workload) {

@@ -71,9 +71,9 @@ fn bounds(w: &str, key: &str) -> (u64, u64) {
     let trace = w == "trace";
     match key {
         "n" | "m" if trace => (1, 100),
-        "n" => (1, 10_000_000),
+        "n" => (1, 100_000_000),
         "m" => (1, 1_000_000_000),
-        "tokens" => (1, 10_000_000),
+        "tokens" => (1, 100_000_000),
         "burst" | "reverse" | "stats" => (0, 1),
         "repeats" => (1, 1_000_000),
         "warmup" => (0, 1_000_000),
@@ -239,8 +239,8 @@ mod tests {
                 assert_eq!(kind(&["ring", "n=3", "m=1", &a]), Kind::BadParam, "{}", a);
             }
         }
-        assert!(run(&["ring", "n=10000000", "m=1"]).is_ok());
-        assert_eq!(kind(&["ring", "n=10000001", "m=1"]), Kind::BadParam);
+        assert!(run(&["ring", "n=100000000", "m=1"]).is_ok());
+        assert_eq!(kind(&["ring", "n=100000001", "m=1"]), Kind::BadParam);
         assert_eq!(kind(&["ring", "n=3", "m=1000000001"]), Kind::BadParam);
         assert_eq!(kind(&["ring", "n=3", "m=1", "tokens=4"]), Kind::BadParam);
         assert_eq!(kind(&["ring", "n=3", "m=1", "burst=2"]), Kind::BadParam);
