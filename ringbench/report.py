@@ -268,7 +268,32 @@ def _state(runs: list[RunResult], cells: list[CellResult], groups: list[dict]) -
     return "; ".join(bits) + "."
 
 
-def _findings(charts: dict[str, Chart], st, growth: list[dict], leads: list[_Lead]) -> list[str]:
+def _other_workloads(cells: list[CellResult], st) -> list[str]:
+    """Workloads with no chart of their own (pingpong, fanin): the fastest runtime at each parameter point."""
+    out = []
+    charted = {"ring", "msgcost", "spawn", "memory", "selective"}
+    for name in sorted({c.workload.name for c in cells} - charted):
+        points: dict[tuple, list[tuple[float, str]]] = {}
+        for c in cells:
+            if c.workload.name == name and c.ok and c.mode == "timed" and c.headline and not st[c.runtime].floor \
+                    and getattr(c, "hop_group", "message") == "message":
+                points.setdefault((c.cores, tuple(sorted(c.params.items()))), []).append((c.headline.median, c.runtime))
+        bits = []
+        for (cores, params), ranked in sorted(points.items()):
+            ranked.sort()
+            where = ", ".join(f"{k.upper() if len(k) == 1 else k} = {fmt_count(v)}" for k, v in params)
+            unit = next(c for c in cells if c.workload.name == name).workload.headline.label
+            bits.append(f"{_e(ranked[0][1])} ({tables.fmt(ranked[0][0])} {_e(unit)}, {_cores(cores)}, {where}"
+                        + (f"; next {_e(ranked[1][1])}, {_ratio(ranked[1][0] / ranked[0][0])}" if len(ranked) > 1
+                           and ranked[0][0] else "") + ")")
+        if bits:
+            out.append(f"<b>{_e(name.capitalize())}:</b> fastest " + "; ".join(bits[:4]) +
+                       (f"; and {len(bits) - 4} more points in the tables" if len(bits) > 4 else "") + ".")
+    return out
+
+
+def _findings(charts: dict[str, Chart], st, growth: list[dict], leads: list[_Lead],
+              cells: list[CellResult] = ()) -> list[str]:
     out = []
     msg = charts.get("hops-vs-n")
     if msg:
@@ -349,6 +374,7 @@ def _findings(charts: dict[str, Chart], st, growth: list[dict], leads: list[_Lea
                               f"{_e(fmt_ns(arr))} per reply)" for rt, n, rev, arr in found)
             out.append(f"<b>Selective receive:</b> replies taken in reverse order cost, against arrival order: "
                        f"{parts}.")
+    out += _other_workloads(cells, st)
     sq = charts.get("squeeze")
     if sq:
         bits = []
@@ -947,7 +973,7 @@ def render(runs: list[tuple[RunResult, str]]) -> str:
     groups = _group_warnings(results)
     leaders_html, leads = _leaders_table(charts, st)
     growth = _growth(charts["hops-vs-n"], st) if "hops-vs-n" in charts else []
-    findings = _findings(charts, st, growth, leads)
+    findings = _findings(charts, st, growth, leads, cells)
 
     dates = sorted(r.environment.get("date", "")[:10] for r in results if r.environment.get("date"))
     workloads = sorted({c.workload.name for c in cells})
