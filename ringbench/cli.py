@@ -415,7 +415,8 @@ def runtimes(as_json):
     if as_json:
         click.echo(json.dumps(rows, indent=1))
         return
-    t = Table(title="ringbench runtimes", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+    t = Table(title="ringbench runtimes", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
+              collapse_padding=True)
     for col in ("Runtime", "hop", "State", "Version", "Workloads"):
         t.add_column(col, no_wrap=True, overflow="ellipsis", max_width=28 if col == "Version" else None)
     for r in rows:
@@ -425,7 +426,7 @@ def runtimes(as_json):
         hop = tables.HOP_SHORT.get(r["hop"], r["hop"]) + ("*" if r["mailbox"] == "hand-written" else "")
         t.add_row(r["runtime"], hop, state, escape(r["version"] or ""), _workloads_text(r["workloads"]))
     out.print(t)
-    out.print("hop: mbox mailbox, chan channel, rdv rendezvous, handoff slot + wake-up, floor not a runtime; "
+    out.print("hop: mbox mailbox, chan channel, rdv rendezvous, hand hand-off (slot + wake-up), floor not a runtime; "
               "* the driver's own mailbox. Details: `ringbench runtimes --json`.", highlight=False)
     if any(not r["built"] for r in rows):
         out.print("Build with `ringbench build [RUNTIME…]` (or `make setup`, which also installs toolchains).")

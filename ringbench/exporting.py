@@ -59,7 +59,7 @@ def to_markdown(run: Run) -> str:
                      "|---:|---:|---:|---:|\n")
             body += "".join(f"| {h['concurrency']} | {h['hops_per_s']:,.0f} | {h['sd']:,.0f} | {h['samples']} |\n"
                             for h in c.extra.get("history", []))
-    notes = "".join(f"\n> ⚠ {w}\n" for w in noise.grouped(run.warnings))
+    notes = "".join(f"\n> ⚠ {w}\n" for w in noise.grouped(run.warnings, most=None))
     return head + body + notes
 
 

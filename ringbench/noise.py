@@ -34,8 +34,9 @@ def cell(label: str, cv: float) -> list[str]:
     return []
 
 
-def grouped(warnings: list[str]) -> list[str]:
-    """One line per kind of warning, naming the cells it applies to (cell warnings read "<cell>: <advice>")."""
+def grouped(warnings: list[str], most: int | None = 8) -> list[str]:
+    """One line per kind of warning, naming the cells it applies to (cell warnings read "<cell>: <advice>");
+    at most `most` cells named per line (None: all), the rest counted."""
     kinds: dict[str, list[str]] = {}
     for w in warnings:
         who, sep, what = w.partition("]")  # cell labels read "runtime [cores] params…"
@@ -44,5 +45,8 @@ def grouped(warnings: list[str]) -> list[str]:
             kinds.setdefault(advice, []).append(who + "]" + where)
         else:
             kinds.setdefault(w, [])
-    return [advice + (f" — {len(cells)} cell(s): " + "; ".join(cells) if cells else "")
-            for advice, cells in kinds.items()]
+    def names(cells: list[str]) -> str:
+        shown = cells if most is None else cells[:most]
+        more = len(cells) - len(shown)
+        return "; ".join(shown) + (f"; and {more} more (`ringbench show RUN --json` lists all)" if more else "")
+    return [advice + (f" — {len(cells)} cell(s): {names(cells)}" if cells else "") for advice, cells in kinds.items()]

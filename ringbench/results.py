@@ -121,7 +121,10 @@ class Cell:
 
     @property
     def label(self) -> str:
-        return f"{self.runtime} [{self.cores}] " + " ".join(f"{k}={v}" for k, v in self.used_params.items())
+        """runtime [cores] and the parameters that differ from their single default (tokens=1, spread)."""
+        defaults = {p.name: p.default[0] for p in self.workload.params if p.default and len(p.default) == 1}
+        return f"{self.runtime} [{self.cores}] " + " ".join(f"{k}={v}" for k, v in self.used_params.items()
+                                                             if defaults.get(k) != v)
 
     def key(self) -> str:
         """Identity of a cell within a run: what `--resume` and `compare` match on."""

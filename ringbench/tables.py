@@ -18,7 +18,7 @@ from .relative import Relative, references, relatives
 from .results import Cell
 from .workloads import RSS_PER_PROC, SPAWN_US
 
-HOP_SHORT = {"mailbox": "mbox", "channel": "chan", "rendezvous": "rdv", "handoff": "handoff", "floor": "floor"}
+HOP_SHORT = {"mailbox": "mbox", "channel": "chan", "rendezvous": "rdv", "handoff": "hand", "floor": "floor"}
 SIG_MARK = {True: "✓", False: "≈", None: "?"}
 
 
@@ -91,7 +91,8 @@ def _ci_text(values: list[float], median: float) -> str:
     if len(values) < 2 or not median:
         return "–"
     lo, hi = stats.bootstrap_median_ci(values)
-    return f"±{max(hi - median, median - lo) / median * 100:.1f}%"
+    half = max(hi - median, median - lo) / median * 100
+    return f"±{half:.1f}%" if half < 10 else f"±{half:.0f}%"
 
 
 def _memory_text(c: Cell) -> str:
@@ -194,10 +195,11 @@ def notes(cells: list[Cell], rel: dict[int, Relative], show_mem: bool) -> list[s
     kinds = sorted({c.hop for c in cells if c.hop_group != "message"})
     if kinds:
         out.append(f"Not message passing, shown apart and not ranked: {', '.join(kinds)} "
-                   "(rdv = rendezvous, handoff = value written into the next process's slot, "
+                   "(rdv = rendezvous, hand = hand-off: the value written into the next process's slot, "
                    "floor = a stackless state machine, not a runtime).")
     if any(c.mailbox == "hand-written" for c in cells):
-        out.append("hop: mbox = mailbox, chan = channel; * = the driver's own mailbox, not the runtime's stock one.")
+        out.append("hop: mbox = mailbox, chan = channel, hand = hand-off; * = the driver's own mailbox or slot, "
+                   "not the runtime's stock one.")
     if show_mem:
         missing = sorted({why for c in cells if c.ok for fig, why in [c.memory_per_process()] if fig is None})
         out.append("B/proc = memory grown over the first spawn of each fresh driver process, after one collection, "
@@ -208,9 +210,10 @@ def notes(cells: list[Cell], rel: dict[int, Relative], show_mem: bool) -> list[s
 
 def table(cells: list[Cell], title: str, baseline: str | None = None, wide: bool = False) -> tuple[Table, list[str]]:
     cols, body, foot = rows(cells, baseline, wide)
-    t = Table(title=escape(title), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 1))
+    t = Table(title=escape(title), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 1),
+              collapse_padding=True)
     for col in cols:
-        t.add_column(col.header, justify="right" if col.right else "left", no_wrap=col.header == "Runtime")
+        t.add_column(col.header, justify="right" if col.right else "left", no_wrap=not wide or col.right)
     for r in body:
         t.add_row(*map(escape, r))
     return t, foot
