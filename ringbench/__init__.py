@@ -5,6 +5,7 @@
 
 See ringbench.api for the full interface and ringbench.results for the objects it returns.
 """
+
 from .api import InputError, StoreError, load, measure, resume
 from .results import Cell, Run
 

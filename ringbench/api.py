@@ -15,13 +15,14 @@ Otherwise every finished cell is in the store (`db`, default results/ringbench.d
 before `measure` returns, even if it is interrupted (`result.status == "interrupted"`) or stopped by
 its time budget (`"budget"`).
 """
+
 from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable
 
 from . import environment, noise, runner, stats, workloads
 from .drivers import Driver, DriverError, discover, select
@@ -33,16 +34,32 @@ from .results import Cell, Run
 from .spec import CellSpec, Outcome
 from .store import DEFAULT_DB, Store, StoreError
 
-__all__ = ["InputError", "StoreError", "measure", "resume", "load", "history", "runtimes", "trace", "compare",
-           "Cell", "Run"]
+__all__ = [
+    "InputError",
+    "StoreError",
+    "measure",
+    "resume",
+    "load",
+    "history",
+    "runtimes",
+    "trace",
+    "compare",
+    "Cell",
+    "Run",
+]
 
 
 class InputError(ValueError):
     """Bad input: reported as one line, exit status 2, nothing stored."""
 
 
-def plan(workload: str, runtimes: str, grid: list[dict] | None = None, params: dict | None = None,
-         cores: list[str] | str = "all") -> tuple[workloads.Workload, list[CellSpec]]:
+def plan(
+    workload: str,
+    runtimes: str,
+    grid: list[dict] | None = None,
+    params: dict | None = None,
+    cores: list[str] | str = "all",
+) -> tuple[workloads.Workload, list[CellSpec]]:
     """Validate and expand a request into cells, or raise InputError. Nothing runs."""
     try:
         w = workloads.get(workload)
@@ -59,17 +76,40 @@ def plan(workload: str, runtimes: str, grid: list[dict] | None = None, params: d
 
 def _cell(o: Outcome, mode: str) -> Cell:
     s = o.spec
-    return Cell(s.driver.name, s.workload, s.params, s.cores, mode, o.status, o.reason, o.records, o.samples,
-                o.extra, o.version, runner.cell_settings(s))
+    return Cell(
+        s.driver.name,
+        s.workload,
+        s.params,
+        s.cores,
+        mode,
+        o.status,
+        o.reason,
+        o.records,
+        o.samples,
+        o.extra,
+        o.version,
+        runner.cell_settings(s),
+    )
 
 
-def measure(workload: str, runtimes: str = "all", *, params: dict | None = None, grid: list[dict] | None = None,
-            cores: list[str] | str = "all", db: Path | str = DEFAULT_DB, command: str = "ringbench (api)",
-            baseline: str | None = None, resume: int | None = None, budget_s: float | None = None,
-            keep_refusals: bool = False,
-            on_start: Callable[[CellSpec, int, int], None] = lambda s, i, n: None,
-            on_done: Callable[[Cell], None] = lambda c: None,
-            on_tick: Callable[[CellSpec, str], None] = lambda s, text: None, **options) -> Run:
+def measure(
+    workload: str,
+    runtimes: str = "all",
+    *,
+    params: dict | None = None,
+    grid: list[dict] | None = None,
+    cores: list[str] | str = "all",
+    db: Path | str = DEFAULT_DB,
+    command: str = "ringbench (api)",
+    baseline: str | None = None,
+    resume: int | None = None,
+    budget_s: float | None = None,
+    keep_refusals: bool = False,
+    on_start: Callable[[CellSpec, int, int], None] = lambda s, i, n: None,
+    on_done: Callable[[Cell], None] = lambda c: None,
+    on_tick: Callable[[CellSpec, str], None] = lambda s, text: None,
+    **options,
+) -> Run:
     """Run a workload on runtimes over a parameter grid; store and return every cell.
 
     options are modes.Options fields (mode, repeat, processes, warmup, target_ms, timeout, samples,
@@ -94,9 +134,14 @@ def measure(workload: str, runtimes: str = "all", *, params: dict | None = None,
     refused = runner.refusals(cells)
     if refused and not keep_refusals:
         raise InputError("; ".join(refused))
-    settings = {"workload": w.name, "runtimes": sorted({c.driver.name for c in cells}),
-                "grid": sorted({json.dumps(c.params, sort_keys=True) for c in cells}),
-                "cores": sorted({c.cores for c in cells}), "baseline": baseline, **vars(opts)}
+    settings = {
+        "workload": w.name,
+        "runtimes": sorted({c.driver.name for c in cells}),
+        "grid": sorted({json.dumps(c.params, sort_keys=True) for c in cells}),
+        "cores": sorted({c.cores for c in cells}),
+        "baseline": baseline,
+        **vars(opts),
+    }
     env = environment.collect()
     warnings = noise.environment(env)
     with Store(db) as store:
@@ -106,14 +151,17 @@ def measure(workload: str, runtimes: str = "all", *, params: dict | None = None,
                 raise InputError(f"no run {resume} in {db} (see `ringbench history --db {db}`)")
             store.claim(resume)
             run_id = resume
-            done_keys = {json.dumps([c["runtime"], c["workload"], json.loads(c["params"]), c["cores"]],
-                                    sort_keys=True)
-                         for c in store.cells(run_id) if c["status"] in ("ok", "refused")}
+            done_keys = {
+                json.dumps([c["runtime"], c["workload"], json.loads(c["params"]), c["cores"]], sort_keys=True)
+                for c in store.cells(run_id)
+                if c["status"] in ("ok", "refused")
+            }
         else:
             run_id = store.begin_run(command, settings, env, planned=len(cells), baseline=baseline)
             done_keys = set()
-        todo = [c for c in cells if json.dumps([c.driver.name, w.name, c.params, c.cores], sort_keys=True)
-                not in done_keys]
+        todo = [
+            c for c in cells if json.dumps([c.driver.name, w.name, c.params, c.cores], sort_keys=True) not in done_keys
+        ]
         results: list[Cell] = []
         status = "complete"
         started = time.monotonic()
@@ -139,19 +187,26 @@ def measure(workload: str, runtimes: str = "all", *, params: dict | None = None,
             runner.run_cells(store, run_id, todo, opts, start, done, on_tick)
         except _OutOfBudget:
             status = "budget"
-            warnings.append(f"time budget of {budget_s:g} s used up: {len(results)} of {len(todo)} cells run; "
-                            f"continue with `ringbench sweep --resume {run_id}`")
+            warnings.append(
+                f"time budget of {budget_s:g} s used up: {len(results)} of {len(todo)} cells run; "
+                f"continue with `ringbench sweep --resume {run_id}`"
+            )
         except KeyboardInterrupt:
             status = "interrupted"
-            warnings.append(f"interrupted: {len(results)} of {len(todo)} cells finished and stored (the repeats "
-                            f"of the cell under way are not kept: a cell is all or nothing); continue with "
-                            f"`ringbench sweep --resume {run_id}`")
+            warnings.append(
+                f"interrupted: {len(results)} of {len(todo)} cells finished and stored (the repeats "
+                f"of the cell under way are not kept: a cell is all or nothing); continue with "
+                f"`ringbench sweep --resume {run_id}`"
+            )
         finally:
             if status == "complete" and any(c.status not in ("ok", "refused") for c in results):
                 status = "failed"
             store.finish_run(run_id, status, warnings)
-    return load(run_id, db) if resume is not None else Run(
-        run_id, status, w, opts, settings, env, results, warnings, Path(db), command, baseline)
+    return (
+        load(run_id, db)
+        if resume is not None
+        else Run(run_id, status, w, opts, settings, env, results, warnings, Path(db), command, baseline)
+    )
 
 
 def resume(run_id: int, db: Path | str = DEFAULT_DB, **kw) -> Run:
@@ -163,9 +218,19 @@ def resume(run_id: int, db: Path | str = DEFAULT_DB, **kw) -> Run:
         raise InputError(f"no run {run_id} in {db} (see `ringbench history --db {db}`)")
     s = json.loads(row["settings"])
     opts = {k: v for k, v in vars(Options.from_settings(s)).items() if v != getattr(Options(), k) or k == "mode"}
-    return measure(s["workload"], ",".join(s["runtimes"]), grid=[json.loads(g) for g in s["grid"]],
-                   cores=s["cores"], db=db, command=row["command"], resume=run_id, keep_refusals=True,
-                   baseline=s.get("baseline"), **opts, **kw)
+    return measure(
+        s["workload"],
+        ",".join(s["runtimes"]),
+        grid=[json.loads(g) for g in s["grid"]],
+        cores=s["cores"],
+        db=db,
+        command=row["command"],
+        resume=run_id,
+        keep_refusals=True,
+        baseline=s.get("baseline"),
+        **opts,
+        **kw,
+    )
 
 
 def load(run_id: int, db: Path | str = DEFAULT_DB) -> Run:
@@ -175,13 +240,36 @@ def load(run_id: int, db: Path | str = DEFAULT_DB) -> Run:
         if row is None:
             raise InputError(f"no run {run_id} in {db} (see `ringbench history --db {db}`)")
         s = json.loads(row["settings"])
-        cells = [Cell(c["runtime"], workloads.get(c["workload"]), json.loads(c["params"]), c["cores"], c["mode"],
-                      c["status"], c["reason"], store.results(c["id"]), store.samples(c["id"]),
-                      json.loads(c["extra"]), c["runtime_version"], json.loads(c["runtime_settings"] or "{}"))
-                 for c in store.cells(run_id)]
-    return Run(run_id, row["status"], workloads.get(s["workload"]), Options.from_settings(s), s,
-               json.loads(row["environment"]), cells, json.loads(row["warnings"]), Path(db), row["command"],
-               row.get("baseline") or s.get("baseline"))
+        cells = [
+            Cell(
+                c["runtime"],
+                workloads.get(c["workload"]),
+                json.loads(c["params"]),
+                c["cores"],
+                c["mode"],
+                c["status"],
+                c["reason"],
+                store.results(c["id"]),
+                store.samples(c["id"]),
+                json.loads(c["extra"]),
+                c["runtime_version"],
+                json.loads(c["runtime_settings"] or "{}"),
+            )
+            for c in store.cells(run_id)
+        ]
+    return Run(
+        run_id,
+        row["status"],
+        workloads.get(s["workload"]),
+        Options.from_settings(s),
+        s,
+        json.loads(row["environment"]),
+        cells,
+        json.loads(row["warnings"]),
+        Path(db),
+        row["command"],
+        row.get("baseline") or s.get("baseline"),
+    )
 
 
 def history(db: Path | str = DEFAULT_DB) -> list[dict]:
@@ -196,14 +284,25 @@ def runtimes() -> list[dict]:
     """Every driver found under drivers/: built or not, version, workloads, features, kind of hop."""
     rows = []
     for d in discover().values():
-        info = {"runtime": d.name, "language": d.language, "description": d.description, "hop": d.hop,
-                "mailbox": d.mailbox, "built": d.is_built(), "missing": d.missing_tools(), "version": None,
-                "workloads": [], "features": [], "problem": None}
+        info = {
+            "runtime": d.name,
+            "language": d.language,
+            "description": d.description,
+            "hop": d.hop,
+            "mailbox": d.mailbox,
+            "built": d.is_built(),
+            "missing": d.missing_tools(),
+            "version": None,
+            "workloads": [],
+            "features": [],
+            "problem": None,
+        }
         if info["built"] and not info["missing"]:
             try:
                 desc = runner.describe_cached(d)
-                info.update(version=desc.get("version"), workloads=desc.get("workloads", []),
-                            features=desc.get("features", []))
+                info.update(
+                    version=desc.get("version"), workloads=desc.get("workloads", []), features=desc.get("features", [])
+                )
             except DriverFailed as e:
                 info["problem"] = str(e)
         rows.append(info)
@@ -234,6 +333,7 @@ def trace(d: Driver, n: int, m: int, on_hop: Callable[[dict], None], timeout: fl
         if rec["type"] == "hop":
             seen.append(rec)
             on_hop(rec)
+
     try:
         launch = run_driver(d, ["run", "trace", f"n={n}", f"m={m}"], n=n, timeout=timeout, on_record=hop)
     except DriverFailed as e:
@@ -245,6 +345,7 @@ def trace(d: Driver, n: int, m: int, on_hop: Callable[[dict], None], timeout: fl
 @dataclass(frozen=True)
 class Change:
     """One cell present in both runs: how its headline moved."""
+
     before: Cell
     after: Cell
     diff: stats.Difference
@@ -271,8 +372,9 @@ def compare(run_a: int, run_b: int, db: Path | str = DEFAULT_DB) -> tuple[Run, R
             lower = c.mode != "timed" or c.workload.headline.lower_is_better
             changes.append(Change(old, c, stats.compare(old.values(), c.values()), lower))
     if not changes:
-        raise InputError(f"runs {run_a} and {run_b} have no cell in common "
-                         "(same runtime, workload, parameters, cores and mode)")
+        raise InputError(
+            f"runs {run_a} and {run_b} have no cell in common (same runtime, workload, parameters, cores and mode)"
+        )
     return a, b, changes
 
 

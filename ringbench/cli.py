@@ -4,6 +4,7 @@ Exit status of every command: 0 done; 1 some cell failed or a store/file could n
 2 bad input (nothing run, nothing stored); 3 stopped by --budget (resumable); 130 interrupted
 (finished cells kept, resumable).
 """
+
 from __future__ import annotations
 
 import json
@@ -22,7 +23,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from . import api, exporting, noise, tables, workloads
-from .drivers import DriverError, build as build_driver, discover
+from .drivers import DriverError, discover
+from .drivers import build as build_driver
 from .results import Cell, Run
 from .store import DEFAULT_DB, Store, StoreError
 
@@ -71,6 +73,7 @@ class _Group(click.Group):
 def _sigterm_as_interrupt() -> None:
     def handler(*_):
         raise KeyboardInterrupt
+
     signal.signal(signal.SIGTERM, handler)
 
 
@@ -123,53 +126,122 @@ def _param_options(f):
     return f
 
 
-_db_option = click.option("--db", type=click.Path(dir_okay=False, path_type=Path), default=DEFAULT_DB,
-                          show_default=True, help="SQLite result store [default: the checkout's results/ringbench.db "
-                          "from any folder, or $RINGBENCH_DB]; measuring creates it and its folder.")
+_db_option = click.option(
+    "--db",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=DEFAULT_DB,
+    show_default=True,
+    help="SQLite result store [default: the checkout's results/ringbench.db "
+    "from any folder, or $RINGBENCH_DB]; measuring creates it and its folder.",
+)
 
 
 def _measure_options(cores_default: str, repeat_default: int, processes_default: int = 0):
     opts = [
-        click.option("--runtime", "-r", default="all", show_default=True,
-                     help="Comma-separated runtimes (see `ringbench runtimes`), or `all` built ones."),
-        click.option("--cores", default=cores_default, show_default=True,
-                     help="1 (pinned to one CPU, one scheduler thread), all, or 1,all for both."),
-        click.option("--repeat", default=None, type=click.IntRange(1, 10_000),
-                     help=f"timed: measured repeats per cell [default: {repeat_default}]."),
-        click.option("--processes", default=None, type=click.IntRange(1, 10_000),
-                     help="timed: fresh driver processes the repeats are spread over "
-                          f"[default: {processes_default or 'one per repeat'}]."),
+        click.option(
+            "--runtime",
+            "-r",
+            default="all",
+            show_default=True,
+            help="Comma-separated runtimes (see `ringbench runtimes`), or `all` built ones.",
+        ),
+        click.option(
+            "--cores",
+            default=cores_default,
+            show_default=True,
+            help="1 (pinned to one CPU, one scheduler thread), all, or 1,all for both.",
+        ),
+        click.option(
+            "--repeat",
+            default=None,
+            type=click.IntRange(1, 10_000),
+            help=f"timed: measured repeats per cell [default: {repeat_default}].",
+        ),
+        click.option(
+            "--processes",
+            default=None,
+            type=click.IntRange(1, 10_000),
+            help="timed: fresh driver processes the repeats are spread over "
+            f"[default: {processes_default or 'one per repeat'}].",
+        ),
         click.option("--in-process", is_flag=True, help="timed: all repeats in one driver process (--processes 1)."),
-        click.option("--warmup", default=None, type=click.IntRange(0, 10_000),
-                     help="timed: untimed iterations first in each driver process [default: 1]; 0 for a cold start."),
-        click.option("--target", default=None,
-                     help="timed: message-phase time per repeat that a calibrated M aims at [default: 100ms]."),
-        click.option("--continuous", is_flag=True,
-                     help="Continuous mode (ring): the ring runs without end, sampled every --sample-ms."),
-        click.option("--squeeze", is_flag=True,
-                     help="Squeeze mode (ring): raise the tokens from --min until throughput stops growing."),
-        click.option("--samples", type=click.IntRange(1, 10_000), default=None,
-                     help="continuous/squeeze: counted samples after one warm-up sample; with --cv the window "
-                          "that must agree [default: 5]."),
-        click.option("--sample-ms", type=click.IntRange(10, 600_000), default=None,
-                     help="continuous/squeeze: sample period in ms [default: 1000]."),
-        click.option("--cv", type=float, default=None,
-                     help="continuous: sample until the last --samples have a coefficient of variation below "
-                          "this fraction (e.g. 0.02), at most --max-samples; only that window is reported."),
-        click.option("--max-samples", type=click.IntRange(2, 100_000), default=None,
-                     help="continuous with --cv: upper bound on samples [default: 30]."),
+        click.option(
+            "--warmup",
+            default=None,
+            type=click.IntRange(0, 10_000),
+            help="timed: untimed iterations first in each driver process [default: 1]; 0 for a cold start.",
+        ),
+        click.option(
+            "--target",
+            default=None,
+            help="timed: message-phase time per repeat that a calibrated M aims at [default: 100ms].",
+        ),
+        click.option(
+            "--continuous",
+            is_flag=True,
+            help="Continuous mode (ring): the ring runs without end, sampled every --sample-ms.",
+        ),
+        click.option(
+            "--squeeze",
+            is_flag=True,
+            help="Squeeze mode (ring): raise the tokens from --min until throughput stops growing.",
+        ),
+        click.option(
+            "--samples",
+            type=click.IntRange(1, 10_000),
+            default=None,
+            help="continuous/squeeze: counted samples after one warm-up sample; with --cv the window "
+            "that must agree [default: 5].",
+        ),
+        click.option(
+            "--sample-ms",
+            type=click.IntRange(10, 600_000),
+            default=None,
+            help="continuous/squeeze: sample period in ms [default: 1000].",
+        ),
+        click.option(
+            "--cv",
+            type=float,
+            default=None,
+            help="continuous: sample until the last --samples have a coefficient of variation below "
+            "this fraction (e.g. 0.02), at most --max-samples; only that window is reported.",
+        ),
+        click.option(
+            "--max-samples",
+            type=click.IntRange(2, 100_000),
+            default=None,
+            help="continuous with --cv: upper bound on samples [default: 30].",
+        ),
         click.option("--min", "squeeze_min", type=click.IntRange(1), default=None, help="squeeze: first K [1]."),
         click.option("--max", "squeeze_max", type=click.IntRange(1), default=None, help="squeeze: last K [64]."),
-        click.option("--threshold", type=click.IntRange(1, 100), default=None,
-                     help="squeeze: steps falling short of the peak (beyond noise) that end the search [3]."),
-        click.option("--runtime-stats", "-v", "runtime_stats", is_flag=True,
-                     help="Ask each runtime for its own statistics (GC, schedulers, memory); shown and stored."),
-        click.option("--baseline", default=None,
-                     help="Rel % reference: a runtime of this run [default: erlang if present, else the fastest]."),
-        click.option("--timeout", type=click.FloatRange(min=1), default=None,
-                     help="Seconds per driver process before it is killed [default: from the size]."),
+        click.option(
+            "--threshold",
+            type=click.IntRange(1, 100),
+            default=None,
+            help="squeeze: steps falling short of the peak (beyond noise) that end the search [3].",
+        ),
+        click.option(
+            "--runtime-stats",
+            "-v",
+            "runtime_stats",
+            is_flag=True,
+            help="Ask each runtime for its own statistics (GC, schedulers, memory); shown and stored.",
+        ),
+        click.option(
+            "--baseline",
+            default=None,
+            help="Rel % reference: a runtime of this run [default: erlang if present, else the fastest].",
+        ),
+        click.option(
+            "--timeout",
+            type=click.FloatRange(min=1),
+            default=None,
+            help="Seconds per driver process before it is killed [default: from the size].",
+        ),
         _db_option,
-        click.option("--json", "as_json", is_flag=True, help="Print every repeat's raw record and the summary as JSON."),
+        click.option(
+            "--json", "as_json", is_flag=True, help="Print every repeat's raw record and the summary as JSON."
+        ),
         click.option("--wide", is_flag=True, help="More columns: spread, CPU/wall, p-value, count, version, details."),
     ]
 
@@ -177,6 +249,7 @@ def _measure_options(cores_default: str, repeat_default: int, processes_default:
         for o in reversed(opts):
             f = o(f)
         return f
+
     return wrap
 
 
@@ -192,9 +265,24 @@ def _options(kw: dict, defaults: dict) -> dict:
         kw["processes"] = 1
     target = kw.pop("target")
     kw["target_ms"] = _duration(target, "--target", 1e-3)
-    picked = {k: kw.pop(k) for k in ("repeat", "processes", "warmup", "target_ms", "timeout", "runtime_stats",
-                                     "samples", "sample_ms", "cv", "max_samples", "squeeze_min", "squeeze_max",
-                                     "threshold")}
+    picked = {
+        k: kw.pop(k)
+        for k in (
+            "repeat",
+            "processes",
+            "warmup",
+            "target_ms",
+            "timeout",
+            "runtime_stats",
+            "samples",
+            "sample_ms",
+            "cv",
+            "max_samples",
+            "squeeze_min",
+            "squeeze_max",
+            "threshold",
+        )
+    }
     picked["runtime_stats"] = picked["runtime_stats"] or None
     if mode == "timed":
         picked = {**defaults, **{k: v for k, v in picked.items() if v is not None}}
@@ -206,25 +294,41 @@ def _params(kw: dict) -> dict:
     return {k: v for k, v in given.items() if v is not None}
 
 
-def _execute(workload: str, kw: dict, *, many_cells: bool, defaults: dict, resume: int | None = None,
-             budget: float | None = None) -> None:
+def _execute(
+    workload: str, kw: dict, *, many_cells: bool, defaults: dict, resume: int | None = None, budget: float | None = None
+) -> None:
     """Measure and print; exit with the run's status."""
-    runtime, cores, db, as_json, baseline, wide = (kw.pop(k) for k in ("runtime", "cores", "db", "as_json",
-                                                                       "baseline", "wide"))
+    runtime, cores, db, as_json, baseline, wide = (
+        kw.pop(k) for k in ("runtime", "cores", "db", "as_json", "baseline", "wide")
+    )
     params = _params(kw)
     options = _options(kw, defaults)
     _sigterm_as_interrupt()
     command = "ringbench " + shlex.join(sys.argv[1:])
     if resume is not None:
-        result = _with_progress(lambda s, d, t: api.resume(resume, db, on_start=s, on_done=d, on_tick=t,
-                                                           budget_s=budget))
+        result = _with_progress(
+            lambda s, d, t: api.resume(resume, db, on_start=s, on_done=d, on_tick=t, budget_s=budget)
+        )
     else:
         if not Path(db).parent.exists():
             err.print(f"creating folder {Path(db).parent} for the store {db}")
-        result = _with_progress(lambda s, d, t: api.measure(
-            workload, runtime, params=params, cores=cores, db=db, command=command, budget_s=budget,
-            baseline=baseline, keep_refusals=many_cells or "all" in runtime.split(","), on_start=s, on_done=d,
-            on_tick=t, **options))
+        result = _with_progress(
+            lambda s, d, t: api.measure(
+                workload,
+                runtime,
+                params=params,
+                cores=cores,
+                db=db,
+                command=command,
+                budget_s=budget,
+                baseline=baseline,
+                keep_refusals=many_cells or "all" in runtime.split(","),
+                on_start=s,
+                on_done=d,
+                on_tick=t,
+                **options,
+            )
+        )
     _print_result(result, as_json, wide)
     if result.status == "interrupted":
         sys.exit(EXIT_INTERRUPTED)
@@ -236,8 +340,14 @@ def _execute(workload: str, kw: dict, *, many_cells: bool, defaults: dict, resum
 def _with_progress(call):
     """Run `call(on_start, on_done, on_tick)` with a progress bar: the cell under way and its repeat, cells
     done of all, elapsed, ETA."""
-    columns = [TextColumn("{task.description}"), BarColumn(bar_width=20), MofNCompleteColumn(),
-               TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn()]
+    columns = [
+        TextColumn("{task.description}"),
+        BarColumn(bar_width=20),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+    ]
     with Progress(*columns, console=err, transient=True) as progress:
         task = progress.add_task("starting", total=None)
 
@@ -251,15 +361,27 @@ def _with_progress(call):
             progress.advance(task)
             mark = "[green]ok[/green]" if c.ok else f"[red]{c.status}[/red]: {escape((c.reason or '').splitlines()[0])}"
             progress.console.print(f"  {escape(c.label)}: {mark}")
+
         return call(start, finished, tick)
 
 
 def _print_result(result: Run, as_json: bool, wide: bool = False) -> None:
     if as_json:
-        click.echo(json.dumps({"run_id": result.run_id, "status": result.status, "settings": result.settings,
-                               "baseline": result.baseline, "environment": result.environment,
-                               "warnings": result.warnings,
-                               "cells": tables.as_json(result.cells, result.baseline)}, indent=1, default=str))
+        click.echo(
+            json.dumps(
+                {
+                    "run_id": result.run_id,
+                    "status": result.status,
+                    "settings": result.settings,
+                    "baseline": result.baseline,
+                    "environment": result.environment,
+                    "warnings": result.warnings,
+                    "cells": tables.as_json(result.cells, result.baseline),
+                },
+                indent=1,
+                default=str,
+            )
+        )
         return
     show_run(result, wide)
 
@@ -269,8 +391,11 @@ def show_run(result: Run, wide: bool = False) -> None:
     title = f"{result.workload.name} ({o.mode}), run {result.run_id} ({result.status})"
     t, notes = tables.table(result.cells, title, result.baseline, wide)
     out.print(t)
-    out.print(result.mode_object.describe(o, result.workload) + "; ±95% = half-width of the bootstrap "
-              "95 % interval of the median.", highlight=False)
+    out.print(
+        result.mode_object.describe(o, result.workload) + "; ±95% = half-width of the bootstrap "
+        "95 % interval of the median.",
+        highlight=False,
+    )
     for n in notes:
         out.print(n, highlight=False)
     if o.mode != "timed":
@@ -324,8 +449,12 @@ def run(workload, **kw):
 @click.argument("workload", required=False)
 @_param_options
 @_measure_options("all", 5)
-@click.option("--resume", type=int, default=None,
-              help="Continue run RUN (from run, bench or sweep): its finished cells are not redone.")
+@click.option(
+    "--resume",
+    type=int,
+    default=None,
+    help="Continue run RUN (from run, bench or sweep): its finished cells are not redone.",
+)
 @click.option("--budget", default=None, help="Stop cleanly after this long (90s, 10m, 2h); exit 3; --resume later.")
 def sweep(workload, resume, budget, **kw):
     """Run a grid of cells (comma-separated values); every cell stored as it finishes.
@@ -342,8 +471,7 @@ def sweep(workload, resume, budget, **kw):
     """
     if resume is None and workload is None:
         raise BadInput("name a WORKLOAD, or --resume RUN")
-    _execute(workload or "", kw, many_cells=True, defaults=_TIMED, resume=resume,
-             budget=_duration(budget, "--budget"))
+    _execute(workload or "", kw, many_cells=True, defaults=_TIMED, resume=resume, budget=_duration(budget, "--budget"))
 
 
 _BENCH = {"repeat": 6, "processes": 2, "warmup": 1, "target_ms": 40.0}
@@ -364,8 +492,9 @@ def bench(n, m, **kw):
     """
     kw.update({name: None for name in workloads.cli_params()}, n=n, m=m)
     if kw["runtime"] == "all":  # every built runtime and idiom; tuning variants only when named
-        kw["runtime"] = ",".join(d.name for d in discover().values()
-                                 if d.bench and d.is_built() and not d.missing_tools()) or "all"
+        kw["runtime"] = (
+            ",".join(d.name for d in discover().values() if d.bench and d.is_built() and not d.missing_tools()) or "all"
+        )
     _execute("ring", kw, many_cells=True, defaults=_BENCH)
 
 
@@ -392,6 +521,7 @@ def trace(runtime, n, m, timeout):
         def show(rec: dict) -> None:
             sender = "main" if rec.get("from") == -1 else f"p{rec.get('from')}"
             out.print(f"  hop {rec.get('hop'):>5}  lap {rec.get('lap'):>3}:  p{rec.get('to')} ← {sender}")
+
         problem = api.trace(d, n, m, show, timeout)
         if problem:
             failed = True
@@ -415,19 +545,29 @@ def runtimes(as_json):
     if as_json:
         click.echo(json.dumps(rows, indent=1))
         return
-    t = Table(title="ringbench runtimes", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
-              collapse_padding=True)
+    t = Table(
+        title="ringbench runtimes", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True
+    )
     for col in ("Runtime", "hop", "State", "Version", "Workloads"):
         t.add_column(col, no_wrap=True, overflow="ellipsis", max_width=28 if col == "Version" else None)
     for r in rows:
-        state = ("[red]needs " + ", ".join(r["missing"]) + "[/red]" if r["missing"] else
-                 "[red]broken[/red]" if r["problem"] else
-                 "[green]built[/green]" if r["built"] else "[yellow]not built[/yellow]")
+        state = (
+            "[red]needs " + ", ".join(r["missing"]) + "[/red]"
+            if r["missing"]
+            else "[red]broken[/red]"
+            if r["problem"]
+            else "[green]built[/green]"
+            if r["built"]
+            else "[yellow]not built[/yellow]"
+        )
         hop = tables.HOP_SHORT.get(r["hop"], r["hop"]) + ("*" if r["mailbox"] == "hand-written" else "")
         t.add_row(r["runtime"], hop, state, escape(r["version"] or ""), _workloads_text(r["workloads"]))
     out.print(t)
-    out.print("hop: mbox mailbox, chan channel, rdv rendezvous, hand hand-off (slot + wake-up), floor not a runtime; "
-              "* the driver's own mailbox. Details: `ringbench runtimes --json`.", highlight=False)
+    out.print(
+        "hop: mbox mailbox, chan channel, rdv rendezvous, hand hand-off (slot + wake-up), floor not a runtime; "
+        "* the driver's own mailbox. Details: `ringbench runtimes --json`.",
+        highlight=False,
+    )
     if any(not r["built"] for r in rows):
         out.print("Build with `ringbench build [RUNTIME…]` (or `make setup`, which also installs toolchains).")
 
@@ -465,8 +605,11 @@ def _grid_text(s: dict) -> str:
             values.setdefault(k, [])
             if v not in values[k]:
                 values[k].append(v)
-    return " ".join(f"{k}={','.join(tables.count(v) for v in vs)}" for k, vs in values.items()
-                    if not (k in ("tokens", "burst") and vs in ([1], [0])))
+    return " ".join(
+        f"{k}={','.join(tables.count(v) for v in vs)}"
+        for k, vs in values.items()
+        if not (k in ("tokens", "burst") and vs in ([1], [0]))
+    )
 
 
 @main.command()
@@ -485,12 +628,21 @@ def history(db):
         s = r["settings"]
         cells = f"{r['ok']}/{r['planned']}" if r.get("planned") else f"{r['ok']}/{r['done']}"
         what = f"{s.get('workload', '')} {s.get('mode', '')[:4] if s.get('mode') != 'timed' else ''}".strip()
-        t.add_row(str(r["id"]), r["started_at"][:16].replace("T", " "), r["status"], cells,
-                  f"{what} {_grid_text(s)} cores={','.join(s.get('cores', []))}", ",".join(s.get("runtimes", [])))
+        t.add_row(
+            str(r["id"]),
+            r["started_at"][:16].replace("T", " "),
+            r["status"],
+            cells,
+            f"{what} {_grid_text(s)} cores={','.join(s.get('cores', []))}",
+            ",".join(s.get("runtimes", [])),
+        )
     out.print(t)
     if any(r["status"] in ("interrupted", "budget", "abandoned") for r in runs):
-        out.print("Cells = ok/planned. An interrupted, budget-stopped or abandoned run: "
-                  "`ringbench sweep --resume RUN` finishes it.", highlight=False)
+        out.print(
+            "Cells = ok/planned. An interrupted, budget-stopped or abandoned run: "
+            "`ringbench sweep --resume RUN` finishes it.",
+            highlight=False,
+        )
 
 
 @main.command()
@@ -506,8 +658,11 @@ def show(run_id, baseline, as_json, wide, db):
         _print_result(result, True)
         return
     env = result.environment
-    out.print(f"run {run_id}: {env.get('date')}, {env.get('cpu_model')}, {env.get('usable_cpus')} CPU(s), "
-              f"Linux {env.get('kernel')}, ringbench {env.get('git_revision')}", highlight=False)
+    out.print(
+        f"run {run_id}: {env.get('date')}, {env.get('cpu_model')}, {env.get('usable_cpus')} CPU(s), "
+        f"Linux {env.get('kernel')}, ringbench {env.get('git_revision')}",
+        highlight=False,
+    )
     out.print(f"command: {result.command}", highlight=False)
     show_run(result, wide)
 
@@ -515,9 +670,13 @@ def show(run_id, baseline, as_json, wide, db):
 @main.command()
 @click.argument("run_a", type=int)
 @click.argument("run_b", type=int)
-@click.option("--fail-above", type=click.FloatRange(min=0), default=None, metavar="PCT",
-              help="Exit 1 if some cell got slower by more than PCT % and the change is significant "
-                   "(a regression gate for CI).")
+@click.option(
+    "--fail-above",
+    type=click.FloatRange(min=0),
+    default=None,
+    metavar="PCT",
+    help="Exit 1 if some cell got slower by more than PCT % and the change is significant (a regression gate for CI).",
+)
 @_db_option
 def compare(run_a, run_b, fail_above, db):
     """Change from RUN_A to RUN_B for every cell both have, with its interval and significance.
@@ -533,23 +692,39 @@ def compare(run_a, run_b, fail_above, db):
     _, _, changes = api.compare(run_a, run_b, db)
     t = Table(title=f"run {run_a} → run {run_b}", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
     for col in ("Runtime", "Cores", "Params", f"run {run_a}", f"run {run_b}", "95 % CI of change", "p", "verdict"):
-        t.add_column(col, justify="left" if col in ("Runtime", "Params", "verdict") else "right",
-                     no_wrap=col in ("Runtime", "verdict"))
+        t.add_column(
+            col,
+            justify="left" if col in ("Runtime", "Params", "verdict") else "right",
+            no_wrap=col in ("Runtime", "verdict"),
+        )
     regressions = []
     for ch in changes:
         c, d = ch.after, ch.diff
-        t.add_row(c.runtime, c.cores, tables.params_text(c), tables.fmt(ch.before.headline.median),
-                  tables.fmt(c.headline.median), f"{(d.ratio_ci[0] - 1) * 100:+.0f}…{(d.ratio_ci[1] - 1) * 100:+.0f}%",
-                  "–" if d.p_value is None else f"{d.p_value:.3f}", d.verdict(ch.lower_is_better))
+        t.add_row(
+            c.runtime,
+            c.cores,
+            tables.params_text(c),
+            tables.fmt(ch.before.headline.median),
+            tables.fmt(c.headline.median),
+            f"{(d.ratio_ci[0] - 1) * 100:+.0f}…{(d.ratio_ci[1] - 1) * 100:+.0f}%",
+            "–" if d.p_value is None else f"{d.p_value:.3f}",
+            d.verdict(ch.lower_is_better),
+        )
         if fail_above is not None and ch.regression(fail_above):
             regressions.append(ch)
     out.print(t)
     metric = changes[0].after.mode_object.headline_label(changes[0].after.workload)
-    out.print(f"{metric}, median of repeats. Significant: Mann-Whitney U, p < 0.05, ≥ 5 repeats a side.",
-              highlight=False)
+    out.print(
+        f"{metric}, median of repeats. Significant: Mann-Whitney U, p < 0.05, ≥ 5 repeats a side.", highlight=False
+    )
     for ch in regressions:
-        err.print(escape(f"regression: {ch.after.label}: {ch.slower_pct:+.1f} % slower (p = {ch.diff.p_value:.3f}), "
-                         f"more than --fail-above {fail_above:g} %"), highlight=False)
+        err.print(
+            escape(
+                f"regression: {ch.after.label}: {ch.slower_pct:+.1f} % slower (p = {ch.diff.p_value:.3f}), "
+                f"more than --fail-above {fail_above:g} %"
+            ),
+            highlight=False,
+        )
     sys.exit(1 if regressions else 0)
 
 
@@ -563,8 +738,13 @@ def _write(path: Path, text: str) -> None:
 @main.command()
 @click.argument("run_id", type=int)
 @click.option("--format", "fmt", type=click.Choice(["json", "csv", "markdown"]), default="json", show_default=True)
-@click.option("--out", "out_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Write to this file (its folder is created) instead of stdout.")
+@click.option(
+    "--out",
+    "out_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Write to this file (its folder is created) instead of stdout.",
+)
 @_db_option
 def export(run_id, fmt, out_path, db):
     """Export stored run RUN_ID: json (everything, re-importable), csv (one line per repeat), markdown."""
@@ -593,11 +773,20 @@ def import_(path, db):
 
 @main.command()
 @click.argument("run_id", type=int)
-@click.option("--kind", type=click.Choice(["auto", "hops-vs-n", "time-vs-m", "surface", "heatmap", "spawn", "memory",
-                                           "squeeze"]), default="auto", show_default=True,
-              help="What to draw (auto: chosen from the run's workload and mode).")
-@click.option("--out", "out_path", type=click.Path(dir_okay=False, path_type=Path), required=True,
-              help="Image file; .png or .svg.")
+@click.option(
+    "--kind",
+    type=click.Choice(["auto", "hops-vs-n", "time-vs-m", "surface", "heatmap", "spawn", "memory", "squeeze"]),
+    default="auto",
+    show_default=True,
+    help="What to draw (auto: chosen from the run's workload and mode).",
+)
+@click.option(
+    "--out",
+    "out_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    required=True,
+    help="Image file; .png or .svg.",
+)
 @click.option("--runtime", "-r", default=None, help="Only this runtime (needed for surface and heatmap).")
 @click.option("--fixed-n", type=int, default=None, help="time-vs-m: the N to hold fixed [middle of the run's N].")
 @click.option("--fixed-m", type=int, default=None, help="hops-vs-n: the M to hold fixed [middle of the run's M].")
@@ -628,8 +817,13 @@ def plot(run_id, kind, out_path, runtime, fixed_n, fixed_m, db):
 
 @main.command()
 @click.argument("run_ids", type=int, nargs=-1, required=True)
-@click.option("--out", "out_path", type=click.Path(dir_okay=False, path_type=Path), required=True,
-              help="The HTML file to write (its folder is created).")
+@click.option(
+    "--out",
+    "out_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    required=True,
+    help="The HTML file to write (its folder is created).",
+)
 @_db_option
 def report(run_ids, out_path, db):
     """Write one self-contained HTML report (charts embedded, no network needed) of stored runs."""

@@ -2,6 +2,7 @@
 
 A driver with variants appears as one runtime per variant, named `<name>/<variant>`.
 """
+
 from __future__ import annotations
 
 import os
@@ -25,7 +26,7 @@ class DriverError(Exception):
 
 @dataclass(frozen=True)
 class Driver:
-    name: str                 # runtime id as the user types it, e.g. "go" or "rust-tokio/multi-thread"
+    name: str  # runtime id as the user types it, e.g. "go" or "rust-tokio/multi-thread"
     folder: Path
     description: str
     language: str
@@ -39,9 +40,9 @@ class Driver:
     os_threads_per_process: int = 0
     bytes_per_process: int = 0
     maps_per_thread: int = 2  # memory mappings per OS thread (stack + guard; Rust adds a signal stack + guard)
-    hop: str = "mailbox"      # the kind of hop (contract section 1): mailbox, channel, rendezvous, handoff, floor
-    mailbox: str = "stock"    # "stock" (the runtime's own channel or mailbox) or "hand-written"
-    bench: bool = True        # in `ringbench bench`'s default set (false for tuning variants: named or `all` only)
+    hop: str = "mailbox"  # the kind of hop (contract section 1): mailbox, channel, rendezvous, handoff, floor
+    mailbox: str = "stock"  # "stock" (the runtime's own channel or mailbox) or "hand-written"
+    bench: bool = True  # in `ringbench bench`'s default set (false for tuning variants: named or `all` only)
 
     @property
     def hop_group(self) -> str:
@@ -75,8 +76,12 @@ class Driver:
 
 
 def _fill(text: str, d: Driver, cores: int, max_procs: int) -> str:
-    return (text.replace("{dir}", str(d.folder)).replace("{cores}", str(cores))
-            .replace("{max_procs}", str(max_procs)).replace("{python}", sys.executable))
+    return (
+        text.replace("{dir}", str(d.folder))
+        .replace("{cores}", str(cores))
+        .replace("{max_procs}", str(max_procs))
+        .replace("{python}", sys.executable)
+    )
 
 
 def _search_path() -> list[Path]:
@@ -107,16 +112,25 @@ def _load(folder: Path) -> list[Driver]:
     kind = {"hop": manifest.get("hop", "mailbox"), "mailbox": manifest.get("mailbox", "stock")}
     for where, k in [("", kind), *((f" [variants.{n}]", v) for n, v in variants.items())]:
         if k.get("hop", "mailbox") not in HOP_KINDS or k.get("mailbox", "stock") not in ("stock", "hand-written"):
-            raise DriverError(f"{folder}/driver.toml{where}: hop must be one of {', '.join(HOP_KINDS)} and "
-                              f"mailbox stock or hand-written")
+            raise DriverError(
+                f"{folder}/driver.toml{where}: hop must be one of {', '.join(HOP_KINDS)} and "
+                f"mailbox stock or hand-written"
+            )
     if not variants:
         return [Driver(name=folder.name, command=command, env=env, **kind, **common)]
-    return [Driver(name=f"{folder.name}/{vname}", variant=vname,
-                   command=command + tuple(v.get("args", ())),
-                   env={**env, **{k: str(x) for k, x in v.get("env", {}).items()}},
-                   hop=v.get("hop", kind["hop"]), mailbox=v.get("mailbox", kind["mailbox"]),
-                   bench=bool(v.get("bench", True)), **common)
-            for vname, v in variants.items()]
+    return [
+        Driver(
+            name=f"{folder.name}/{vname}",
+            variant=vname,
+            command=command + tuple(v.get("args", ())),
+            env={**env, **{k: str(x) for k, x in v.get("env", {}).items()}},
+            hop=v.get("hop", kind["hop"]),
+            mailbox=v.get("mailbox", kind["mailbox"]),
+            bench=bool(v.get("bench", True)),
+            **common,
+        )
+        for vname, v in variants.items()
+    ]
 
 
 def discover() -> dict[str, Driver]:
@@ -154,7 +168,9 @@ def select(spec: str, drivers: dict[str, Driver] | None = None) -> list[Driver]:
             for d in matches:
                 missing = d.missing_tools()
                 if missing:
-                    raise DriverError(f"runtime {d.name!r} needs {', '.join(missing)} on PATH; `make setup` installs it")
+                    raise DriverError(
+                        f"runtime {d.name!r} needs {', '.join(missing)} on PATH; `make setup` installs it"
+                    )
                 if not d.is_built():
                     raise DriverError(f"runtime {d.name!r} is not built; {d.build_hint()}")
         chosen += [d for d in matches if d not in chosen]

@@ -1,4 +1,5 @@
 """Facts about the machine that a result depends on, stored with every run."""
+
 from __future__ import annotations
 
 import datetime as dt
@@ -27,10 +28,16 @@ def _governor() -> str | None:
 
 def git_revision() -> str:
     try:
-        rev = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=REPO, capture_output=True,
-                             text=True, timeout=10).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=REPO,
-                               capture_output=True, text=True, timeout=10).stdout.strip()
+        rev = subprocess.run(
+            ["git", "rev-parse", "--short=12", "HEAD"], cwd=REPO, capture_output=True, text=True, timeout=10
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=10,
+        ).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return "unknown"
     return (rev or "unknown") + ("-dirty" if dirty else "")
@@ -43,7 +50,7 @@ def collect() -> dict:
     except (OSError, ValueError, IndexError):
         pass
     return {
-        "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "hostname": platform.node(),
         "cpu_model": _cpu_model(),
         "cpu_count": os.cpu_count(),

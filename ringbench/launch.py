@@ -3,6 +3,7 @@
 The driver runs in its own process group (so a timeout or Ctrl-C kills it and
 everything it spawned), optionally pinned to one CPU, with a deadline.
 """
+
 from __future__ import annotations
 
 import collections
@@ -11,8 +12,8 @@ import os
 import signal
 import subprocess
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from .drivers import Driver
 from .protocol import DriverFailed, parse_line
@@ -58,6 +59,7 @@ def _die_with_parent(cpu: int | None):
             os._exit(1)
         if cpu is not None:
             os.sched_setaffinity(0, {cpu})
+
     return setup
 
 
@@ -68,8 +70,15 @@ def settings(d: Driver, cores: str, n: int) -> tuple[list[str], dict[str, str], 
     return d.argv(c, mp), overrides, c
 
 
-def run_driver(d: Driver, args: list[str], *, cores: str = "all", n: int = 1, timeout: float = 600,
-               on_record: Callable[[dict], bool | None] | None = None) -> Launch:
+def run_driver(
+    d: Driver,
+    args: list[str],
+    *,
+    cores: str = "all",
+    n: int = 1,
+    timeout: float = 600,
+    on_record: Callable[[dict], bool | None] | None = None,
+) -> Launch:
     """Run `<driver> args…`; return its records or raise DriverFailed.
 
     `on_record` sees each record as it arrives; if it returns True the driver is stopped there.
@@ -80,9 +89,16 @@ def run_driver(d: Driver, args: list[str], *, cores: str = "all", n: int = 1, ti
     prefix, overrides, c = settings(d, cores, n)
     argv = prefix + args
     cpu = pin_cpu() if cores != "all" else None
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, **overrides}, start_new_session=True,
-                            preexec_fn=_die_with_parent(cpu), cwd=d.folder)
+    proc = subprocess.Popen(
+        argv,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, **overrides},
+        start_new_session=True,
+        preexec_fn=_die_with_parent(cpu),
+        cwd=d.folder,
+    )
     tail: collections.deque[str] = collections.deque(maxlen=20)
     err_reader = threading.Thread(target=lambda: tail.extend(proc.stderr), daemon=True)
     err_reader.start()
@@ -120,8 +136,9 @@ def run_driver(d: Driver, args: list[str], *, cores: str = "all", n: int = 1, ti
         err_reader.join(timeout=5)
     stderr_tail = "".join(tail).strip()
     if timed_out.is_set():
-        raise DriverFailed("timeout", f"no result within {timeout:g} s; the driver's process group was killed",
-                           stderr_tail)
+        raise DriverFailed(
+            "timeout", f"no result within {timeout:g} s; the driver's process group was killed", stderr_tail
+        )
     if failure:
         failure.stderr_tail = stderr_tail
         raise failure

@@ -3,6 +3,7 @@
 A refusal names the limit and how to raise it, so no driver is left to be killed
 half-way by the kernel (or to push the machine into swapping).
 """
+
 from __future__ import annotations
 
 import os
@@ -43,9 +44,11 @@ def check(d: Driver, processes: int) -> str | None:
         need = processes * d.bytes_per_process
         avail = mem_available()
         if avail is not None and need > avail * MEMORY_HEADROOM:
-            return (f"{d.name}: {processes:,} processes need about {need / 2**30:.1f} GiB "
-                    f"(~{d.bytes_per_process:,} B each) but only {avail / 2**30:.1f} GiB is available; "
-                    f"use a smaller -n or free memory")
+            return (
+                f"{d.name}: {processes:,} processes need about {need / 2**30:.1f} GiB "
+                f"(~{d.bytes_per_process:,} B each) but only {avail / 2**30:.1f} GiB is available; "
+                f"use a smaller -n or free memory"
+            )
     threads = processes * d.os_threads_per_process
     if not threads:
         return None
@@ -53,20 +56,34 @@ def check(d: Driver, processes: int) -> str | None:
     in_use = threads_in_use()
     nproc_applies = soft != resource.RLIM_INFINITY and os.geteuid() != 0  # the kernel does not apply it to root
     limits = [
-        ("the per-user process limit (ulimit -u)", soft - in_use if nproc_applies else None,
-         "raise it with `ulimit -u`"),
-        ("kernel.threads-max", _minus(_read_int("/proc/sys/kernel/threads-max"), in_use),
-         "raise it with `sysctl -w kernel.threads-max=...`"),
-        ("kernel.pid_max", _minus(_read_int("/proc/sys/kernel/pid_max"), in_use),
-         "raise it with `sysctl -w kernel.pid_max=...` (up to 4194304)"),
+        (
+            "the per-user process limit (ulimit -u)",
+            soft - in_use if nproc_applies else None,
+            "raise it with `ulimit -u`",
+        ),
+        (
+            "kernel.threads-max",
+            _minus(_read_int("/proc/sys/kernel/threads-max"), in_use),
+            "raise it with `sysctl -w kernel.threads-max=...`",
+        ),
+        (
+            "kernel.pid_max",
+            _minus(_read_int("/proc/sys/kernel/pid_max"), in_use),
+            "raise it with `sysctl -w kernel.pid_max=...` (up to 4194304)",
+        ),
         # each thread maps a stack and a guard page (and some runtimes more: the manifest says)
-        ("vm.max_map_count", _per_thread(_read_int("/proc/sys/vm/max_map_count"), d.maps_per_thread),
-         "raise it with `sysctl -w vm.max_map_count=...`"),
+        (
+            "vm.max_map_count",
+            _per_thread(_read_int("/proc/sys/vm/max_map_count"), d.maps_per_thread),
+            "raise it with `sysctl -w vm.max_map_count=...`",
+        ),
     ]
     for name, room, how in limits:
         if room is not None and threads > room:
-            return (f"{d.name}: {processes:,} processes need {threads:,} OS threads but {name} leaves room "
-                    f"for about {max(room, 0):,}; {how}")
+            return (
+                f"{d.name}: {processes:,} processes need {threads:,} OS threads but {name} leaves room "
+                f"for about {max(room, 0):,}; {how}"
+            )
     return None
 
 

@@ -10,12 +10,14 @@ plus its entry in MODES.
                 period (erlperf's sampling); the first sample is a warm-up and is not counted.
     squeeze     continuous runs with 1, 2, 3… tokens until throughput stops growing.
 """
+
 from __future__ import annotations
 
-import math
 import json
+import math
+from collections.abc import Callable
 from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 from . import sampling, stats
 from .launch import cores_value, run_driver
@@ -39,20 +41,21 @@ class ModeError(ValueError):
 @dataclass(frozen=True)
 class Options:
     """Every setting of a measurement; stored with the run, defaults filled in."""
-    mode: str = "timed"             # timed | continuous | squeeze
-    repeat: int = 5                 # timed: measured repeats per cell
-    processes: int = 0              # timed: fresh driver processes the repeats are spread over (0: one per repeat)
-    warmup: int = 1                 # timed: unreported iterations first, in each driver process
-    target_ms: float = 100.0        # timed: message-phase time per repeat that a calibrated `m` aims at
-    timeout: float | None = None    # seconds per driver process; None: derived from the size
-    samples: int = 5                # continuous: counted samples (after one warm-up sample); with cv the window
-    sample_ms: int = 1000           # continuous: sample period
-    cv: float | None = None         # continuous: sample until the last `samples` have CV below this
-    max_samples: int = 30           # continuous with cv: give up after this many samples
+
+    mode: str = "timed"  # timed | continuous | squeeze
+    repeat: int = 5  # timed: measured repeats per cell
+    processes: int = 0  # timed: fresh driver processes the repeats are spread over (0: one per repeat)
+    warmup: int = 1  # timed: unreported iterations first, in each driver process
+    target_ms: float = 100.0  # timed: message-phase time per repeat that a calibrated `m` aims at
+    timeout: float | None = None  # seconds per driver process; None: derived from the size
+    samples: int = 5  # continuous: counted samples (after one warm-up sample); with cv the window
+    sample_ms: int = 1000  # continuous: sample period
+    cv: float | None = None  # continuous: sample until the last `samples` have CV below this
+    max_samples: int = 30  # continuous with cv: give up after this many samples
     squeeze_min: int = 1
     squeeze_max: int = 64
-    threshold: int = 3              # squeeze: steps that must fall short of the peak to stop
-    runtime_stats: bool = False     # ask drivers for runtime statistics records
+    threshold: int = 3  # squeeze: steps that must fall short of the peak to stop
+    runtime_stats: bool = False  # ask drivers for runtime statistics records
 
     @classmethod
     def from_settings(cls, settings: dict) -> Options:
@@ -80,7 +83,7 @@ class Options:
 
 class Mode:
     name = ""
-    own: tuple[str, ...] = ()       # Options fields that belong to this mode alone
+    own: tuple[str, ...] = ()  # Options fields that belong to this mode alone
     flags = {"squeeze_min": "--min", "squeeze_max": "--max"}
 
     def check(self, w: Workload, opts: Options, given: set[str]) -> None:
@@ -110,14 +113,18 @@ class Mode:
         return "ns/hop"
 
     def describe(self, opts: Options, w: Workload) -> str:
-        return f"ns/hop per {opts.sample_ms} ms sample interval (the first sample of each driver process is a " \
-               "warm-up and is not counted)"
+        return (
+            f"ns/hop per {opts.sample_ms} ms sample interval (the first sample of each driver process is a "
+            "warm-up and is not counted)"
+        )
 
     def warnings(self, cell: Cell, opts: Options) -> list[str]:
         n = len(self.values(cell))
         if n < MIN_REPEATS:
-            return [f"{cell.label}: {n} counted sample(s): too few to tell a difference "
-                    f"(significance needs {MIN_REPEATS}); use --samples {MIN_REPEATS} or more"]
+            return [
+                f"{cell.label}: {n} counted sample(s): too few to tell a difference "
+                f"(significance needs {MIN_REPEATS}); use --samples {MIN_REPEATS} or more"
+            ]
         return []
 
 
@@ -143,17 +150,25 @@ class Timed(Mode):
         return w.headline.label
 
     def describe(self, opts: Options, w: Workload) -> str:
-        where = ("all in one driver process" if opts.process_count == 1 else
-                 "each in a fresh driver process" if opts.process_count == opts.repeat else
-                 f"spread over {opts.process_count} fresh driver processes")
-        return (f"{w.headline.label}: median of {opts.repeat} repeats ({where}, {opts.warmup} untimed warm-up "
-                f"iteration(s) first in each)")
+        where = (
+            "all in one driver process"
+            if opts.process_count == 1
+            else "each in a fresh driver process"
+            if opts.process_count == opts.repeat
+            else f"spread over {opts.process_count} fresh driver processes"
+        )
+        return (
+            f"{w.headline.label}: median of {opts.repeat} repeats ({where}, {opts.warmup} untimed warm-up "
+            f"iteration(s) first in each)"
+        )
 
     def warnings(self, cell: Cell, opts: Options) -> list[str]:
         n = len(self.values(cell))
         if n < MIN_REPEATS:
-            return [f"{cell.label}: {n} repeat(s): too few to tell a difference (significance needs "
-                    f"{MIN_REPEATS}); use --repeat {MIN_REPEATS} or more"]
+            return [
+                f"{cell.label}: {n} repeat(s): too few to tell a difference (significance needs "
+                f"{MIN_REPEATS}); use --repeat {MIN_REPEATS} or more"
+            ]
         return []
 
     def run(self, spec: CellSpec, opts: Options, tick: Tick = lambda text: None) -> Outcome:
@@ -172,11 +187,16 @@ class Timed(Mode):
         per_process = _split(opts.repeat, opts.process_count)
         records: list[dict] = []
         for proc_no, repeats in enumerate(per_process, 1):
-            done = sum(per_process[:proc_no - 1])
+            done = sum(per_process[: proc_no - 1])
             tick(f"repeat {done + 1}{'' if repeats == 1 else f'–{done + repeats}'} of {opts.repeat}")
             args = _common_args(spec, p, opts) + [f"repeats={repeats}", f"warmup={opts.warmup}"]
-            launch = run_driver(spec.driver, args, cores=spec.cores, n=p.get("n", 2),
-                                timeout=spec.timeout(opts.warmup + repeats, opts.timeout, **calibrated))
+            launch = run_driver(
+                spec.driver,
+                args,
+                cores=spec.cores,
+                n=p.get("n", 2),
+                timeout=spec.timeout(opts.warmup + repeats, opts.timeout, **calibrated),
+            )
             got: list[dict] = []
             for rec in launch.records:
                 if rec["type"] == "result":
@@ -184,8 +204,9 @@ class Timed(Mode):
                 elif rec["type"] == "stats" and got:
                     got[-1]["runtime_stats"] = {k: v for k, v in rec.items() if k != "type"}
             if len(got) != repeats:
-                raise DriverFailed("garbled", f"asked for {repeats} result record(s), got {len(got)}",
-                                   launch.stderr_tail)
+                raise DriverFailed(
+                    "garbled", f"asked for {repeats} result record(s), got {len(got)}", launch.stderr_tail
+                )
             records += got
         return Outcome(spec, "ok", records=records, extra=extra)
 
@@ -201,8 +222,13 @@ class Timed(Mode):
         p = spec.driver_params(**{w.calibrates: probe_m})
         want = Expectation(w.verb, p, w.expected(p), w.hops(p), w.ready(p) if w.ready else None)
         args = _common_args(spec, p, opts, stats_ok=False) + ["repeats=1", f"warmup={min(opts.warmup, 1)}"]
-        launch = run_driver(spec.driver, args, cores=spec.cores, n=p.get("n", 2),
-                            timeout=spec.timeout(2, opts.timeout, **{w.calibrates: probe_m}))
+        launch = run_driver(
+            spec.driver,
+            args,
+            cores=spec.cores,
+            n=p.get("n", 2),
+            timeout=spec.timeout(2, opts.timeout, **{w.calibrates: probe_m}),
+        )
         rec = next((check_result(r, want) for r in launch.records if r["type"] == "result"), None)
         if rec is None:
             raise DriverFailed("garbled", "the calibration run printed no result record", launch.stderr_tail)
@@ -225,13 +251,13 @@ class Continuous(Mode):
     def counted_samples(self, cell: Cell) -> list[dict]:
         """With --cv, only the window that converged (the last `samples` intervals) counts."""
         window = cell.extra.get("window")
-        return cell.samples[-(window + 1):] if window else cell.samples
+        return cell.samples[-(window + 1) :] if window else cell.samples
 
     def run(self, spec: CellSpec, opts: Options, tick: Tick = lambda text: None) -> Outcome:
         tick(f"sampling every {opts.sample_ms} ms")
         samples, converged = _sample_run(spec, spec.params.get("tokens", 1), opts, 1)
         window = opts.samples if opts.cv is not None and converged else None
-        counted = samples[-(window + 1):] if window else samples
+        counted = samples[-(window + 1) :] if window else samples
         extra = sampling.describe_samples(counted)
         extra["all_samples"] = len(samples) - 1
         if opts.cv is not None:
@@ -254,8 +280,7 @@ class Squeeze(Continuous):
         return [s for s in cell.samples if s.get("tokens") == peak]
 
     def describe(self, opts: Options, w: Workload) -> str:
-        return ("ns/hop of the peak step (the concurrency K with the highest throughput); "
-                + super().describe(opts, w))
+        return "ns/hop of the peak step (the concurrency K with the highest throughput); " + super().describe(opts, w)
 
     def run(self, spec: CellSpec, opts: Options, tick: Tick = lambda text: None) -> Outcome:
         n = spec.params["n"]
@@ -282,8 +307,13 @@ def _split(total: int, parts: int) -> list[int]:
 
 
 def _common_args(spec: CellSpec, p: dict, opts: Options, stats_ok: bool = True) -> list[str]:
-    return ["run", spec.workload.verb, *(f"{k}={v}" for k, v in p.items()),
-            f"cores={cores_value(spec.cores)}", *(["stats=1"] if opts.runtime_stats and stats_ok else [])]
+    return [
+        "run",
+        spec.workload.verb,
+        *(f"{k}={v}" for k, v in p.items()),
+        f"cores={cores_value(spec.cores)}",
+        *(["stats=1"] if opts.runtime_stats and stats_ok else []),
+    ]
 
 
 def _sample_run(spec: CellSpec, tokens: int, opts: Options, step: int) -> tuple[list[dict], bool]:
@@ -302,7 +332,7 @@ def _sample_run(spec: CellSpec, tokens: int, opts: Options, step: int) -> tuple[
         samples.append({**rec, "process": step, "tokens": tokens})
         if opts.cv is not None:
             rates = sampling.rates(samples)
-            converged = len(rates) >= opts.samples and sampling.converged(rates[-opts.samples:], opts.cv)
+            converged = len(rates) >= opts.samples and sampling.converged(rates[-opts.samples :], opts.cv)
             return converged
         return False
 

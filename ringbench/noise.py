@@ -2,12 +2,12 @@
 
 Each warning says what was seen and what to do about it.
 """
+
 from __future__ import annotations
 
 import os
 
-
-CV_LIMIT = 0.05          # a coefficient of variation above 5 % is worth a warning
+CV_LIMIT = 0.05  # a coefficient of variation above 5 % is worth a warning
 IDLE_LOAD_PER_CPU = 0.3  # 1-minute load average per CPU above which the machine is not idle
 
 
@@ -16,12 +16,16 @@ def environment(env: dict) -> list[str]:
     cpus = env.get("usable_cpus") or os.cpu_count() or 1
     load1 = (env.get("loadavg") or [0])[0]
     if load1 > IDLE_LOAD_PER_CPU * cpus:
-        out.append(f"load average {load1:.2f} on {cpus} CPU(s) at the start: the machine was not idle; "
-                   "stop other work and run again")
+        out.append(
+            f"load average {load1:.2f} on {cpus} CPU(s) at the start: the machine was not idle; "
+            "stop other work and run again"
+        )
     gov = env.get("cpu_governor")
     if gov and gov != "performance":
-        out.append(f"CPU frequency scaling governor is '{gov}': clock speed may change during the run; "
-                   "set 'performance' (cpupower frequency-set -g performance) for steadier numbers")
+        out.append(
+            f"CPU frequency scaling governor is '{gov}': clock speed may change during the run; "
+            "set 'performance' (cpupower frequency-set -g performance) for steadier numbers"
+        )
     return out
 
 
@@ -45,8 +49,10 @@ def grouped(warnings: list[str], most: int | None = 8) -> list[str]:
             kinds.setdefault(advice, []).append(who + "]" + where)
         else:
             kinds.setdefault(w, [])
+
     def names(cells: list[str]) -> str:
         shown = cells if most is None else cells[:most]
         more = len(cells) - len(shown)
         return "; ".join(shown) + (f"; and {more} more (`ringbench show RUN --json` lists all)" if more else "")
+
     return [advice + (f" — {len(cells)} cell(s): {names(cells)}" if cells else "") for advice, cells in kinds.items()]

@@ -4,11 +4,12 @@ Nothing a driver says becomes a number until it passes `check_result`: all field
 present and integral, the echoed parameters equal to what was asked, the count
 equal to the expected count, timings physically possible.
 """
+
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
 RECORD_TYPES = {"describe", "result", "stats", "sample", "hop", "error"}
 RESULT_FIELDS = ("count", "setup_ns", "run_ns", "setup_cpu_ns", "run_cpu_ns", "rss_before", "rss_after")
@@ -22,7 +23,7 @@ class DriverFailed(Exception):
 
     def __init__(self, kind: str, message: str, stderr_tail: str = ""):
         super().__init__(message)
-        self.kind = kind          # a contract error kind, or crashed / timeout / garbled / wrong_count / absurd
+        self.kind = kind  # a contract error kind, or crashed / timeout / garbled / wrong_count / absurd
         self.message = message
         self.stderr_tail = stderr_tail
 
@@ -56,8 +57,8 @@ def _int_field(rec: Mapping, name: str) -> int:
 class Expectation:
     workload: str
     params: Mapping[str, int]
-    count: int   # what the driver must prove
-    hops: int    # messages in the timed run phase
+    count: int  # what the driver must prove
+    hops: int  # messages in the timed run phase
     ready: int | None = None  # processes that must have signalled ready when the spawn phase ended
 
 
@@ -72,8 +73,11 @@ def check_result(rec: Mapping, want: Expectation) -> dict:
     if values["count"] != want.count:
         raise DriverFailed("wrong_count", f"driver counted {values['count']:,}, expected {want.count:,}")
     if want.ready is not None and rec.get("ready") != want.ready:
-        raise DriverFailed("wrong_count", f"spawn phase ended with ready={rec.get('ready')!r} of {want.ready:,} "
-                                          "processes (contract section 3: every process blocked in its first receive)")
+        raise DriverFailed(
+            "wrong_count",
+            f"spawn phase ended with ready={rec.get('ready')!r} of {want.ready:,} "
+            "processes (contract section 3: every process blocked in its first receive)",
+        )
     if want.hops and values["run_ns"] < want.hops * MIN_NS_PER_HOP:
         raise DriverFailed("absurd", f"run_ns={values['run_ns']} for {want.hops:,} hops is impossibly fast")
     return dict(rec)

@@ -11,6 +11,7 @@ reference: it is shown as a floor.
 Rel % is throughput against the reference (reference time / row time × 100) with a bootstrap
 95 % interval; significance is stats.compare's test (Mann-Whitney U, ≥ 5 repeats a side).
 """
+
 from __future__ import annotations
 
 import json
@@ -28,12 +29,12 @@ class BaselineError(ValueError):
 
 @dataclass(frozen=True)
 class Relative:
-    group: str                        # the group's key, shown when a table holds several groups
-    reference: str                    # the reference row's runtime
+    group: str  # the group's key, shown when a table holds several groups
+    reference: str  # the reference row's runtime
     is_reference: bool
-    rel_pct: float | None = None      # None for rows of another kind (shown apart)
+    rel_pct: float | None = None  # None for rows of another kind (shown apart)
     rel_ci: tuple[float, float] | None = None
-    significant: bool | None = None   # None: the reference itself, or too few repeats to tell
+    significant: bool | None = None  # None: the reference itself, or too few repeats to tell
     p_value: float | None = None
 
 
@@ -92,5 +93,7 @@ def references(cells: list[Cell], rel: dict[int, Relative]) -> list[str]:
     seen: dict[str, None] = {}
     for i, r in rel.items():
         if r.is_reference:
-            seen[f"{r.reference} ({cells[i].hop_group} hops)" if cells[i].hop_group != "message" else r.reference] = None
+            seen[f"{r.reference} ({cells[i].hop_group} hops)" if cells[i].hop_group != "message" else r.reference] = (
+                None
+            )
     return list(seen)

@@ -8,6 +8,7 @@ Nothing here runs a driver or opens a store; every figure is computed from the r
 when asked (`Cell.values`, `Cell.summaries`), so a table, an export and a report of the same
 run can never disagree.
 """
+
 from __future__ import annotations
 
 import json
@@ -29,16 +30,17 @@ class Cell:
     `params` are the parameters as asked (the grid point); a calibrated `m` is absent from them
     and the value the driver actually ran is in the records (`used_params`).
     """
+
     runtime: str
     workload: Workload
     params: dict
-    cores: str                      # "1" (pinned, one scheduler thread) or "all"
-    mode: str                       # timed, continuous or squeeze (modes.MODES)
-    status: str                     # ok, failed, refused, timeout
+    cores: str  # "1" (pinned, one scheduler thread) or "all"
+    mode: str  # timed, continuous or squeeze (modes.MODES)
+    status: str  # ok, failed, refused, timeout
     reason: str | None = None
     records: list[dict] = field(default_factory=list)
     samples: list[dict] = field(default_factory=list)
-    extra: dict = field(default_factory=dict)    # mode details: calibration, convergence, squeeze history
+    extra: dict = field(default_factory=dict)  # mode details: calibration, convergence, squeeze history
     version: str | None = None
     settings: dict = field(default_factory=dict)  # argv, environment, schedulers, pinned CPU, hop kind
 
@@ -116,15 +118,19 @@ class Cell:
     @property
     def processes(self) -> int:
         """How many driver processes the repeats came from."""
-        return len({r.get("process", 1) for r in self.records}) if self.records else \
-            len({s.get("process", 1) for s in self.samples})
+        return (
+            len({r.get("process", 1) for r in self.records})
+            if self.records
+            else len({s.get("process", 1) for s in self.samples})
+        )
 
     @property
     def label(self) -> str:
         """runtime [cores] and the parameters that differ from their single default (tokens=1, spread)."""
         defaults = {p.name: p.default[0] for p in self.workload.params if p.default and len(p.default) == 1}
-        return f"{self.runtime} [{self.cores}] " + " ".join(f"{k}={v}" for k, v in self.used_params.items()
-                                                             if defaults.get(k) != v)
+        return f"{self.runtime} [{self.cores}] " + " ".join(
+            f"{k}={v}" for k, v in self.used_params.items() if defaults.get(k) != v
+        )
 
     def key(self) -> str:
         """Identity of a cell within a run: what `--resume` and `compare` match on."""
@@ -134,7 +140,7 @@ class Cell:
 @dataclass
 class Run:
     run_id: int
-    status: str           # running, complete, failed (some cell failed), interrupted, budget, abandoned
+    status: str  # running, complete, failed (some cell failed), interrupted, budget, abandoned
     workload: Workload
     options: Options
     settings: dict
@@ -143,7 +149,7 @@ class Run:
     warnings: list[str]
     db: Path
     command: str = ""
-    baseline: str | None = None   # the runtime asked for as the Rel % reference, if any
+    baseline: str | None = None  # the runtime asked for as the Rel % reference, if any
 
     @property
     def mode_object(self) -> Mode:

@@ -3,10 +3,12 @@
 Every cell is stored as soon as it finishes (one transaction), so an interruption loses only the
 cell under way — including any repeats of that cell already finished: a cell is all or nothing.
 """
+
 from __future__ import annotations
 
 import os
-from typing import Callable
+from collections.abc import Callable
+from functools import partial
 
 from . import limits
 from .drivers import Driver
@@ -68,31 +70,53 @@ def run_cell(spec: CellSpec, opts: Options, tick: Tick = lambda text: None) -> O
 def cell_settings(spec: CellSpec) -> dict:
     """Every setting of the driver process that can move a result, stored with the cell."""
     argv, overrides, _ = settings(spec.driver, spec.cores, spec.driver_params(m=1).get("n", 2))
-    return {"argv": argv, "env": overrides, "cores": spec.cores, "schedulers": cores_value(spec.cores),
-            "pinned_cpu": max(os.sched_getaffinity(0)) if spec.cores != "all" else None,
-            "hop": spec.driver.hop, "mailbox": spec.driver.mailbox}
+    return {
+        "argv": argv,
+        "env": overrides,
+        "cores": spec.cores,
+        "schedulers": cores_value(spec.cores),
+        "pinned_cpu": max(os.sched_getaffinity(0)) if spec.cores != "all" else None,
+        "hop": spec.driver.hop,
+        "mailbox": spec.driver.mailbox,
+    }
 
 
 def store_outcome(store: Store, run_id: int, out: Outcome, opts: Options) -> int:
     spec = out.spec
     reason = out.reason and out.reason + (f"\n{out.stderr_tail}" if out.stderr_tail else "")
-    cell = Cell(runtime=spec.driver.name, workload=spec.workload.name, params=spec.params, cores=spec.cores,
-                mode=opts.mode, isolation=opts.isolation, warmup=opts.warmup, status=out.status, reason=reason,
-                runtime_version=out.version, extra=out.extra, runtime_settings=cell_settings(spec))
+    cell = Cell(
+        runtime=spec.driver.name,
+        workload=spec.workload.name,
+        params=spec.params,
+        cores=spec.cores,
+        mode=opts.mode,
+        isolation=opts.isolation,
+        warmup=opts.warmup,
+        status=out.status,
+        reason=reason,
+        runtime_version=out.version,
+        extra=out.extra,
+        runtime_settings=cell_settings(spec),
+    )
     results = [(r["process"], r.get("iteration", i), r) for i, r in enumerate(out.records, 1)]
     return store.add_cell(run_id, cell, results, out.samples)
 
 
-def run_cells(store: Store, run_id: int, cells: list[CellSpec], opts: Options,
-              on_start: Callable[[CellSpec], None] = lambda c: None,
-              on_done: Callable[[Outcome], None] = lambda o: None,
-              on_tick: Callable[[CellSpec, str], None] = lambda c, text: None) -> list[Outcome]:
+def run_cells(
+    store: Store,
+    run_id: int,
+    cells: list[CellSpec],
+    opts: Options,
+    on_start: Callable[[CellSpec], None] = lambda c: None,
+    on_done: Callable[[Outcome], None] = lambda o: None,
+    on_tick: Callable[[CellSpec, str], None] = lambda c, text: None,
+) -> list[Outcome]:
     """Run and store each cell as soon as it finishes."""
     outcomes = []
     for spec in cells:
         on_start(spec)
         why = refusal(spec)
-        out = Outcome(spec, "refused", why) if why else run_cell(spec, opts, lambda text: on_tick(spec, text))
+        out = Outcome(spec, "refused", why) if why else run_cell(spec, opts, partial(on_tick, spec))
         store_outcome(store, run_id, out, opts)
         outcomes.append(out)
         on_done(out)

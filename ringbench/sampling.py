@@ -4,6 +4,7 @@ A sample record is the driver's running hop count at one instant (contract secti
 {"seq": i, "elapsed_ns": t, "count": hops so far}. The first sample of a process is the
 warm-up: only the intervals after it are counted.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -17,7 +18,7 @@ from .stats import cv
 def intervals(samples: list[dict]) -> list[tuple[int, int]]:
     """(hops, ns) of each counted interval: between consecutive samples, after the warm-up one."""
     out = []
-    for prev, cur in zip(samples, samples[1:]):
+    for prev, cur in zip(samples, samples[1:], strict=False):  # consecutive pairs
         if cur.get("process") == prev.get("process"):
             out.append((cur["count"] - prev["count"], cur["elapsed_ns"] - prev["elapsed_ns"]))
     return out
@@ -77,11 +78,12 @@ class Squeeze:
     within that noise neither end the search nor reset it; after 2 × threshold steps without
     significant growth the search ends anyway (a plateau).
     """
+
     threshold: int
     history: list[dict] = field(default_factory=list)
     peak: dict | None = None
-    short: int = 0   # steps significantly below the peak since it was set
-    flat: int = 0    # steps without significant growth since the peak was set
+    short: int = 0  # steps significantly below the peak since it was set
+    flat: int = 0  # steps without significant growth since the peak was set
     stopped_because: str = "reached --max"
 
     def add(self, k: int, rates_: list[float]) -> bool:
@@ -110,6 +112,9 @@ class Squeeze:
         return False
 
     def report(self) -> dict:
-        return {"peak_concurrency": self.peak["concurrency"] if self.peak else None,
-                "peak_hops_per_s": self.peak["hops_per_s"] if self.peak else None,
-                "history": self.history, "stopped_because": self.stopped_because}
+        return {
+            "peak_concurrency": self.peak["concurrency"] if self.peak else None,
+            "peak_hops_per_s": self.peak["hops_per_s"] if self.peak else None,
+            "history": self.history,
+            "stopped_because": self.stopped_because,
+        }

@@ -1,4 +1,5 @@
 """What one cell asks for (CellSpec) and what measuring it gave (Outcome): plain data for the harness."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -17,8 +18,8 @@ TIMEOUT_PER_PROCESS_S = 500e-6
 class CellSpec:
     driver: Driver
     workload: Workload
-    params: dict   # the grid point as asked; a calibrated `m` is absent until calibration finds it
-    cores: str     # "1" or "all"
+    params: dict  # the grid point as asked; a calibrated `m` is absent until calibration finds it
+    cores: str  # "1" or "all"
 
     @property
     def label(self) -> str:
@@ -39,10 +40,10 @@ class CellSpec:
 @dataclass
 class Outcome:
     spec: CellSpec
-    status: str                     # ok, failed, refused, timeout
+    status: str  # ok, failed, refused, timeout
     reason: str | None = None
-    records: list[dict] = field(default_factory=list)   # timed: result records (with "process")
-    samples: list[dict] = field(default_factory=list)   # continuous/squeeze: sample records (with "process", "tokens")
-    extra: dict = field(default_factory=dict)           # mode details: calibration, convergence, squeeze history
+    records: list[dict] = field(default_factory=list)  # timed: result records (with "process")
+    samples: list[dict] = field(default_factory=list)  # continuous/squeeze: sample records (with "process", "tokens")
+    extra: dict = field(default_factory=dict)  # mode details: calibration, convergence, squeeze history
     version: str | None = None
     stderr_tail: str = ""

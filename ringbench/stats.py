@@ -3,10 +3,11 @@
 Every figure ringbench shows is derived here from the stored raw records, so a
 table, an export and a comparison can never disagree.
 """
+
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 import numpy as np
 
@@ -14,9 +15,9 @@ import numpy as np
 @dataclass(frozen=True)
 class Summary:
     median: float
-    low: float      # minimum
-    high: float     # maximum
-    mad: float      # median absolute deviation
+    low: float  # minimum
+    high: float  # maximum
+    mad: float  # median absolute deviation
     count: int
 
 
@@ -65,10 +66,10 @@ MIN_REPEATS_FOR_TEST = 5
 
 @dataclass(frozen=True)
 class Difference:
-    ratio: float                  # median(b) / median(a)
+    ratio: float  # median(b) / median(a)
     ratio_ci: tuple[float, float]
-    p_value: float | None         # Mann-Whitney U, two-sided; None with too few values to test
-    significant: bool | None      # p < ALPHA; None: too few values to tell
+    p_value: float | None  # Mann-Whitney U, two-sided; None with too few values to test
+    significant: bool | None  # p < ALPHA; None: too few values to tell
 
     def verdict(self, lower_is_better: bool = True) -> str:
         if self.significant is None:

@@ -23,6 +23,7 @@ read as 'abandoned'; `claim` lets one process at a time take a run over.
 Older files are upgraded when opened (writable) or read through an upgraded
 copy in memory (read-only), one step at a time along MIGRATIONS.
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -58,7 +59,9 @@ CREATE TABLE runs (
   owner_host TEXT              -- host name: a pid on another machine cannot be checked from here
 )"""
 
-_SCHEMA = _RUNS + """;
+_SCHEMA = (
+    _RUNS
+    + """;
 CREATE TABLE cells (
   id INTEGER PRIMARY KEY,
   run_id INTEGER NOT NULL REFERENCES runs(id),
@@ -103,6 +106,7 @@ CREATE UNIQUE INDEX cells_key ON cells(run_id, runtime, workload, params, cores)
 CREATE INDEX samples_cell ON samples(cell_id);
 CREATE INDEX results_cell ON results(cell_id);
 """
+)
 
 _CELL_KEY = "run_id=? AND runtime=? AND workload=? AND params=? AND cores=?"
 
@@ -125,15 +129,21 @@ def _upgrade_1_to_2(db: sqlite3.Connection) -> None:
     now does, with its results and samples; the older copies are deleted.
     """
     db.execute(_RUNS.replace("CREATE TABLE runs", "CREATE TABLE runs_v2", 1))
-    db.execute("INSERT INTO runs_v2(id, started_at, finished_at, status, command, settings, environment, warnings)"
-               " SELECT id, started_at, finished_at, status, command, settings, environment, warnings FROM runs")
-    db.executemany("UPDATE runs_v2 SET planned=? WHERE id=?",
-                   [(_planned_from_settings(s), i) for i, s in db.execute("SELECT id, settings FROM runs_v2")])
+    db.execute(
+        "INSERT INTO runs_v2(id, started_at, finished_at, status, command, settings, environment, warnings)"
+        " SELECT id, started_at, finished_at, status, command, settings, environment, warnings FROM runs"
+    )
+    db.executemany(
+        "UPDATE runs_v2 SET planned=? WHERE id=?",
+        [(_planned_from_settings(s), i) for i, s in db.execute("SELECT id, settings FROM runs_v2")],
+    )
     db.execute("DROP TABLE runs")
     db.execute("ALTER TABLE runs_v2 RENAME TO runs")
-    older = ("SELECT c.id FROM cells c WHERE EXISTS (SELECT 1 FROM cells d WHERE d.run_id=c.run_id AND"
-             " d.runtime=c.runtime AND d.workload=c.workload AND d.params=c.params AND d.cores=c.cores"
-             " AND d.id > c.id)")
+    older = (
+        "SELECT c.id FROM cells c WHERE EXISTS (SELECT 1 FROM cells d WHERE d.run_id=c.run_id AND"
+        " d.runtime=c.runtime AND d.workload=c.workload AND d.params=c.params AND d.cores=c.cores"
+        " AND d.id > c.id)"
+    )
     db.execute(f"DELETE FROM results WHERE cell_id IN ({older})")
     db.execute(f"DELETE FROM samples WHERE cell_id IN ({older})")
     db.execute(f"DELETE FROM cells WHERE id IN ({older})")
@@ -167,7 +177,7 @@ class StoreError(Exception):
 
 def now() -> str:
     """The current UTC time as stored (ISO 8601, seconds)."""
-    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
 
 
 @dataclass
@@ -190,6 +200,7 @@ class Cell:
 
 # -- process identity ---------------------------------------------------------
 
+
 def _read(path: str) -> str | None:
     try:
         with open(path) as f:
@@ -204,7 +215,7 @@ def _proc_stat(pid: int) -> tuple[str, int] | None:
     if text is None:
         return None
     # comm (field 2) may hold spaces and parentheses: the fields after the last ')' start at field 3
-    fields = text[text.rindex(")") + 2:].split()
+    fields = text[text.rindex(")") + 2 :].split()
     return fields[0], int(fields[19])
 
 
@@ -248,53 +259,85 @@ def owner_alive(pid: int | None, start: int | None, boot: str | None, host: str 
 
 # -- errors -------------------------------------------------------------------
 
+
 def _classify(e: BaseException, path: Path, doing: str, timeout: float) -> StoreError:
     """Turn a sqlite3 or OS error into a StoreError that names the file and says what to do."""
     if isinstance(e, StoreError):
         return e
     if isinstance(e, sqlite3.ProgrammingError):
-        return StoreError(f"{path}: store already closed while {doing} (a bug in the caller; please report it)",
-                          1, "closed")
+        return StoreError(
+            f"{path}: store already closed while {doing} (a bug in the caller; please report it)", 1, "closed"
+        )
     code = getattr(e, "sqlite_errorcode", None)
     primary = code & 0xFF if isinstance(code, int) else None
     msg = str(e).lower()
     if primary in (5, 6) or "locked" in msg or "busy" in msg:  # SQLITE_BUSY, SQLITE_LOCKED
-        return StoreError(f"{path} is locked by another ringbench process (waited {timeout:g} s while {doing}); "
-                          "wait for it to finish and retry, or use --db with another file", 1, "locked")
+        return StoreError(
+            f"{path} is locked by another ringbench process (waited {timeout:g} s while {doing}); "
+            "wait for it to finish and retry, or use --db with another file",
+            1,
+            "locked",
+        )
     if primary == 13 or "disk is full" in msg or "no space" in msg:  # SQLITE_FULL
-        return StoreError(f"{path}: disk full while {doing}; free space on the disk holding {path.parent} and "
-                          "retry (what was being written is not stored, earlier data is intact)", 1, "disk-full")
+        return StoreError(
+            f"{path}: disk full while {doing}; free space on the disk holding {path.parent} and "
+            "retry (what was being written is not stored, earlier data is intact)",
+            1,
+            "disk-full",
+        )
     if primary == 8 or "readonly" in msg or "read-only" in msg:  # SQLITE_READONLY
-        return StoreError(f"{path} is read-only (while {doing}); make the file and its folder writable "
-                          "(chattr -i, chmod u+w) or use --db with another file", 1, "read-only")
+        return StoreError(
+            f"{path} is read-only (while {doing}); make the file and its folder writable "
+            "(chattr -i, chmod u+w) or use --db with another file",
+            1,
+            "read-only",
+        )
     if primary in (26, 11) or "not a database" in msg or "malformed" in msg:  # SQLITE_NOTADB, SQLITE_CORRUPT
-        return StoreError(f"{path} is not a ringbench store (not an SQLite database, or damaged); "
-                          "check the --db path, or move the file away to start a new store", 2, "not-a-store")
+        return StoreError(
+            f"{path} is not a ringbench store (not an SQLite database, or damaged); "
+            "check the --db path, or move the file away to start a new store",
+            2,
+            "not-a-store",
+        )
     if primary == 14 or "unable to open" in msg:  # SQLITE_CANTOPEN
-        return StoreError(f"cannot open {path} (while {doing}); check that its folder exists and is writable",
-                          1, "error")
+        return StoreError(
+            f"cannot open {path} (while {doing}); check that its folder exists and is writable", 1, "error"
+        )
     if isinstance(e, OSError):
-        return StoreError(f"cannot use {path} ({e.strerror or e}) while {doing}; check the --db path "
-                          "and its folder's permissions", 1, "error")
+        return StoreError(
+            f"cannot use {path} ({e.strerror or e}) while {doing}; check the --db path and its folder's permissions",
+            1,
+            "error",
+        )
     return StoreError(f"{path}: {e} (while {doing}); check the file, or use --db with another file", 1, "error")
 
 
 def _guarded(doing: str, writes: bool = False):
     """Decorate a public method so that no sqlite3 or OS error escapes it, only StoreError."""
+
     def wrap(method):
         @wraps(method)
         def guarded(self: Store, *args, **kw):
             if writes and self.read_only:
-                raise StoreError(f"{self.path} is read-only, cannot {doing}; make the file and its folder "
-                                 "writable (chattr -i, chmod u+w) or use --db with another file", 1, "read-only")
+                raise StoreError(
+                    f"{self.path} is read-only, cannot {doing}; make the file and its folder "
+                    "writable (chattr -i, chmod u+w) or use --db with another file",
+                    1,
+                    "read-only",
+                )
             if self.db is None:
-                raise StoreError(f"{self.path}: store already closed while {doing} (a bug in the caller; "
-                                 "please report it)", 1, "closed")
+                raise StoreError(
+                    f"{self.path}: store already closed while {doing} (a bug in the caller; please report it)",
+                    1,
+                    "closed",
+                )
             try:
                 return method(self, *args, **kw)
             except (sqlite3.Error, OSError) as e:
                 raise _classify(e, self.path, doing, self.timeout) from None
+
         return guarded
+
     return wrap
 
 
@@ -344,8 +387,11 @@ class Store:
             self._make_folder()
             folder = p.parent
             if not os.access(folder, os.W_OK):
-                raise StoreError(f"cannot create {p}: folder {folder} is read-only; make it writable or use --db "
-                                 "with another file", 1, "read-only")
+                raise StoreError(
+                    f"cannot create {p}: folder {folder} is read-only; make it writable or use --db with another file",
+                    1,
+                    "read-only",
+                )
             self._connect(read_only=False)
             self._migrate(create)
             return
@@ -356,8 +402,12 @@ class Store:
         if not (file_ok and folder_ok):
             what = f"file {p}" if not file_ok else f"folder {p.parent}"
             if create:
-                raise StoreError(f"{p} cannot be written: the {what} is read-only; make it writable "
-                                 "(chattr -i, chmod u+w) or use --db with another file", 1, "read-only")
+                raise StoreError(
+                    f"{p} cannot be written: the {what} is read-only; make it writable "
+                    "(chattr -i, chmod u+w) or use --db with another file",
+                    1,
+                    "read-only",
+                )
             self.read_only = True
         self._connect(read_only=self.read_only)
         self._migrate(create)
@@ -371,14 +421,19 @@ class Store:
         if not missing:
             return
         if not d.is_dir():
-            raise StoreError(f"cannot create {self.path}: {d} is a file, not a folder; check the --db path",
-                             2, "folder")
+            raise StoreError(
+                f"cannot create {self.path}: {d} is a file, not a folder; check the --db path", 2, "folder"
+            )
         try:
             self.path.parent.mkdir(parents=True)
         except OSError as e:
             self.created_folder = missing[-1]  # so that _undo_open removes what mkdir managed to make
-            raise StoreError(f"cannot create folder {self.path.parent} for the store ({e.strerror}); "
-                             "create it yourself or use --db with another path", 1, "folder") from None
+            raise StoreError(
+                f"cannot create folder {self.path.parent} for the store ({e.strerror}); "
+                "create it yourself or use --db with another path",
+                1,
+                "folder",
+            ) from None
         self.created_folder = missing[-1]
 
     def _connect(self, read_only: bool) -> None:
@@ -388,8 +443,12 @@ class Store:
             # it is exact as long as no WAL holds changes, and nobody can write a file we may not write.
             # With changes in a WAL, read through it (its -shm normally exists beside it).
             immutable = "" if wal.exists() and wal.stat().st_size > 0 else "&immutable=1"
-            self.db = sqlite3.connect(self.path.resolve().as_uri() + "?mode=ro" + immutable, uri=True,
-                                      isolation_level=None, timeout=self.timeout)
+            self.db = sqlite3.connect(
+                self.path.resolve().as_uri() + "?mode=ro" + immutable,
+                uri=True,
+                isolation_level=None,
+                timeout=self.timeout,
+            )
         else:
             self.db = sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None)
         self.db.row_factory = sqlite3.Row
@@ -426,24 +485,42 @@ class Store:
                     version += 1
             problems = self.db.execute("PRAGMA foreign_key_check").fetchall()
             if problems:
-                raise StoreError(f"{self.path} has {len(problems)} rows pointing at missing rows; it was left "
-                                 "unchanged: restore it from a copy or use --db with another file", 2, "not-a-store")
+                raise StoreError(
+                    f"{self.path} has {len(problems)} rows pointing at missing rows; it was left "
+                    "unchanged: restore it from a copy or use --db with another file",
+                    2,
+                    "not-a-store",
+                )
             self.db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
         self.db.execute("PRAGMA foreign_keys=ON")
 
     def _check_version(self, version: int, tables: int, create: bool) -> None:
         if version > SCHEMA_VERSION:
-            raise StoreError(f"{self.path} was written by a newer ringbench (schema {version}, this one reads "
-                             f"{SCHEMA_VERSION}); upgrade ringbench or use --db with another file", 2, "newer")
+            raise StoreError(
+                f"{self.path} was written by a newer ringbench (schema {version}, this one reads "
+                f"{SCHEMA_VERSION}); upgrade ringbench or use --db with another file",
+                2,
+                "newer",
+            )
         if version == 0 and tables:
-            raise StoreError(f"{self.path} is not a ringbench store (it has tables but no schema version); "
-                             "check the --db path", 2, "not-a-store")
+            raise StoreError(
+                f"{self.path} is not a ringbench store (it has tables but no schema version); check the --db path",
+                2,
+                "not-a-store",
+            )
         if version == 0 and not create:
-            raise StoreError(f"no store at {self.path} (the file is empty); check the --db path "
-                             "(a `ringbench run` creates one)", 2, "missing")
+            raise StoreError(
+                f"no store at {self.path} (the file is empty); check the --db path (a `ringbench run` creates one)",
+                2,
+                "missing",
+            )
         if version and version not in MIGRATIONS and version != SCHEMA_VERSION:
-            raise StoreError(f"{self.path} has schema {version}, which this ringbench cannot upgrade; "
-                             "use the ringbench that wrote it to export the runs", 2, "not-a-store")
+            raise StoreError(
+                f"{self.path} has schema {version}, which this ringbench cannot upgrade; "
+                "use the ringbench that wrote it to export the runs",
+                2,
+                "not-a-store",
+            )
 
     def _undo_open(self, existed: dict[Path, bool], error: BaseException) -> None:
         """Close, and remove what this failed open created: SQLite's side files, a new file, new folders."""
@@ -453,8 +530,9 @@ class Store:
             except sqlite3.Error:
                 pass
             self.db = None
-        locked = ((isinstance(error, sqlite3.OperationalError) and "locked" in str(error).lower())
-                  or (isinstance(error, StoreError) and error.kind == "locked"))
+        locked = (isinstance(error, sqlite3.OperationalError) and "locked" in str(error).lower()) or (
+            isinstance(error, StoreError) and error.kind == "locked"
+        )
         if not locked:  # a lock means another process uses the file: its side files are not ours to touch
             ours = not existed[self.path]
             for f in self._files()[1:]:
@@ -530,11 +608,17 @@ class Store:
         if alive is False:
             return row
         where = f" on host {row['owner_host']}" if alive is None else ""
-        todo = ("that machine's process cannot be checked from here; if it has stopped, take the run over "
-                "with force" if alive is None else
-                f"wait for it to finish, or stop it (kill {row['owner_pid']}) and resume again")
-        raise StoreError(f"run {run_id} in {self.path} is being measured by process {row['owner_pid']}{where} "
-                         f"(since {row['started_at']}); {todo}", 1, "owned")
+        todo = (
+            "that machine's process cannot be checked from here; if it has stopped, take the run over with force"
+            if alive is None
+            else f"wait for it to finish, or stop it (kill {row['owner_pid']}) and resume again"
+        )
+        raise StoreError(
+            f"run {run_id} in {self.path} is being measured by process {row['owner_pid']}{where} "
+            f"(since {row['started_at']}); {todo}",
+            1,
+            "owned",
+        )
 
     @_guarded("taking the run over", writes=True)
     def claim(self, run_id: int, force: bool = False) -> None:
@@ -548,8 +632,11 @@ class Store:
         pid, start, boot, host = this_process()
         with self._tx():
             self._owner_check(run_id, force)
-            self.db.execute("UPDATE runs SET status='running', finished_at=NULL, owner_pid=?, owner_start=?,"
-                            " owner_boot=?, owner_host=? WHERE id=?", (pid, start, boot, host, run_id))
+            self.db.execute(
+                "UPDATE runs SET status='running', finished_at=NULL, owner_pid=?, owner_start=?,"
+                " owner_boot=?, owner_host=? WHERE id=?",
+                (pid, start, boot, host, run_id),
+            )
 
     def reopen_run(self, run_id: int) -> None:
         """Former name of claim(run_id), kept for callers: reopen a run for resuming, refused if owned."""
@@ -557,8 +644,9 @@ class Store:
 
     # -- writing -------------------------------------------------------------
     @_guarded("starting a run", writes=True)
-    def begin_run(self, command: str, settings: dict, environment: dict, planned: int | None = None,
-                  baseline: str | None = None) -> int:
+    def begin_run(
+        self, command: str, settings: dict, environment: dict, planned: int | None = None, baseline: str | None = None
+    ) -> int:
         """Store a new run, status 'running', owned by this process; return its id.
 
         planned: how many cells the run will measure (for done/planned); baseline: the Rel % reference
@@ -569,13 +657,26 @@ class Store:
             cur = self.db.execute(
                 "INSERT INTO runs(started_at, status, command, settings, environment, planned, baseline,"
                 " owner_pid, owner_start, owner_boot, owner_host) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                (now(), "running", command, json.dumps(settings, sort_keys=True), json.dumps(environment),
-                 planned, baseline, pid, start, boot, host))
+                (
+                    now(),
+                    "running",
+                    command,
+                    json.dumps(settings, sort_keys=True),
+                    json.dumps(environment),
+                    planned,
+                    baseline,
+                    pid,
+                    start,
+                    boot,
+                    host,
+                ),
+            )
         return cur.lastrowid
 
     @_guarded("storing a cell", writes=True)
-    def add_cell(self, run_id: int, cell: Cell, results: list[tuple[int, int, dict]] = (),
-                 samples: list[dict] = ()) -> int:
+    def add_cell(
+        self, run_id: int, cell: Cell, results: list[tuple[int, int, dict]] = (), samples: list[dict] = ()
+    ) -> int:
         """Store a finished cell, its results [(process, iteration, record)] and samples atomically; return its id.
 
         A cell with the same key (run, runtime, workload, params, cores) replaces the stored one,
@@ -596,18 +697,49 @@ class Store:
                 "INSERT INTO cells(id, run_id, runtime, workload, params, cores, mode, isolation, warmup, status,"
                 " reason, runtime_version, runtime_settings, extra, finished_at)"
                 " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                (old["id"] if old is not None else None, run_id, cell.runtime, cell.workload, params, cell.cores,
-                 cell.mode, cell.isolation, cell.warmup, cell.status, cell.reason, cell.runtime_version,
-                 json.dumps(cell.runtime_settings or {}, sort_keys=True), json.dumps(cell.extra or {}), now()))
+                (
+                    old["id"] if old is not None else None,
+                    run_id,
+                    cell.runtime,
+                    cell.workload,
+                    params,
+                    cell.cores,
+                    cell.mode,
+                    cell.isolation,
+                    cell.warmup,
+                    cell.status,
+                    cell.reason,
+                    cell.runtime_version,
+                    json.dumps(cell.runtime_settings or {}, sort_keys=True),
+                    json.dumps(cell.extra or {}),
+                    now(),
+                ),
+            )
             cell_id = cur.lastrowid
             self.db.executemany(
                 "INSERT INTO samples(cell_id, process, tokens, seq, elapsed_ns, count) VALUES (?,?,?,?,?,?)",
-                [(cell_id, x["process"], x["tokens"], x["seq"], x["elapsed_ns"], x["count"]) for x in samples])
+                [(cell_id, x["process"], x["tokens"], x["seq"], x["elapsed_ns"], x["count"]) for x in samples],
+            )
             self.db.executemany(
                 "INSERT INTO results(cell_id, process, iteration, count, setup_ns, run_ns, setup_cpu_ns,"
                 " run_cpu_ns, rss_before, rss_after, record) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                [(cell_id, p, i, r["count"], r["setup_ns"], r["run_ns"], r["setup_cpu_ns"], r["run_cpu_ns"],
-                  r["rss_before"], r["rss_after"], json.dumps(r, sort_keys=True)) for p, i, r in results])
+                [
+                    (
+                        cell_id,
+                        p,
+                        i,
+                        r["count"],
+                        r["setup_ns"],
+                        r["run_ns"],
+                        r["setup_cpu_ns"],
+                        r["run_cpu_ns"],
+                        r["rss_before"],
+                        r["rss_after"],
+                        json.dumps(r, sort_keys=True),
+                    )
+                    for p, i, r in results
+                ],
+            )
         return cell_id
 
     @_guarded("finishing the run", writes=True)
@@ -620,21 +752,30 @@ class Store:
         StoreError exit 2.
         """
         if status not in RUN_STATUSES and status != "abandoned":
-            raise StoreError(f"{self.path}: unknown final run status {status!r} (one of complete, failed, "
-                             "interrupted, budget)", 2, "error")
+            raise StoreError(
+                f"{self.path}: unknown final run status {status!r} (one of complete, failed, interrupted, budget)",
+                2,
+                "error",
+            )
         with self._tx():
             self._owner_check(run_id)
             if status in ("running", "abandoned"):
-                self.db.execute("UPDATE runs SET status='running', finished_at=NULL, warnings=?, owner_pid=NULL,"
-                                " owner_start=NULL, owner_boot=NULL, owner_host=NULL WHERE id=?",
-                                (json.dumps(list(warnings)), run_id))
+                self.db.execute(
+                    "UPDATE runs SET status='running', finished_at=NULL, warnings=?, owner_pid=NULL,"
+                    " owner_start=NULL, owner_boot=NULL, owner_host=NULL WHERE id=?",
+                    (json.dumps(list(warnings)), run_id),
+                )
             else:
-                self.db.execute("UPDATE runs SET status=?, finished_at=?, warnings=? WHERE id=?",
-                                (status, now(), json.dumps(list(warnings)), run_id))
+                self.db.execute(
+                    "UPDATE runs SET status=?, finished_at=?, warnings=? WHERE id=?",
+                    (status, now(), json.dumps(list(warnings)), run_id),
+                )
 
     # -- reading -------------------------------------------------------------
-    _RUNS_QUERY = ("SELECT runs.*, (SELECT count(*) FROM cells WHERE run_id=runs.id) AS done,"
-                   " (SELECT count(*) FROM cells WHERE run_id=runs.id AND status='ok') AS ok FROM runs")
+    _RUNS_QUERY = (
+        "SELECT runs.*, (SELECT count(*) FROM cells WHERE run_id=runs.id) AS done,"
+        " (SELECT count(*) FROM cells WHERE run_id=runs.id AND status='ok') AS ok FROM runs"
+    )
 
     @staticmethod
     def _run_view(row: sqlite3.Row) -> dict:
@@ -670,15 +811,18 @@ class Store:
     @_guarded("reading samples")
     def samples(self, cell_id: int) -> list[dict]:
         """The cell's samples (continuous and squeeze modes), by process then sequence number."""
-        rows = self.db.execute("SELECT process, tokens, seq, elapsed_ns, count FROM samples WHERE cell_id=?"
-                               " ORDER BY process, seq", (cell_id,)).fetchall()
+        rows = self.db.execute(
+            "SELECT process, tokens, seq, elapsed_ns, count FROM samples WHERE cell_id=? ORDER BY process, seq",
+            (cell_id,),
+        ).fetchall()
         return [dict(r) for r in rows]
 
     @_guarded("reading results")
     def results(self, cell_id: int) -> list[dict]:
         """The cell's raw driver records (timed mode), by process then iteration."""
-        rows = self.db.execute("SELECT record FROM results WHERE cell_id=? ORDER BY process, iteration",
-                               (cell_id,)).fetchall()
+        rows = self.db.execute(
+            "SELECT record FROM results WHERE cell_id=? ORDER BY process, iteration", (cell_id,)
+        ).fetchall()
         return [json.loads(r["record"]) for r in rows]
 
 

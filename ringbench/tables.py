@@ -5,6 +5,7 @@ the workload's parameters, the headline median with its 95 % interval, spawn µs
 bytes per process, Rel %. `wide=True` adds spread, CPU/wall, the runtime's own memory figure,
 p-value, count verified, runtime version and mode details.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -73,8 +74,7 @@ def _param_columns(cells: list[Cell]) -> list[str]:
 def params_text(c: Cell) -> str:
     """The cell's parameters in a few characters, leaving out single-valued defaults (tokens=1, spread)."""
     defaults = {p.name: p.default[0] for p in c.workload.params if p.default and len(p.default) == 1}
-    return " ".join(f"{_param_header(k)}={_param_text(k, v)}" for k, v in c.used_params.items()
-                    if defaults.get(k) != v)
+    return " ".join(f"{_param_header(k)}={_param_text(k, v)}" for k, v in c.used_params.items() if defaults.get(k) != v)
 
 
 def _param_header(name: str) -> str:
@@ -110,8 +110,9 @@ def _rel_text(c: Cell, r: Relative | None) -> str:
     return f"{pct(r.rel_pct)} {SIG_MARK[r.significant]}"
 
 
-def rows(cells: list[Cell], baseline: str | None = None, wide: bool = False
-         ) -> tuple[list[Column], list[list[str]], list[str]]:
+def rows(
+    cells: list[Cell], baseline: str | None = None, wide: bool = False
+) -> tuple[list[Column], list[list[str]], list[str]]:
     """(columns, text rows, notes under the table): the one place a table's content is decided."""
     if not cells:
         return [Column("nothing measured", False)], [], []
@@ -122,8 +123,14 @@ def rows(cells: list[Cell], baseline: str | None = None, wide: bool = False
     head = mode.headline_label(w)
     show_spawn = mode.name == "timed" and SPAWN_US in w.metrics and w.headline is not SPAWN_US
     show_mem = mode.name == "timed" and RSS_PER_PROC in w.metrics and w.headline is not RSS_PER_PROC
-    cols = [Column("Runtime", False), Column("hop", False), Column("Cores"),
-            *(Column(_param_header(p)) for p in params), Column(head), Column("±95%")]
+    cols = [
+        Column("Runtime", False),
+        Column("hop", False),
+        Column("Cores"),
+        *(Column(_param_header(p)) for p in params),
+        Column(head),
+        Column("±95%"),
+    ]
     if show_spawn:
         cols.append(Column("µs/spawn"))
     if show_mem:
@@ -131,8 +138,14 @@ def rows(cells: list[Cell], baseline: str | None = None, wide: bool = False
     cols.append(Column("Rel %"))
     extra_metrics = [m for m in mode.metrics(w)[1:] if m not in (SPAWN_US, RSS_PER_PROC)] if wide else []
     if wide:
-        cols += [Column("min–max"), *(Column(m.label) for m in extra_metrics), Column("p"), Column("count"),
-                 Column("details", False), Column("version", False)]
+        cols += [
+            Column("min–max"),
+            *(Column(m.label) for m in extra_metrics),
+            Column("p"),
+            Column("count"),
+            Column("details", False),
+            Column("version", False),
+        ]
     out = []
     for i, c in enumerate(cells):
         hop = HOP_SHORT.get(c.hop, c.hop) + ("*" if c.mailbox == "hand-written" else "")
@@ -159,11 +172,14 @@ def rows(cells: list[Cell], baseline: str | None = None, wide: bool = False
         r = rel.get(i)
         row.append(_rel_text(c, r))
         if wide:
-            row += [f"{fmt(hl.low)}–{fmt(hl.high)}",
-                    *(fmt(summaries[m.name].median) if m.name in summaries else "–" for m in extra_metrics),
-                    "–" if r is None or r.p_value is None else f"{r.p_value:.3f}",
-                    f"{c.records[0]['count']:,} ×{len(c.records)}" if c.records else f"{len(c.samples)} samples",
-                    mode_details(c), c.version or ""]
+            row += [
+                f"{fmt(hl.low)}–{fmt(hl.high)}",
+                *(fmt(summaries[m.name].median) if m.name in summaries else "–" for m in extra_metrics),
+                "–" if r is None or r.p_value is None else f"{r.p_value:.3f}",
+                f"{c.records[0]['count']:,} ×{len(c.records)}" if c.records else f"{len(c.samples)} samples",
+                mode_details(c),
+                c.version or "",
+            ]
         out.append(row)
     return cols, out, notes(cells, rel, show_mem)
 
@@ -172,14 +188,18 @@ def mode_details(c: Cell) -> str:
     x = c.extra
     if c.mode == "timed":
         cal = x.get("calibrated")
-        return (f"m calibrated to {x.get('target_ms', 0):g} ms" if cal else "") + \
-            (f"; {c.processes} process(es)" if c.records else "")
+        return (f"m calibrated to {x.get('target_ms', 0):g} ms" if cal else "") + (
+            f"; {c.processes} process(es)" if c.records else ""
+        )
     parts = [f"{x.get('hops_per_sample_mean', 0):,.0f} hops/sample", f"CV {x.get('cv', 0) * 100:.1f} %"]
     if x.get("slower_than_one_sample"):
         parts.append("a lap > a sample")
     if "converged" in x:
-        parts.append(f"converged over the last {x['window']} of {x['all_samples']} samples" if x["converged"]
-                     else f"not converged in {x['all_samples']} samples")
+        parts.append(
+            f"converged over the last {x['window']} of {x['all_samples']} samples"
+            if x["converged"]
+            else f"not converged in {x['all_samples']} samples"
+        )
     if c.mode == "squeeze":
         parts.insert(0, f"peak K = {x.get('peak_concurrency')}")
     return "; ".join(parts)
@@ -189,29 +209,42 @@ def notes(cells: list[Cell], rel: dict[int, Relative], show_mem: bool) -> list[s
     out = []
     refs = references(cells, rel)
     if refs:
-        out.append(f"Rel % = throughput against {', '.join(refs)} (ref), among rows that differ in the runtime "
-                   f"alone. ✓ significant difference (Mann-Whitney U, p < 0.05), ≈ none, ? too few repeats to "
-                   f"tell (a test needs {stats.MIN_REPEATS_FOR_TEST} a side).")
+        out.append(
+            f"Rel % = throughput against {', '.join(refs)} (ref), among rows that differ in the runtime "
+            f"alone. ✓ significant difference (Mann-Whitney U, p < 0.05), ≈ none, ? too few repeats to "
+            f"tell (a test needs {stats.MIN_REPEATS_FOR_TEST} a side)."
+        )
     kinds = sorted({c.hop for c in cells if c.hop_group != "message"})
     if kinds:
-        out.append(f"Not message passing, shown apart and not ranked: {', '.join(kinds)} "
-                   "(rdv = rendezvous, hand = hand-off: the value written into the next process's slot, "
-                   "floor = a stackless state machine, not a runtime).")
+        out.append(
+            f"Not message passing, shown apart and not ranked: {', '.join(kinds)} "
+            "(rdv = rendezvous, hand = hand-off: the value written into the next process's slot, "
+            "floor = a stackless state machine, not a runtime)."
+        )
     if any(c.mailbox == "hand-written" for c in cells):
-        out.append("hop: mbox = mailbox, chan = channel, hand = hand-off; * = the driver's own mailbox or slot, "
-                   "not the runtime's stock one.")
+        out.append(
+            "hop: mbox = mailbox, chan = channel, hand = hand-off; * = the driver's own mailbox or slot, "
+            "not the runtime's stock one."
+        )
     if show_mem:
         missing = sorted({why for c in cells if c.ok for fig, why in [c.memory_per_process()] if fig is None})
-        out.append("B/proc = memory grown over the first spawn of each fresh driver process, after one collection, "
-                   "per process (thread kernel stacks included)" + (f"; – : {'; '.join(missing)}" if missing else "")
-                   + ".")
+        out.append(
+            "B/proc = memory grown over the first spawn of each fresh driver process, after one collection, "
+            "per process (thread kernel stacks included)" + (f"; – : {'; '.join(missing)}" if missing else "") + "."
+        )
     return out
 
 
 def table(cells: list[Cell], title: str, baseline: str | None = None, wide: bool = False) -> tuple[Table, list[str]]:
     cols, body, foot = rows(cells, baseline, wide)
-    t = Table(title=escape(title), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 1),
-              collapse_padding=True)
+    t = Table(
+        title=escape(title),
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        padding=(0, 1),
+        collapse_padding=True,
+    )
     for col in cols:
         t.add_column(col.header, justify="right" if col.right else "left", no_wrap=not wide or col.right)
     for r in body:
@@ -222,21 +255,31 @@ def table(cells: list[Cell], title: str, baseline: str | None = None, wide: bool
 def markdown(cells: list[Cell], baseline: str | None = None, wide: bool = True) -> str:
     """A Markdown table (ready for a blog post), with the same notes as the terminal's."""
     cols, body, foot = rows(cells, baseline, wide)
-    lines = ["| " + " | ".join(c.header for c in cols) + " |",
-             "|" + "|".join("---:" if c.right else "---" for c in cols) + "|"]
+    lines = [
+        "| " + " | ".join(c.header for c in cols) + " |",
+        "|" + "|".join("---:" if c.right else "---" for c in cols) + "|",
+    ]
     lines += ["| " + " | ".join(r) + " |" for r in body]
     return "\n".join(lines) + "\n" + "".join(f"\n{n}\n" for n in foot)
 
 
 def squeeze_history(cell: Cell) -> Table:
-    t = Table(title=escape(f"squeeze: {cell.label} — {cell.extra.get('stopped_because', '')}"), title_justify="left",
-              box=box.SIMPLE_HEAD)
+    t = Table(
+        title=escape(f"squeeze: {cell.label} — {cell.extra.get('stopped_because', '')}"),
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+    )
     for col in ("tokens K", "hops/s (mean)", "sd", "samples", ""):
         t.add_column(col, justify="right")
     peak = cell.extra.get("peak_concurrency")
     for h in cell.extra.get("history", []):
-        t.add_row(str(h["concurrency"]), f"{h['hops_per_s']:,.0f}", f"{h['sd']:,.0f}", str(h["samples"]),
-                  "← peak" if h["concurrency"] == peak else "")
+        t.add_row(
+            str(h["concurrency"]),
+            f"{h['hops_per_s']:,.0f}",
+            f"{h['sd']:,.0f}",
+            str(h["samples"]),
+            "← peak" if h["concurrency"] == peak else "",
+        )
     return t
 
 
@@ -244,13 +287,17 @@ def runtime_stats(cells: list[Cell]) -> Table | None:
     rows_ = [(c, r["runtime_stats"]) for c in cells for r in c.records if "runtime_stats" in r]
     if not rows_:
         return None
-    t = Table(title="runtime statistics (per repeat, as the runtime reports them)", title_justify="left",
-              box=box.SIMPLE_HEAD)
+    t = Table(
+        title="runtime statistics (per repeat, as the runtime reports them)", title_justify="left", box=box.SIMPLE_HEAD
+    )
     for col in ("Runtime", "Cores", "repeat", "statistics"):
         t.add_column(col)
     for c, st in rows_:
-        shown = ", ".join(f"{k}={v:,}" if isinstance(v, int) else f"{k}={v}" for k, v in st.items()
-                          if k not in ("workload", "iteration"))
+        shown = ", ".join(
+            f"{k}={v:,}" if isinstance(v, int) else f"{k}={v}"
+            for k, v in st.items()
+            if k not in ("workload", "iteration")
+        )
         t.add_row(c.runtime, c.cores, str(st.get("iteration", "")), shown)
     return t
 
@@ -259,12 +306,23 @@ def as_json(cells: list[Cell], baseline: str | None = None) -> list[dict]:
     rel = relatives(cells, baseline)
     out = []
     for i, c in enumerate(cells):
-        item = {"runtime": c.runtime, "cores": c.cores, "params": c.params, "used_params": c.used_params,
-                "mode": c.mode, "status": c.status, "reason": c.reason, "runtime_version": c.version,
-                "hop": c.hop, "mailbox": c.mailbox,
-                # messages per repeat's run phase (timed; continuous modes count hops per sample)
-                "hops": c.workload.hops(c.workload.to_driver(c.used_params)) if c.ok and c.records else None,
-                "repeats": c.records, "samples": c.samples, "extra": c.extra}
+        item = {
+            "runtime": c.runtime,
+            "cores": c.cores,
+            "params": c.params,
+            "used_params": c.used_params,
+            "mode": c.mode,
+            "status": c.status,
+            "reason": c.reason,
+            "runtime_version": c.version,
+            "hop": c.hop,
+            "mailbox": c.mailbox,
+            # messages per repeat's run phase (timed; continuous modes count hops per sample)
+            "hops": c.workload.hops(c.workload.to_driver(c.used_params)) if c.ok and c.records else None,
+            "repeats": c.records,
+            "samples": c.samples,
+            "extra": c.extra,
+        }
         if c.ok:
             item["summary"] = {k: vars(v) for k, v in c.summaries().items()}
             vals = c.values()
@@ -278,7 +336,9 @@ def as_json(cells: list[Cell], baseline: str | None = None) -> list[dict]:
     return out
 
 
-def compact_rows(cells: list[Cell], baseline: str | None = None, wide: bool = False) -> tuple[list[str], list[list[str]]]:
+def compact_rows(
+    cells: list[Cell], baseline: str | None = None, wide: bool = False
+) -> tuple[list[str], list[list[str]]]:
     """Headers and text rows of the compact (or wide) table, for the HTML report."""
     cols, body, _ = rows(cells, baseline, wide)
     return [c.header for c in cols], body

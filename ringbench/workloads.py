@@ -5,10 +5,11 @@ tables and the conformance suite all read these definitions. Bounds mirror
 section 6 of docs/driver-contract.md, which drivers check again on their side.
 Adding a workload = one definition here + one function per driver.
 """
+
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Callable, Mapping
 
 Params = Mapping[str, int]
 
@@ -24,9 +25,9 @@ class Param:
     minimum: int = 1
     maximum: int = 100_000_000
     default: tuple[int, ...] | None = None  # None: the user must give it; several values: a grid by default
-    flag: str = ""                          # CLI spelling, e.g. "-n"
-    aliases: tuple[str, ...] = ()           # more CLI spellings, e.g. ("-k", "--concurrency")
-    words: tuple[str, ...] = ()             # CLI words for the values 0, 1, … (e.g. spread, burst)
+    flag: str = ""  # CLI spelling, e.g. "-n"
+    aliases: tuple[str, ...] = ()  # more CLI spellings, e.g. ("-k", "--concurrency")
+    words: tuple[str, ...] = ()  # CLI words for the values 0, 1, … (e.g. spread, burst)
 
     def check(self, raw: object) -> int:
         if self.words and isinstance(raw, str) and raw.strip() in self.words:
@@ -41,14 +42,14 @@ class Param:
                 raise ParamError(f"{self.name} must be an integer, got {str(raw)!r}")
             value = int(text)
         if not self.minimum <= value <= self.maximum:
-            raise ParamError(
-                f"{self.name} must be between {self.minimum:,} and {self.maximum:,}, got {value:,}")
+            raise ParamError(f"{self.name} must be between {self.minimum:,} and {self.maximum:,}, got {value:,}")
         return value
 
 
 @dataclass(frozen=True)
 class Metric:
     """One figure per result record; None where the record cannot give it."""
+
     name: str
     label: str
     of: Callable[[Mapping], float | None]
@@ -60,10 +61,10 @@ class Workload:
     name: str
     summary: str
     params: tuple[Param, ...]
-    expected: Callable[[Params], int]           # the count the driver must prove (driver params)
-    hops: Callable[[Params], int]               # messages in the timed run phase (driver params)
-    metrics: tuple[Metric, ...]                 # the first is the headline: Rel % and comparisons use it
-    verb: str = ""                              # the driver's workload, when it differs from name
+    expected: Callable[[Params], int]  # the count the driver must prove (driver params)
+    hops: Callable[[Params], int]  # messages in the timed run phase (driver params)
+    metrics: tuple[Metric, ...]  # the first is the headline: Rel % and comparisons use it
+    verb: str = ""  # the driver's workload, when it differs from name
     to_driver: Callable[[Params], dict] = dict  # user parameters -> the driver's keys
     # The parameter that is work per repeat rather than a condition (laps, round trips…): calibrated to a
     # target duration when not given, and left out of the like-for-like key. "" when none.
@@ -85,8 +86,10 @@ class Workload:
         known = {p.name: p for p in self.params}
         unknown = sorted(k for k, v in given.items() if k not in known and v is not None)
         if unknown:
-            raise ParamError(f"workload {self.name!r} takes no parameter {', '.join(unknown)}"
-                             f" (it takes: {', '.join(known) or 'none'})")
+            raise ParamError(
+                f"workload {self.name!r} takes no parameter {', '.join(unknown)}"
+                f" (it takes: {', '.join(known) or 'none'})"
+            )
         out: dict[str, int] = {}
         for p in self.params:
             raw = given.get(p.name)
@@ -116,8 +119,10 @@ class Workload:
                     raise ParamError(f"{p.name} is empty")
                 if any(len(v.strip()) == 3 and v.strip().isdigit() and v.strip()[0] == "0" for v in values[1:]):
                     joined = str(raw).replace(",", "")
-                    raise ParamError(f"{p.flag or p.name} {raw}: commas separate grid values (-n 1000,10000); "
-                                     f"did you mean {joined}? Write it as {joined} or {int(joined):_}")
+                    raise ParamError(
+                        f"{p.flag or p.name} {raw}: commas separate grid values (-n 1000,10000); "
+                        f"did you mean {joined}? Write it as {joined} or {int(joined):_}"
+                    )
                 lists[p.name] = values
         extra = {k: v for k, v in given.items() if k not in lists}
         cells: list[dict[str, object]] = [dict(extra)]
@@ -129,11 +134,23 @@ class Workload:
 # -- parameters -----------------------------------------------------------------
 N = Param("n", "number of processes", flag="-n")
 M = Param("m", "laps of the ring", maximum=1_000_000_000, flag="-m")
-TOKENS = Param("tokens", "tokens circulating at once (total hops N×M×K)", default=(1,), flag="--tokens",
-               aliases=("-k", "--concurrency", "-c"))
-BURST = Param("burst", "where the tokens start: spread evenly round the ring, or a burst of all at p0 back to back",
-              minimum=0, maximum=1, default=(0,), flag="--placement", words=("spread", "burst"))
-_MAX_HOPS = 2 ** 62
+TOKENS = Param(
+    "tokens",
+    "tokens circulating at once (total hops N×M×K)",
+    default=(1,),
+    flag="--tokens",
+    aliases=("-k", "--concurrency", "-c"),
+)
+BURST = Param(
+    "burst",
+    "where the tokens start: spread evenly round the ring, or a burst of all at p0 back to back",
+    minimum=0,
+    maximum=1,
+    default=(0,),
+    flag="--placement",
+    words=("spread", "burst"),
+)
+_MAX_HOPS = 2**62
 
 
 def _tokens_fit(p: Params) -> str | None:
@@ -151,8 +168,11 @@ def _per(field_: str, divisor: Callable[[Mapping], float], scale: float = 1.0):
 
 NS_PER_HOP = Metric("ns_per_hop", "ns/hop", _per("run_ns", lambda r: r["count"]))
 SPAWN_US = Metric("spawn_us_per_process", "spawn µs/proc", _per("setup_ns", lambda r: r["n"], 1e3))
-CPU_PER_WALL = Metric("cpu_per_wall", "CPU/wall", lambda r: r["run_cpu_ns"] / r["run_ns"] if r["run_ns"] else None,
-                      lower_is_better=False)
+CPU_PER_WALL = Metric(
+    "cpu_per_wall", "CPU/wall", lambda r: r["run_cpu_ns"] / r["run_ns"] if r["run_ns"] else None, lower_is_better=False
+)
+
+
 def _bytes_per_process(r: Mapping) -> float:
     """Resident memory per process, plus the kernel stacks of one-OS-thread-per-process drivers (contract 2)."""
     grown = r["rss_after"] - r["rss_before"]
@@ -163,9 +183,14 @@ def _bytes_per_process(r: Mapping) -> float:
 
 RSS_PER_PROC = Metric("bytes_per_process", "B/proc", _bytes_per_process)
 RUNTIME_PER_PROC = Metric(
-    "runtime_bytes_per_process", "runtime B/proc",
-    lambda r: (r["runtime_mem_after"] - r["runtime_mem_before"]) / r["n"]
-    if "runtime_mem_after" in r and "runtime_mem_before" in r else None)
+    "runtime_bytes_per_process",
+    "runtime B/proc",
+    lambda r: (
+        (r["runtime_mem_after"] - r["runtime_mem_before"]) / r["n"]
+        if "runtime_mem_after" in r and "runtime_mem_before" in r
+        else None
+    ),
+)
 NS_PER_ROUND_TRIP = Metric("ns_per_round_trip", "ns/round trip", _per("run_ns", lambda r: r["count"]))
 NS_PER_MESSAGE = Metric("ns_per_message", "ns/message", _per("run_ns", lambda r: r["count"]))
 NS_PER_REPLY = Metric("ns_per_reply", "ns/reply", _per("run_ns", lambda r: r["count"]))
@@ -178,7 +203,8 @@ RING = Workload(
     expected=lambda p: p["n"] * p["m"] * p["tokens"],
     hops=lambda p: p["n"] * p["m"] * p["tokens"],
     ready=lambda p: p["n"],
-    metrics=(NS_PER_HOP, SPAWN_US, CPU_PER_WALL, RSS_PER_PROC), calibrates="m",
+    metrics=(NS_PER_HOP, SPAWN_US, CPU_PER_WALL, RSS_PER_PROC),
+    calibrates="m",
     extra_checks=(_tokens_fit,),
 )
 
@@ -186,20 +212,26 @@ SPAWN = Workload(
     name="spawn",
     summary="Create N processes that each report ready; time until all are ready (µs per process).",
     params=(N,),
-    expected=lambda p: p["n"], hops=lambda p: 0, ready=lambda p: p["n"],
+    expected=lambda p: p["n"],
+    hops=lambda p: 0,
+    ready=lambda p: p["n"],
     metrics=(SPAWN_US, RSS_PER_PROC, RUNTIME_PER_PROC),
 )
 
 MEMORY = Workload(
     name="memory",
-    summary="Bytes per idle process: RSS (and the runtime's own accounting) before and after spawning N idle processes.",
-    params=(N,), verb="spawn",
-    expected=lambda p: p["n"], hops=lambda p: 0, ready=lambda p: p["n"],
+    summary="Bytes per idle process: memory (and the runtime's own accounting) before and after spawning N.",
+    params=(N,),
+    verb="spawn",
+    expected=lambda p: p["n"],
+    hops=lambda p: 0,
+    ready=lambda p: p["n"],
     metrics=(RSS_PER_PROC, RUNTIME_PER_PROC, SPAWN_US),
 )
 
-TOTAL_HOPS = Param("hops", "total hops per run, fixed while N varies", minimum=1, maximum=10 ** 12,
-                   default=(1_000_000,), flag="--hops")
+TOTAL_HOPS = Param(
+    "hops", "total hops per run, fixed while N varies", minimum=1, maximum=10**12, default=(1_000_000,), flag="--hops"
+)
 
 
 def _msgcost_driver(p: Params) -> dict:
@@ -209,8 +241,11 @@ def _msgcost_driver(p: Params) -> dict:
 MSGCOST = Workload(
     name="msgcost",
     summary="Message cost vs N: the ring's ns per hop as N grows, at a fixed total of hops (m = hops / n).",
-    params=(N, TOTAL_HOPS), verb="ring", to_driver=_msgcost_driver,
-    expected=lambda p: p["n"] * p["m"] * p["tokens"], hops=lambda p: p["n"] * p["m"] * p["tokens"],
+    params=(N, TOTAL_HOPS),
+    verb="ring",
+    to_driver=_msgcost_driver,
+    expected=lambda p: p["n"] * p["m"] * p["tokens"],
+    hops=lambda p: p["n"] * p["m"] * p["tokens"],
     ready=lambda p: p["n"],
     metrics=(NS_PER_HOP, CPU_PER_WALL, SPAWN_US),
 )
@@ -219,37 +254,51 @@ PINGPONG = Workload(
     name="pingpong",
     summary="Two processes, M round trips: ns per round trip (latency, not throughput).",
     params=(Param("m", "round trips", maximum=1_000_000_000, flag="-m"),),
-    expected=lambda p: p["m"], hops=lambda p: 2 * p["m"], ready=lambda p: 2,
-    metrics=(NS_PER_ROUND_TRIP, CPU_PER_WALL), calibrates="m",
+    expected=lambda p: p["m"],
+    hops=lambda p: 2 * p["m"],
+    ready=lambda p: 2,
+    metrics=(NS_PER_ROUND_TRIP, CPU_PER_WALL),
+    calibrates="m",
 )
 
 FANIN = Workload(
     name="fanin",
     summary="N senders each send M messages to one receiver: mailbox throughput under contention.",
     params=(N, Param("m", "messages per sender", maximum=1_000_000_000, flag="-m")),
-    expected=lambda p: p["n"] * p["m"], hops=lambda p: p["n"] * p["m"], ready=lambda p: p["n"] + 1,
-    metrics=(NS_PER_MESSAGE, SPAWN_US, CPU_PER_WALL), calibrates="m",
+    expected=lambda p: p["n"] * p["m"],
+    hops=lambda p: p["n"] * p["m"],
+    ready=lambda p: p["n"] + 1,
+    metrics=(NS_PER_MESSAGE, SPAWN_US, CPU_PER_WALL),
+    calibrates="m",
     extra_checks=(lambda p: "n × m must stay below 2^62" if p["n"] * p["m"] >= _MAX_HOPS else None,),
 )
 
 SELECTIVE = Workload(
     name="selective",
     summary="Collect one reply from each of N workers by selective receive, in arrival order and in reverse "
-            "(the quadratic mailbox scan). Only runtimes with selective receive.",
-    params=(N, Param("m", "rounds", maximum=1_000_000_000, flag="-m"),
-            Param("reverse", "0: arrival order, 1: reverse order", minimum=0, maximum=1, default=(0, 1),
-                  flag="--reverse")),
-    expected=lambda p: p["n"] * p["m"], hops=lambda p: p["n"] * p["m"], ready=lambda p: p["n"],
-    metrics=(NS_PER_REPLY, SPAWN_US), calibrates="m",
+    "(the quadratic mailbox scan). Only runtimes with selective receive.",
+    params=(
+        N,
+        Param("m", "rounds", maximum=1_000_000_000, flag="-m"),
+        Param("reverse", "0: arrival order, 1: reverse order", minimum=0, maximum=1, default=(0, 1), flag="--reverse"),
+    ),
+    expected=lambda p: p["n"] * p["m"],
+    hops=lambda p: p["n"] * p["m"],
+    ready=lambda p: p["n"],
+    metrics=(NS_PER_REPLY, SPAWN_US),
+    calibrates="m",
 )
 
 TRACE_LIMIT = 100
 TRACE = Workload(
     name="trace",
     summary="Print every hop of a small ring as it happens (teaching view, not a measurement).",
-    params=(Param("n", "processes", maximum=TRACE_LIMIT, flag="-n"),
-            Param("m", "laps", maximum=TRACE_LIMIT, flag="-m")),
-    expected=lambda p: p["n"] * p["m"], hops=lambda p: 0,
+    params=(
+        Param("n", "processes", maximum=TRACE_LIMIT, flag="-n"),
+        Param("m", "laps", maximum=TRACE_LIMIT, flag="-m"),
+    ),
+    expected=lambda p: p["n"] * p["m"],
+    hops=lambda p: 0,
     metrics=(NS_PER_HOP,),
 )
 
