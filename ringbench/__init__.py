@@ -7,6 +7,6 @@ See ringbench.api for the full interface and ringbench.results for the objects i
 """
 
 from .api import InputError, StoreError, load, measure, resume
-from .results import Cell, Run
+from .results.model import Cell, Run
 
 __all__ = ["measure", "resume", "load", "Run", "Cell", "InputError", "StoreError"]

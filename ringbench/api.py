@@ -24,15 +24,17 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from . import environment, noise, runner, stats, workloads
-from .drivers import Driver, DriverError, discover, select
-from .launch import run_driver
-from .modes import ModeError, Options
-from .protocol import DriverFailed
-from .relative import BaselineError, check_baseline
-from .results import Cell, Run
-from .spec import CellSpec, Outcome
-from .store import DEFAULT_DB, Store, StoreError
+from .catalogue import workloads
+from .catalogue.drivers import Driver, DriverError, discover, select
+from .harness import environment, runner
+from .harness.launch import run_driver
+from .harness.modes import ModeError, Options
+from .harness.protocol import DriverFailed
+from .harness.spec import CellSpec, Outcome
+from .results import noise, stats
+from .results.model import Cell, Run
+from .results.relative import BaselineError, check_baseline
+from .results.store import DEFAULT_DB, Store, StoreError
 
 __all__ = [
     "InputError",
@@ -388,6 +390,3 @@ def with_baseline(run: Run, baseline: str | None) -> Run:
         raise InputError(str(e)) from None
     return replace(run, baseline=baseline)
 
-
-# Older names of the result objects (ringbench.results.Cell and Run).
-CellResult, RunResult = Cell, Run

@@ -22,11 +22,14 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from . import api, exporting, noise, tables, workloads
-from .drivers import DriverError, discover
-from .drivers import build as build_driver
-from .results import Cell, Run
-from .store import DEFAULT_DB, Store, StoreError
+from . import api
+from .catalogue import workloads
+from .catalogue.drivers import DriverError, discover
+from .catalogue.drivers import build as build_driver
+from .present import exporting, tables
+from .results import noise
+from .results.model import Cell, Run
+from .results.store import DEFAULT_DB, Store, StoreError
 
 EXIT_BUDGET = 3
 EXIT_INTERRUPTED = 130
@@ -799,7 +802,7 @@ def plot(run_id, kind, out_path, runtime, fixed_n, fixed_m, db):
       ringbench plot 3 --kind hops-vs-n --out ns-per-hop.png
       ringbench plot 3 --kind surface --runtime erlang --out erlang-surface.svg
     """
-    from . import plots
+    from .present import plots
 
     if out_path.suffix.lower() not in (".png", ".svg"):
         raise BadInput("--out must end in .png or .svg")
@@ -827,7 +830,7 @@ def plot(run_id, kind, out_path, runtime, fixed_n, fixed_m, db):
 @_db_option
 def report(run_ids, out_path, db):
     """Write one self-contained HTML report (charts embedded, no network needed) of stored runs."""
-    from . import report as report_mod
+    from .present import report as report_mod
 
     runs = [api.load(run_id, db) for run_id in run_ids]
     with err.status("drawing charts …"):

@@ -18,9 +18,9 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 # The script is run as a file, not as part of the package: make the checkout's ringbench importable
 # even from an interpreter where it is not installed.
@@ -28,8 +28,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import click  # noqa: E402
 
-from ringbench import drivers, environment, launch, noise, stats, workloads  # noqa: E402
-from ringbench.protocol import DriverFailed, Expectation, check_result, parse_line  # noqa: E402
+from ringbench.catalogue import drivers, workloads  # noqa: E402
+from ringbench.harness import environment, launch  # noqa: E402
+from ringbench.harness.protocol import DriverFailed, Expectation, check_result, parse_line  # noqa: E402
+from ringbench.results import noise, stats  # noqa: E402
 
 PLACEHOLDERS = ("n", "m", "tokens", "hops", "cores")
 DEFAULT_HOPS = 5_000_000

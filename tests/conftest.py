@@ -3,7 +3,8 @@ from pathlib import Path
 
 import pytest
 
-from ringbench import drivers, modes, runner
+from ringbench.catalogue import drivers
+from ringbench.harness import modes, runner
 
 FAKE_DIR = Path(__file__).parent / "fake_drivers"
 

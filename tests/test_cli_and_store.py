@@ -7,7 +7,7 @@ import pytest
 from click.testing import CliRunner
 
 from ringbench.cli import main
-from ringbench.store import Store, StoreError
+from ringbench.results.store import Store, StoreError
 
 FAKE = Path(__file__).parent / "fake_drivers" / "fake" / "fake.py"
 

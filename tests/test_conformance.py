@@ -7,7 +7,6 @@ import os
 import subprocess
 
 import pytest
-
 from conftest import real_drivers
 
 DRIVERS = real_drivers()
@@ -114,8 +113,8 @@ def test_no_verb_is_bad_param(d):
 
 
 # -- the workload catalogue (issue: spawn, pingpong, fanin, selective, trace, continuous) -------
-from ringbench.workloads import check_trace  # noqa: E402
-from ringbench import sampling  # noqa: E402
+from ringbench.catalogue.workloads import check_trace  # noqa: E402
+from ringbench.harness import sampling  # noqa: E402
 
 REQUIRED_WORKLOADS = {"ring", "spawn", "pingpong", "fanin", "trace"}
 
@@ -295,7 +294,8 @@ def test_malformed_arguments_are_bad_param(d, args):
 
 _ORCHESTRATOR_SIDE = """
 import sys
-from ringbench import drivers, launch
+from ringbench.catalogue import drivers
+from ringbench.harness import launch
 d = drivers.discover()[sys.argv[1]]
 launch.run_driver(d, ["run", "ring", "n=1000", "m=1", "sample_ms=200", "samples=600", "cores=1"], cores="1",
                   n=1000, timeout=300, on_record=lambda rec: print("sample", flush=True) and False)

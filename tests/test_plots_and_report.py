@@ -17,9 +17,12 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from ringbench import api, noise, plots, report, runner, seeds
+from ringbench import api
 from ringbench.cli import main
-from ringbench.store import Cell, Store
+from ringbench.harness import runner
+from ringbench.present import plots, report, seeds
+from ringbench.results import noise
+from ringbench.results.store import Cell, Store
 
 
 def ringbench_cli(*args):
@@ -483,8 +486,9 @@ def test_browser_renders_every_chart(loaded):
                 x: r.left + scrollX, y: r.top + scrollY, w: r.width, h: r.height};
     })""")
     assert len(charts) == 9
-    from PIL import Image
     import io
+
+    from PIL import Image
     for c in charts:
         assert c["drawn"] == c["traces"] and c["svg"] >= 1 and c["marks"] >= c["traces"], c
         assert c["w"] > 600 and c["h"] > 300, c

@@ -1,9 +1,11 @@
 """Statistics and the continuous/squeeze arithmetic, against known answers."""
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
-from ringbench import sampling, stats
-from ringbench.protocol import DriverFailed
+from ringbench.harness import sampling
+from ringbench.harness.protocol import DriverFailed
+from ringbench.results import stats
 
 
 def test_summary_of_known_values():

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from ringbench import store as store_mod
-from ringbench.store import SCHEMA_VERSION, Cell, Store, StoreError
+from ringbench.results import store as store_mod
+from ringbench.results.store import SCHEMA_VERSION, Cell, Store, StoreError
 
 STORE_PY = Path(store_mod.__file__)
 RECORD = {"count": 10, "setup_ns": 1, "run_ns": 1000, "setup_cpu_ns": 1, "run_cpu_ns": 900,

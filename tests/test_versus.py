@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from ringbench import launch
+from ringbench.harness import launch
 
 FAKE_DIR = Path(__file__).resolve().parent / "fake_drivers"  # as in conftest.py
 

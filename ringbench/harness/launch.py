@@ -15,7 +15,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .drivers import Driver
+from ..catalogue.drivers import Driver
 from .protocol import DriverFailed, parse_line
 
 

@@ -21,21 +21,23 @@ import math
 import re
 from dataclasses import dataclass
 
-from . import plots, seeds, stats, tables
-from .api import CellResult, RunResult
+from . import plots, seeds, tables
+
+from ..results import stats
+from ..results.model import Cell, Run
 from .plots import Chart, fmt_count, fmt_ns
 
 _ALL_CORES = "all"
 
 
 # -- which cells ---------------------------------------------------------------------
-def _cell_key(c: CellResult) -> str:
+def _cell_key(c: Cell) -> str:
     return json.dumps([c.runtime, c.workload.name, c.params, c.cores, c.mode], sort_keys=True)
 
 
-def _latest_cells(runs: list[RunResult]) -> tuple[list[CellResult], int]:
+def _latest_cells(runs: list[Run]) -> tuple[list[Cell], int]:
     """Every cell of the runs; where runs measured the same cell, the later run's (and how many were replaced)."""
-    chosen: dict[str, CellResult] = {}
+    chosen: dict[str, Cell] = {}
     replaced = 0
     for run in sorted(runs, key=lambda r: r.run_id):
         for c in run.cells:
@@ -47,7 +49,7 @@ def _latest_cells(runs: list[RunResult]) -> tuple[list[CellResult], int]:
     return list(chosen.values()), replaced
 
 
-def _table_rows(cells: list[CellResult], baseline: str | None = None) -> tuple[list[str], list[list[str]]]:
+def _table_rows(cells: list[Cell], baseline: str | None = None) -> tuple[list[str], list[list[str]]]:
     """The one place the report asks for table rows: the terminal's compact table, as text."""
     return tables.compact_rows(cells, baseline)
 
@@ -224,8 +226,8 @@ def _growth_table(growth: list[dict], st) -> str:
             "(Mann-Whitney U, p &lt; 0.05)'>significant</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
 
 
-def _machine(runs: list[RunResult]) -> str:
-    machines: dict[tuple, list[RunResult]] = {}
+def _machine(runs: list[Run]) -> str:
+    machines: dict[tuple, list[Run]] = {}
     for r in runs:
         e = r.environment
         machines.setdefault((e.get("cpu_model"), e.get("usable_cpus") or e.get("cpu_count"), e.get("memory_bytes"),
@@ -250,7 +252,7 @@ def _machine(runs: list[RunResult]) -> str:
     return "".join(parts)
 
 
-def _state(runs: list[RunResult], cells: list[CellResult], groups: list[dict]) -> str:
+def _state(runs: list[Run], cells: list[Cell], groups: list[dict]) -> str:
     ok = [c for c in cells if c.ok]
     refused = [c for c in cells if c.status == "refused"]
     failed = [c for c in cells if not c.ok and c.status != "refused"]
@@ -268,7 +270,7 @@ def _state(runs: list[RunResult], cells: list[CellResult], groups: list[dict]) -
     return "; ".join(bits) + "."
 
 
-def _other_workloads(cells: list[CellResult], st) -> list[str]:
+def _other_workloads(cells: list[Cell], st) -> list[str]:
     """Workloads with no chart of their own (pingpong, fanin): the fastest runtime at each parameter point."""
     out = []
     charted = {"ring", "msgcost", "spawn", "memory", "selective"}
@@ -293,7 +295,7 @@ def _other_workloads(cells: list[CellResult], st) -> list[str]:
 
 
 def _findings(charts: dict[str, Chart], st, growth: list[dict], leads: list[_Lead],
-              cells: list[CellResult] = ()) -> list[str]:
+              cells: list[Cell] = ()) -> list[str]:
     out = []
     msg = charts.get("hops-vs-n")
     if msg:
@@ -403,7 +405,7 @@ def _hover(ch: Chart, s: plots.Series, p: plots.Point) -> str:
     fy = plots.FORMATTERS[ch.yunit]
     interval = "" if p.lo == p.hi else f"<br>{ch.interval}: {fy(p.lo)} – {fy(p.hi)}"
     return (f"<b>{_e(s.label)}</b><br>{_e(ch.xlabel.split(' (')[0])} = {fmt_count(p.x)}<br>"
-            f"{_e(ch.ylabel)}: <b>{fy(p.y)}</b>{interval}<br><span style='color:#666'>{_e(p.note)}</span>")
+            f"{_e(ch.ylabel)}: <b>{fy(p.y)}</b>{interval}<br><span style='font-size:11px'>{_e(p.note)}</span>")
 
 
 def _trace(ch: Chart, s: plots.Series, st: plots.Style, xaxis: str, yaxis: str, show: bool,
@@ -579,7 +581,7 @@ def _then_and_now_chart(ch: Chart | None, seed: list[seeds.SeedSeries], key: str
     return fig, note
 
 
-def _then_now_table(charts: dict[str, Chart], cells: list[CellResult]) -> str:
+def _then_now_table(charts: dict[str, Chart], cells: list[Cell]) -> str:
     """One row per published figure kind: every published value, today's of the same runtime, the factor."""
     rows: dict[str, dict] = {}
 
@@ -676,7 +678,7 @@ def _then_now_table(charts: dict[str, Chart], cells: list[CellResult]) -> str:
 
 
 # -- tables -----------------------------------------------------------------------------------
-def _details(c: CellResult) -> str:
+def _details(c: Cell) -> str:
     parts = []
     if not c.ok:
         parts.append(f"<p><b>{_e(c.status)}</b>: {_e(c.reason or '')}</p>")
@@ -707,7 +709,7 @@ def _details(c: CellResult) -> str:
     return "".join(parts) or "<p>no details</p>"
 
 
-def _cell_table(run: RunResult, st) -> str:
+def _cell_table(run: Run, st) -> str:
     header, rows = _table_rows(run.cells, getattr(run, "baseline", None))
     if not rows:
         return "<p>nothing measured</p>"
@@ -749,7 +751,7 @@ def _merge(texts: list[str]) -> tuple[str, list[int]]:
     return out, [i for i in range(width) if not same[i]]
 
 
-def _group_warnings(runs: list[RunResult]) -> list[dict]:
+def _group_warnings(runs: list[Run]) -> list[dict]:
     """One group per kind of warning: cell warnings by their text with the numbers taken out, run warnings alike."""
     groups: dict[str, dict] = {}
     for run in runs:
@@ -926,7 +928,7 @@ def _clean(obj):
     return obj
 
 
-def render(runs: list[tuple[RunResult, str]]) -> str:
+def render(runs: list[tuple[Run, str]]) -> str:
     results = [r for r, _ in runs]
     commands = {r.run_id: cmd for r, cmd in runs}
     cells, replaced = _latest_cells(results)

@@ -18,7 +18,7 @@ import json
 from dataclasses import dataclass
 
 from . import stats
-from .results import Cell
+from .model import Cell
 
 REFERENCE_RUNTIME = "erlang"
 

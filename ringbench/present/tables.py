@@ -14,10 +14,10 @@ from rich import box
 from rich.markup import escape
 from rich.table import Table
 
-from . import stats
-from .relative import Relative, references, relatives
-from .results import Cell
-from .workloads import RSS_PER_PROC, SPAWN_US
+from ..catalogue.workloads import RSS_PER_PROC, SPAWN_US
+from ..results import stats
+from ..results.model import Cell
+from ..results.relative import Relative, references, relatives
 
 HOP_SHORT = {"mailbox": "mbox", "channel": "chan", "rendezvous": "rdv", "handoff": "hand", "floor": "floor"}
 SIG_MARK = {True: "✓", False: "≈", None: "?"}

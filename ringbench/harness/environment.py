@@ -8,7 +8,7 @@ import platform
 import subprocess
 from pathlib import Path
 
-from .drivers import REPO
+from ..catalogue.drivers import REPO
 
 
 def _cpu_model() -> str:

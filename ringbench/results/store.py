@@ -38,7 +38,7 @@ from pathlib import Path
 SCHEMA_VERSION = 2
 # The default store is the checkout's results/ folder wherever the command runs from (a store that
 # silently changed with the current directory would look empty); $RINGBENCH_DB names another.
-DEFAULT_DB = Path(os.environ.get("RINGBENCH_DB") or Path(__file__).resolve().parent.parent / "results" / "ringbench.db")
+DEFAULT_DB = Path(os.environ.get("RINGBENCH_DB") or Path(__file__).resolve().parents[2] / "results" / "ringbench.db")
 RUN_STATUSES = ("running", "complete", "failed", "interrupted", "budget")
 
 _RUNS = """
@@ -49,7 +49,7 @@ CREATE TABLE runs (
   status TEXT NOT NULL CHECK (status IN ('running', 'complete', 'failed', 'interrupted', 'budget')),
   command TEXT NOT NULL,
   settings TEXT NOT NULL,      -- JSON: every option as used, defaults filled in
-  environment TEXT NOT NULL,   -- JSON: machine facts (ringbench.environment)
+  environment TEXT NOT NULL,   -- JSON: machine facts (ringbench.harness.environment)
   warnings TEXT NOT NULL DEFAULT '[]',  -- JSON list of strings: noise, load, too few repeats
   planned INTEGER,             -- cells planned, for done/planned (NULL if unknown)
   baseline TEXT,               -- the Rel % reference runtime asked for (NULL: the default), so show = run

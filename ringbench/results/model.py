@@ -15,9 +15,9 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..catalogue.workloads import RSS_PER_PROC, Metric, Workload
+from ..harness.modes import MODES, Mode, Options
 from . import stats
-from .modes import MODES, Mode, Options
-from .workloads import RSS_PER_PROC, Metric, Workload
 
 # Fewer processes than this make a per-process memory figure mostly the noise of a few pages.
 MIN_N_FOR_MEMORY = 1000

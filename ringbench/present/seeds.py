@@ -4,7 +4,7 @@ The figures live in seed_figures.json, transcribed with their sources from share
 were measured on other machines with other software and are shown only as a labelled historical
 reference: nothing here is ever stored with, or mixed into, ringbench's own measured data.
 
-    from ringbench import seeds
+    from ringbench.present import seeds
     for s in seeds.message_series():
         print(s.label, [(p.n, p.ns) for p in s.points])
 """

@@ -19,14 +19,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING
 
-from . import sampling, stats
+from ..catalogue.workloads import NS_PER_HOP, Metric, Workload
+from ..results import stats
+from . import sampling
 from .launch import cores_value, run_driver
 from .protocol import DriverFailed, Expectation, check_result
 from .spec import TIMEOUT_BASE_S, TIMEOUT_PER_PROCESS_S, CellSpec, Outcome
-from .workloads import NS_PER_HOP, Metric, Workload
 
 if TYPE_CHECKING:
-    from .results import Cell
+    from ..results.model import Cell
 
 MIN_REPEATS = stats.MIN_REPEATS_FOR_TEST
 Tick = Callable[[str], None]  # told what a cell is doing now ("repeat 2 of 5"), for progress displays

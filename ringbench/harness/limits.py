@@ -10,7 +10,7 @@ import os
 import resource
 from pathlib import Path
 
-from .drivers import Driver
+from ..catalogue.drivers import Driver
 
 # Keep this much of the available memory free for the OS and the orchestrator.
 MEMORY_HEADROOM = 0.8

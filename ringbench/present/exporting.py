@@ -12,9 +12,10 @@ import io
 import json
 from pathlib import Path
 
-from . import noise, tables
-from .results import Run
-from .store import Cell, Store
+from ..results import noise
+from ..results.model import Run
+from ..results.store import Cell, Store
+from . import tables
 
 EXPORT_FORMAT = 1
 

@@ -10,14 +10,14 @@ import os
 from collections.abc import Callable
 from functools import partial
 
+from ..catalogue.drivers import Driver
+from ..catalogue.workloads import Workload
+from ..results.store import Cell, Store
 from . import limits
-from .drivers import Driver
 from .launch import cores_value, describe, settings
 from .modes import Options, Tick
 from .protocol import DriverFailed
 from .spec import CellSpec, Outcome
-from .store import Cell, Store
-from .workloads import Workload
 
 # How a driver's refusal is stored: a request it cannot honestly serve is not applicable, not a failure.
 _STATUS_OF_KIND = {"timeout": "timeout", "limit": "refused", "unsupported": "refused", "unknown_workload": "refused"}

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .drivers import Driver
-from .workloads import Workload
+from ..catalogue.drivers import Driver
+from ..catalogue.workloads import Workload
 
 # Generous per-hop and per-spawn allowances for the default timeout: a guard against hangs,
 # not an expectation (the slowest driver here, Python threads, is ~20 µs per hop).

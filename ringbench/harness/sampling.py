@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..results.stats import cv
 from .protocol import MIN_NS_PER_HOP, DriverFailed
-from .stats import cv
 
 
 def intervals(samples: list[dict]) -> list[tuple[int, int]]:

@@ -30,9 +30,9 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter  # noqa: E402
 
-from . import stats  # noqa: E402
-from .api import CellResult  # noqa: E402
-from .workloads import RSS_PER_PROC, RUNTIME_PER_PROC, SPAWN_US  # noqa: E402
+from ..results import stats  # noqa: E402
+from ..results.model import Cell  # noqa: E402
+from ..catalogue.workloads import RSS_PER_PROC, RUNTIME_PER_PROC, SPAWN_US  # noqa: E402
 
 KINDS = ("hops-vs-n", "time-vs-m", "surface", "heatmap", "spawn", "memory", "selective", "squeeze")
 
@@ -169,7 +169,7 @@ def _crc(text: str) -> int:
     return zlib.crc32(text.encode())  # not hash(): Python salts that per process
 
 
-def cell_floors(cells: Iterable[CellResult]) -> set[str]:
+def cell_floors(cells: Iterable[Cell]) -> set[str]:
     """Runtimes whose stored cells say their hop is the floor (older stores: none; _floors covers c-coro)."""
     return {c.runtime for c in cells if getattr(c, "is_floor", False)}
 
@@ -178,7 +178,7 @@ def _floors() -> set[str]:
     """Drivers whose manifest declares their hop a floor, and c-coro (the floor before manifests said so)."""
     out = {"c-coro"}
     try:
-        from .drivers import discover
+        from ..catalogue.drivers import discover
         out |= {d.name for d in discover().values() if getattr(d, "is_floor", False)}
     except Exception:  # a broken manifest elsewhere must not stop a chart from being drawn
         pass
@@ -187,7 +187,7 @@ def _floors() -> set[str]:
 
 def _known() -> set[str]:
     try:
-        from .drivers import discover
+        from ..catalogue.drivers import discover
         return set(discover())
     except Exception:
         return set()
@@ -314,42 +314,42 @@ def _order(series: list[Series]) -> list[Series]:
     return sorted(series, key=lambda s: (not s.floor, s.runtime, s.cores != "1", s.variant))
 
 
-def _series(rt: str, cores: str, group: list[CellResult], pts: list[Point], variant: str = "") -> Series:
+def _series(rt: str, cores: str, group: list[Cell], pts: list[Point], variant: str = "") -> Series:
     return Series(rt, cores, pts, variant, floor=any(getattr(c, "is_floor", False) for c in group),
                   group=getattr(group[0], "hop_group", "message") if group else "message")
 
 
-def _used(c: CellResult) -> dict:
+def _used(c: Cell) -> dict:
     """The parameters the driver ran (a calibrated M included); `params` are those asked for."""
     return getattr(c, "used_params", None) or c.params
 
 
-def _group(cells: list[CellResult]) -> dict[tuple[str, str], list[CellResult]]:
-    out: dict[tuple[str, str], list[CellResult]] = {}
+def _group(cells: list[Cell]) -> dict[tuple[str, str], list[Cell]]:
+    out: dict[tuple[str, str], list[Cell]] = {}
     for c in cells:
         out.setdefault((c.runtime, c.cores), []).append(c)
     return out
 
 
-def _hops(c: CellResult) -> int:
+def _hops(c: Cell) -> int:
     p = _used(c)
     if "hops" in p:
         return p["hops"]
     return p.get("n", 1) * p.get("m", 1) * p.get("tokens", 1)
 
 
-def _ring_cells(cells: list[CellResult]) -> list[CellResult]:
+def _ring_cells(cells: list[Cell]) -> list[Cell]:
     """Cells whose headline is ns per hop of a one-token ring (ring in any mode but squeeze, msgcost)."""
     return [c for c in cells if c.ok and c.mode != "squeeze" and c.workload.name in ("ring", "msgcost")
             and c.params.get("tokens", 1) == 1 and "n" in c.params]
 
 
-def _repeats(c: CellResult) -> str:
+def _repeats(c: Cell) -> str:
     k = len(c.values())
     return f"{k} {'repeat' if c.mode == 'timed' else 'sample'}{'s' if k != 1 else ''}"
 
 
-def hops_vs_n(cells: list[CellResult], fixed_m: int | None = None) -> Chart:
+def hops_vs_n(cells: list[Cell], fixed_m: int | None = None) -> Chart:
     ring = _ring_cells(cells)
     if not ring:
         raise PlotError("no ring or msgcost cells to plot against N")
@@ -369,7 +369,7 @@ def hops_vs_n(cells: list[CellResult], fixed_m: int | None = None) -> Chart:
             how = f"M = {m:,}"
         else:
             how = "at each N the cell with the most hops"
-    best: dict[tuple[str, str, int], CellResult] = {}
+    best: dict[tuple[str, str, int], Cell] = {}
     for c in ring:
         k = (c.runtime, c.cores, c.params["n"])
         if k not in best or _hops(c) > _hops(best[k]):
@@ -384,12 +384,12 @@ def hops_vs_n(cells: list[CellResult], fixed_m: int | None = None) -> Chart:
                          "The dashed grey line is the floor: a stackless state machine, not a runtime.")
 
 
-def _note(c: CellResult) -> str:
+def _note(c: Cell) -> str:
     p = ", ".join(f"{k.upper() if len(k) == 1 else k} = {v:,}" for k, v in _used(c).items())
     return f"{p} · {_repeats(c)}"
 
 
-def time_vs_m(cells: list[CellResult], fixed_n: int | None = None, panels: int = 1) -> Chart:
+def time_vs_m(cells: list[Cell], fixed_n: int | None = None, panels: int = 1) -> Chart:
     ring = [c for c in _ring_cells(cells) if c.workload.name == "ring" and "m" in c.params and c.records]
     by_n: dict[int, set[int]] = {}
     for c in ring:
@@ -423,7 +423,7 @@ def time_vs_m(cells: list[CellResult], fixed_n: int | None = None, panels: int =
                          "A line of slope 1 means each lap costs the same.")
 
 
-def _metric_vs_n(cells: list[CellResult], values_of, scale: float, key: str, title: str, ylabel: str, yunit: str,
+def _metric_vs_n(cells: list[Cell], values_of, scale: float, key: str, title: str, ylabel: str, yunit: str,
                  caption: str, prefer: tuple[str, ...]) -> Chart:
     usable = [c for c in cells if c.ok and c.mode == "timed" and "n" in c.params and values_of(c)]
     if not usable:
@@ -432,7 +432,7 @@ def _metric_vs_n(cells: list[CellResult], values_of, scale: float, key: str, tit
     # so its RSS per process is not the memory workload's and the two are never drawn as one line.
     present = {c.workload.name for c in usable}
     workload = next((w for w in prefer if w in present), sorted(present)[0])
-    best: dict[tuple[str, str, int], CellResult] = {}
+    best: dict[tuple[str, str, int], Cell] = {}
     for c in usable:
         if c.workload.name != workload:
             continue
@@ -448,13 +448,13 @@ def _metric_vs_n(cells: list[CellResult], values_of, scale: float, key: str, tit
                  caption=caption + f" From the {workload} workload.")
 
 
-def spawn(cells: list[CellResult]) -> Chart:
+def spawn(cells: list[Cell]) -> Chart:
     return _metric_vs_n(cells, lambda c: c.values(SPAWN_US), 1e3, "spawn", "Spawn cost against N", "spawn time per process", "ns",
                         "Time from the first spawn until every process is ready, per process; median with its "
                         "95 % interval. Lower is better.", ("spawn", "memory", "ring", "msgcost"))
 
 
-def memory_values(c: CellResult) -> list[float]:
+def memory_values(c: Cell) -> list[float]:
     """Bytes per process from the first spawn of each driver process (contract 2: a later spawn in the same
     process reuses freed memory), where the cell can say so; none where it gives no figure (too few
     processes, recorded before contract 2, memory fell)."""
@@ -469,7 +469,7 @@ def memory_values(c: CellResult) -> list[float]:
     return c.values(RSS_PER_PROC)
 
 
-def memory(cells: list[CellResult]) -> Chart:
+def memory(cells: list[Cell]) -> Chart:
     chart = _metric_vs_n(cells, memory_values, 1.0, "memory", "Memory per process against N", "RSS growth per process",
                          "bytes", "Resident memory added per idle process by the first spawn in each driver process "
                          "(RSS after spawning N, minus before, divided by N); median with its 95 % interval. Lower "
@@ -483,7 +483,7 @@ def memory(cells: list[CellResult]) -> Chart:
     return chart
 
 
-def selective(cells: list[CellResult]) -> Chart:
+def selective(cells: list[Cell]) -> Chart:
     sel = [c for c in cells if c.ok and c.workload.name == "selective" and "reverse" in c.params]
     if not sel:
         raise PlotError("no selective-receive cells in this run (ringbench sweep selective)")
@@ -501,7 +501,7 @@ def selective(cells: list[CellResult]) -> Chart:
                          "reply grows with N (quadratic in total); in arrival order it stays flat.")
 
 
-def squeeze(cells: list[CellResult]) -> Chart:
+def squeeze(cells: list[Cell]) -> Chart:
     series = []
     for c in cells:
         hist = c.extra.get("history", []) if c.ok and c.mode == "squeeze" else []
@@ -518,7 +518,7 @@ def squeeze(cells: list[CellResult]) -> Chart:
                          "standard deviation of the samples. Higher is better.", interval="± one standard deviation")
 
 
-def grid(cells: list[CellResult]) -> Grid:
+def grid(cells: list[Cell]) -> Grid:
     ring = [c for c in _ring_cells(cells) if c.workload.name == "ring" and "m" in c.params and c.records]
     ns = sorted({c.params["n"] for c in ring})
     ms = sorted({c.params["m"] for c in ring})
@@ -537,7 +537,7 @@ def grid(cells: list[CellResult]) -> Grid:
     return Grid(ns, ms, panels, per_hop)
 
 
-def chart(cells: list[CellResult], kind: str, fixed_n: int | None = None, fixed_m: int | None = None,
+def chart(cells: list[Cell], kind: str, fixed_n: int | None = None, fixed_m: int | None = None,
           panels: int = 1) -> Chart:
     if kind == "hops-vs-n":
         return hops_vs_n(cells, fixed_m)
@@ -555,7 +555,7 @@ def chart(cells: list[CellResult], kind: str, fixed_n: int | None = None, fixed_
 
 
 # -- matplotlib ---------------------------------------------------------------------
-def plot(cells: list[CellResult], kind: str, out: Path, runtime: str | None = None,
+def plot(cells: list[Cell], kind: str, out: Path, runtime: str | None = None,
          fixed_n: int | None = None, fixed_m: int | None = None) -> Path:
     cells = [c for c in cells if c.ok]
     if runtime:

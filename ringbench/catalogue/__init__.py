@@ -1,0 +1,1 @@
+"""What can be measured: the workload catalogue and the drivers found under drivers/."""

@@ -1,0 +1,1 @@
+"""Running drivers: launching, checking their records, limits, modes, the runner."""

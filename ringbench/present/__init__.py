@@ -1,0 +1,1 @@
+"""Showing results: tables, exports, plots, the HTML report."""

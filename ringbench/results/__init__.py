@@ -1,0 +1,1 @@
+"""What a measurement leaves: the result model, statistics, comparisons, warnings, the store."""
