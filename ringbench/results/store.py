@@ -31,9 +31,12 @@ import json
 import os
 import socket
 import sqlite3
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import wraps
 from pathlib import Path
+from types import TracebackType
+from typing import Concatenate, ParamSpec, TypeVar
 
 SCHEMA_VERSION = 2
 # The default store is the checkout's results/ folder wherever the command runs from (a store that
@@ -168,11 +171,6 @@ class StoreError(Exception):
         super().__init__(" ".join(str(message).split("\n")))
         self.exit_code = exit_code
         self.kind = kind
-
-    @property
-    def bad_input(self) -> bool:
-        """True when the user gave a wrong file or path (exit 2), False for a failure (exit 1)."""
-        return self.exit_code == 2
 
 
 def now() -> str:
@@ -312,12 +310,17 @@ def _classify(e: BaseException, path: Path, doing: str, timeout: float) -> Store
     return StoreError(f"{path}: {e} (while {doing}); check the file, or use --db with another file", 1, "error")
 
 
-def _guarded(doing: str, writes: bool = False):
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+_Method = Callable[Concatenate["Store", _P], _R]
+
+
+def _guarded(doing: str, writes: bool = False) -> Callable[[_Method[_P, _R]], _Method[_P, _R]]:
     """Decorate a public method so that no sqlite3 or OS error escapes it, only StoreError."""
 
-    def wrap(method):
+    def wrap(method: _Method[_P, _R]) -> _Method[_P, _R]:
         @wraps(method)
-        def guarded(self: Store, *args, **kw):
+        def guarded(self: Store, *args: _P.args, **kw: _P.kwargs) -> _R:
             if writes and self.read_only:
                 raise StoreError(
                     f"{self.path} is read-only, cannot {doing}; make the file and its folder "
@@ -325,12 +328,8 @@ def _guarded(doing: str, writes: bool = False):
                     1,
                     "read-only",
                 )
-            if self.db is None:
-                raise StoreError(
-                    f"{self.path}: store already closed while {doing} (a bug in the caller; please report it)",
-                    1,
-                    "closed",
-                )
+            if self._db is None:
+                raise self._closed(doing)
             try:
                 return method(self, *args, **kw)
             except (sqlite3.Error, OSError) as e:
@@ -362,7 +361,7 @@ class Store:
         self.timeout = timeout
         self.created_folder: Path | None = None
         self.read_only = False
-        self.db: sqlite3.Connection | None = None
+        self._db: sqlite3.Connection | None = None  # None once closed (or while a failed open is undone)
         self._sidecars_at_open: dict[Path, bool] = {}
         existed = {p: p.exists() for p in self._files()}
         try:
@@ -373,6 +372,18 @@ class Store:
                 raise _classify(e, self.path, "opening it", timeout) from None
             raise
         self._sidecars_at_open = {p: p.exists() for p in self._files()[1:]}
+
+    @property
+    def db(self) -> sqlite3.Connection:
+        """The open connection; StoreError(kind='closed') once the store is closed."""
+        if self._db is None:
+            raise self._closed("using it")
+        return self._db
+
+    def _closed(self, doing: str) -> StoreError:
+        return StoreError(
+            f"{self.path}: store already closed while {doing} (a bug in the caller; please report it)", 1, "closed"
+        )
 
     def _files(self) -> list[Path]:
         return [self.path] + [self.path.with_name(self.path.name + s) for s in _SIDECARS]
@@ -443,15 +454,16 @@ class Store:
             # it is exact as long as no WAL holds changes, and nobody can write a file we may not write.
             # With changes in a WAL, read through it (its -shm normally exists beside it).
             immutable = "" if wal.exists() and wal.stat().st_size > 0 else "&immutable=1"
-            self.db = sqlite3.connect(
+            db = sqlite3.connect(
                 self.path.resolve().as_uri() + "?mode=ro" + immutable,
                 uri=True,
                 isolation_level=None,
                 timeout=self.timeout,
             )
         else:
-            self.db = sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None)
-        self.db.row_factory = sqlite3.Row
+            db = sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None)
+        db.row_factory = sqlite3.Row
+        self._db = db
 
     def _migrate(self, create: bool) -> None:
         # Read, and refuse, before the first write (journal mode), so a foreign or newer file is left as it was.
@@ -468,11 +480,11 @@ class Store:
             mem = sqlite3.connect(":memory:", isolation_level=None)
             self.db.backup(mem)
             self.db.close()
-            self.db = mem
-            self.db.row_factory = sqlite3.Row
+            mem.row_factory = sqlite3.Row
+            self._db = mem
         # PRAGMA foreign_keys is a no-op inside a transaction, and the runs rebuild needs it off.
         self.db.execute("PRAGMA foreign_keys=OFF")
-        with self._tx():  # re-read under the write lock: another process may have upgraded it meanwhile
+        with self.tx():  # re-read under the write lock: another process may have upgraded it meanwhile
             version = self.db.execute("PRAGMA user_version").fetchone()[0]
             tables = self.db.execute("SELECT count(*) FROM sqlite_master WHERE type='table'").fetchone()[0]
             self._check_version(version, tables, create)
@@ -524,12 +536,12 @@ class Store:
 
     def _undo_open(self, existed: dict[Path, bool], error: BaseException) -> None:
         """Close, and remove what this failed open created: SQLite's side files, a new file, new folders."""
-        if self.db is not None:
+        if self._db is not None:
             try:
-                self.db.close()  # the last connection to close removes -wal and -shm itself
+                self._db.close()  # the last connection to close removes -wal and -shm itself
             except sqlite3.Error:
                 pass
-            self.db = None
+            self._db = None
         locked = (isinstance(error, sqlite3.OperationalError) and "locked" in str(error).lower()) or (
             isinstance(error, StoreError) and error.kind == "locked"
         )
@@ -558,10 +570,7 @@ class Store:
                 d = d.parent
             self.created_folder = None
 
-    def _tx(self):
-        return _Tx(self.db)
-
-    def tx(self):
+    def tx(self) -> _Tx:
         """A write transaction (BEGIN IMMEDIATE … COMMIT, rolled back on an exception), as a context manager.
 
         sqlite3 errors inside it are the caller's to translate; the public methods do that already.
@@ -570,14 +579,14 @@ class Store:
 
     def close(self) -> None:
         """Close the store (idempotent). A read-only store removes side files its connection created."""
-        if self.db is None:
+        if self._db is None:
             return
         try:
-            self.db.close()
+            self._db.close()
         except sqlite3.Error as e:
             raise _classify(e, self.path, "closing it", self.timeout) from None
         finally:
-            self.db = None
+            self._db = None
         if self.read_only:  # a read-only connection cannot clean up after itself (SQLite leaves them)
             for f, was in self._sidecars_at_open.items():
                 if not was and f.exists():
@@ -589,9 +598,8 @@ class Store:
     def __enter__(self) -> Store:
         return self
 
-    def __exit__(self, *exc) -> bool:
+    def __exit__(self, *exc: object) -> None:
         self.close()
-        return False
 
     # -- ownership -----------------------------------------------------------
     def _owner_check(self, run_id: int, force: bool = False) -> sqlite3.Row:
@@ -630,17 +638,13 @@ class Store:
         cannot be checked, is refused too unless force=True. No such run: StoreError exit 2.
         """
         pid, start, boot, host = this_process()
-        with self._tx():
+        with self.tx():
             self._owner_check(run_id, force)
             self.db.execute(
                 "UPDATE runs SET status='running', finished_at=NULL, owner_pid=?, owner_start=?,"
                 " owner_boot=?, owner_host=? WHERE id=?",
                 (pid, start, boot, host, run_id),
             )
-
-    def reopen_run(self, run_id: int) -> None:
-        """Former name of claim(run_id), kept for callers: reopen a run for resuming, refused if owned."""
-        self.claim(run_id)
 
     # -- writing -------------------------------------------------------------
     @_guarded("starting a run", writes=True)
@@ -653,7 +657,7 @@ class Store:
         runtime the user asked for, or None for the default choice.
         """
         pid, start, boot, host = this_process()
-        with self._tx():
+        with self.tx():
             cur = self.db.execute(
                 "INSERT INTO runs(started_at, status, command, settings, environment, planned, baseline,"
                 " owner_pid, owner_start, owner_boot, owner_host) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
@@ -671,11 +675,15 @@ class Store:
                     host,
                 ),
             )
-        return cur.lastrowid
+        return _row_id(cur)
 
     @_guarded("storing a cell", writes=True)
     def add_cell(
-        self, run_id: int, cell: Cell, results: list[tuple[int, int, dict]] = (), samples: list[dict] = ()
+        self,
+        run_id: int,
+        cell: Cell,
+        results: Sequence[tuple[int, int, dict]] = (),
+        samples: Sequence[dict] = (),
     ) -> int:
         """Store a finished cell, its results [(process, iteration, record)] and samples atomically; return its id.
 
@@ -685,7 +693,7 @@ class Store:
         (StoreError kind='owned') while another live process owns the run.
         """
         params = json.dumps(cell.params, sort_keys=True)
-        with self._tx():
+        with self.tx():
             self._owner_check(run_id)
             key = (run_id, cell.runtime, cell.workload, params, cell.cores)
             old = self.db.execute(f"SELECT id FROM cells WHERE {_CELL_KEY}", key).fetchone()
@@ -715,7 +723,7 @@ class Store:
                     now(),
                 ),
             )
-            cell_id = cur.lastrowid
+            cell_id = _row_id(cur)
             self.db.executemany(
                 "INSERT INTO samples(cell_id, process, tokens, seq, elapsed_ns, count) VALUES (?,?,?,?,?,?)",
                 [(cell_id, x["process"], x["tokens"], x["seq"], x["elapsed_ns"], x["count"]) for x in samples],
@@ -743,7 +751,7 @@ class Store:
         return cell_id
 
     @_guarded("finishing the run", writes=True)
-    def finish_run(self, run_id: int, status: str, warnings: list[str] = ()) -> None:
+    def finish_run(self, run_id: int, status: str, warnings: Sequence[str] = ()) -> None:
         """Record the run's final status ('complete', 'failed', 'interrupted' or 'budget'), time and warnings.
 
         The owner columns are kept (who measured it last). 'running' or 'abandoned' (an import of an
@@ -757,7 +765,7 @@ class Store:
                 2,
                 "error",
             )
-        with self._tx():
+        with self.tx():
             self._owner_check(run_id)
             if status in ("running", "abandoned"):
                 self.db.execute(
@@ -826,21 +834,30 @@ class Store:
         return [json.loads(r["record"]) for r in rows]
 
 
+def _row_id(cur: sqlite3.Cursor) -> int:
+    """The id of the row an INSERT on cur just made."""
+    if cur.lastrowid is None:  # only before any INSERT
+        raise sqlite3.InterfaceError("the INSERT made no row")
+    return cur.lastrowid
+
+
 class _Tx:
     """BEGIN IMMEDIATE … COMMIT, rolled back on any exception (writers serialise on the lock)."""
 
     def __init__(self, db: sqlite3.Connection):
         self.db = db
 
-    def __enter__(self):
+    def __enter__(self) -> sqlite3.Connection:
         self.db.execute("BEGIN IMMEDIATE")
         return self.db
 
-    def __exit__(self, exc_type, exc, tb):
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         if exc_type is None:
             try:
                 self.db.execute("COMMIT")
-                return False
+                return
             except BaseException:
                 if self.db.in_transaction:  # a failed COMMIT (busy, disk full) can leave it open
                     self.db.execute("ROLLBACK")
@@ -851,4 +868,3 @@ class _Tx:
                 self.db.execute("ROLLBACK")
             except sqlite3.Error:
                 pass
-        return False
