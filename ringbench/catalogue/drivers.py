@@ -34,7 +34,6 @@ class Driver:
     artifact: str
     command: tuple[str, ...]
     requires: tuple[str, ...]
-    apt: tuple[str, ...]
     env: dict[str, str] = field(default_factory=dict)
     variant: str = ""
     os_threads_per_process: int = 0
@@ -101,7 +100,6 @@ def _load(folder: Path) -> list[Driver]:
         build=manifest.get("build", ""),
         artifact=manifest.get("artifact", ""),
         requires=tuple(manifest.get("requires", ())),
-        apt=tuple(manifest.get("apt", ())),
         os_threads_per_process=int(manifest.get("os_threads_per_process", 0)),
         bytes_per_process=int(manifest.get("bytes_per_process", 0)),
         maps_per_thread=int(manifest.get("maps_per_thread", 2)),
@@ -177,7 +175,7 @@ def select(spec: str, drivers: dict[str, Driver] | None = None) -> list[Driver]:
     return chosen
 
 
-def build(d: Driver, log=sys.stderr) -> None:
+def build(d: Driver) -> None:
     """Run the manifest's build command in the driver folder; raise DriverError on failure."""
     missing = d.missing_tools()
     if missing:

@@ -36,12 +36,8 @@ def max_procs(n: int) -> int:
 
 @dataclass
 class Launch:
-    argv: list[str]
-    env_overrides: dict[str, str]
-    pinned_cpu: int | None
     records: list[dict]
     stderr_tail: str
-    returncode: int
 
 
 _PR_SET_PDEATHSIG = 1
@@ -99,8 +95,10 @@ def run_driver(
         preexec_fn=_die_with_parent(cpu),
         cwd=d.folder,
     )
+    stdout, stderr = proc.stdout, proc.stderr
+    assert stdout is not None and stderr is not None  # both are pipes (PIPE above)
     tail: collections.deque[str] = collections.deque(maxlen=20)
-    err_reader = threading.Thread(target=lambda: tail.extend(proc.stderr), daemon=True)
+    err_reader = threading.Thread(target=lambda: tail.extend(stderr), daemon=True)
     err_reader.start()
     timed_out = threading.Event()
 
@@ -114,7 +112,7 @@ def run_driver(
     failure: DriverFailed | None = None
     stopped = False
     try:
-        for line in proc.stdout:
+        for line in stdout:
             if not line.strip() or failure:
                 continue
             try:
@@ -149,7 +147,7 @@ def run_driver(
             raise DriverFailed("crashed", f"killed by {sig}{hint}", stderr_tail)
         raise DriverFailed("crashed", f"exit status {proc.returncode} without an error record", stderr_tail)
     _kill_group(proc)  # reap anything the driver left behind
-    return Launch(argv, overrides, cpu, records, stderr_tail, proc.returncode)
+    return Launch(records, stderr_tail)
 
 
 def _kill_group(proc: subprocess.Popen) -> None:

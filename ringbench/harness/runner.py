@@ -6,7 +6,6 @@ cell under way — including any repeats of that cell already finished: a cell i
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from functools import partial
 
@@ -14,7 +13,7 @@ from ..catalogue.drivers import Driver
 from ..catalogue.workloads import Workload
 from ..results.store import Cell, Store
 from . import limits
-from .launch import cores_value, describe, settings
+from .launch import cores_value, describe, pin_cpu, settings
 from .modes import Options, Tick
 from .protocol import DriverFailed
 from .spec import CellSpec, Outcome
@@ -75,7 +74,7 @@ def cell_settings(spec: CellSpec) -> dict:
         "env": overrides,
         "cores": spec.cores,
         "schedulers": cores_value(spec.cores),
-        "pinned_cpu": max(os.sched_getaffinity(0)) if spec.cores != "all" else None,
+        "pinned_cpu": pin_cpu() if spec.cores != "all" else None,
         "hop": spec.driver.hop,
         "mailbox": spec.driver.mailbox,
     }
