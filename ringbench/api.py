@@ -389,4 +389,3 @@ def with_baseline(run: Run, baseline: str | None) -> Run:
     except BaselineError as e:
         raise InputError(str(e)) from None
     return replace(run, baseline=baseline)
-

@@ -13,7 +13,9 @@ import re
 import shlex
 import signal
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 import click
 from rich import box
@@ -113,7 +115,10 @@ def main() -> None:
 
 
 # -- options shared by run / bench / sweep, generated from the workload catalogue ---------------------
-def _param_options(f):
+_Command = TypeVar("_Command", bound=Callable[..., Any])
+
+
+def _param_options(f: _Command) -> _Command:
     for name, uses in reversed(list(workloads.cli_params().items())):
         p = uses[0][0]
         meanings: dict[str, list[str]] = {}
@@ -477,13 +482,14 @@ def sweep(workload, resume, budget, **kw):
     _execute(workload or "", kw, many_cells=True, defaults=_TIMED, resume=resume, budget=_duration(budget, "--budget"))
 
 
-_BENCH = {"repeat": 6, "processes": 2, "warmup": 1, "target_ms": 40.0}
+_BENCH_REPEAT, _BENCH_PROCESSES = 6, 2
+_BENCH = {"repeat": _BENCH_REPEAT, "processes": _BENCH_PROCESSES, "warmup": 1, "target_ms": 40.0}
 
 
 @main.command()
 @click.option("-n", "n", default="1000", show_default=True, help="Processes in the ring.")
 @click.option("-m", "m", default=None, help="Laps [default: calibrated to --target].")
-@_measure_options("1,all", _BENCH["repeat"], _BENCH["processes"])
+@_measure_options("1,all", _BENCH_REPEAT, _BENCH_PROCESSES)
 def bench(n, m, **kw):
     """The default comparison: the ring on every built runtime, on one core and on all cores.
 

@@ -8,7 +8,7 @@ Adding a workload = one definition here + one function per driver.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 Params = Mapping[str, int]
@@ -108,17 +108,19 @@ class Workload:
 
     def grid(self, given: Mapping[str, object]) -> list[dict[str, int]]:
         """Cells for comma-separated values ("-n 1000,10000 -m 10,100"), in the order given."""
-        lists: dict[str, list[object]] = {}
+        lists: dict[str, Sequence[object]] = {}
         for p in self.params:
             raw = given.get(p.name)
             if raw is None:
                 lists[p.name] = list(p.default) if p.default and len(p.default) > 1 else [None]
+            elif not isinstance(raw, str):
+                lists[p.name] = [raw]
             else:
-                values = [v for v in str(raw).split(",") if v.strip()] if isinstance(raw, str) else [raw]
+                values = [v for v in raw.split(",") if v.strip()]
                 if not values:
                     raise ParamError(f"{p.name} is empty")
                 if any(len(v.strip()) == 3 and v.strip().isdigit() and v.strip()[0] == "0" for v in values[1:]):
-                    joined = str(raw).replace(",", "")
+                    joined = raw.replace(",", "")
                     raise ParamError(
                         f"{p.flag or p.name} {raw}: commas separate grid values (-n 1000,10000); "
                         f"did you mean {joined}? Write it as {joined} or {int(joined):_}"
@@ -126,8 +128,8 @@ class Workload:
                 lists[p.name] = values
         extra = {k: v for k, v in given.items() if k not in lists}
         cells: list[dict[str, object]] = [dict(extra)]
-        for name, values in lists.items():
-            cells = [{**c, name: v} for c in cells for v in values]
+        for name, choices in lists.items():
+            cells = [{**c, name: v} for c in cells for v in choices]
         return [self.validate(c) for c in cells]
 
 

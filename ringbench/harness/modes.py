@@ -131,7 +131,7 @@ class Mode:
 
 class Timed(Mode):
     name = "timed"
-    own = ("repeat", "processes", "warmup", "target_ms")
+    own: tuple[str, ...] = ("repeat", "processes", "warmup", "target_ms")
 
     def check(self, w: Workload, opts: Options, given: set[str]) -> None:
         super().check(w, opts, given)
@@ -240,7 +240,7 @@ class Timed(Mode):
 
 class Continuous(Mode):
     name = "continuous"
-    own = ("samples", "sample_ms", "cv", "max_samples")
+    own: tuple[str, ...] = ("samples", "sample_ms", "cv", "max_samples")
 
     def check(self, w: Workload, opts: Options, given: set[str]) -> None:
         super().check(w, opts, given)
@@ -268,7 +268,7 @@ class Continuous(Mode):
 
 class Squeeze(Continuous):
     name = "squeeze"
-    own = ("squeeze_min", "squeeze_max", "threshold")
+    own: tuple[str, ...] = ("squeeze_min", "squeeze_max", "threshold")
 
     def check(self, w: Workload, opts: Options, given: set[str]) -> None:
         Mode.check(self, w, opts, given - set(Continuous.own) | ({"cv"} & given))

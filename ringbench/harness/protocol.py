@@ -39,7 +39,7 @@ def parse_line(line: str) -> dict:
     if not isinstance(rec, dict) or rec.get("type") not in RECORD_TYPES:
         raise DriverFailed("garbled", f"not a contract record: {line[:120]!r}")
     if rec["type"] == "error":
-        kind = rec.get("kind") if rec.get("kind") in ERROR_KINDS else "failure"
+        kind = rec["kind"] if rec.get("kind") in ERROR_KINDS else "failure"
         raise DriverFailed(kind, str(rec.get("message", "(no message)")))
     return rec
 

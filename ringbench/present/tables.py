@@ -306,7 +306,7 @@ def as_json(cells: list[Cell], baseline: str | None = None) -> list[dict]:
     rel = relatives(cells, baseline)
     out = []
     for i, c in enumerate(cells):
-        item = {
+        item: dict[str, object] = {
             "runtime": c.runtime,
             "cores": c.cores,
             "params": c.params,
@@ -324,14 +324,15 @@ def as_json(cells: list[Cell], baseline: str | None = None) -> list[dict]:
             "extra": c.extra,
         }
         if c.ok:
-            item["summary"] = {k: vars(v) for k, v in c.summaries().items()}
+            summary: dict[str, object] = {k: vars(v) for k, v in c.summaries().items()}
             vals = c.values()
             if len(vals) > 1:
-                item["summary"]["headline_ci95"] = stats.bootstrap_median_ci(vals)
+                summary["headline_ci95"] = stats.bootstrap_median_ci(vals)
             fig, why = c.memory_per_process()
-            item["summary"]["bytes_per_process"] = fig if fig is not None else why
+            summary["bytes_per_process"] = fig if fig is not None else why
             if i in rel:
-                item["summary"]["relative"] = vars(rel[i])
+                summary["relative"] = vars(rel[i])
+            item["summary"] = summary
         out.append(item)
     return out
 

@@ -52,13 +52,13 @@ def _matches(runtime: str, name: str) -> bool:
 
 
 def _reference(group: list[Cell], baseline: str | None) -> Cell | None:
-    ok = [c for c in group if c.ok and c.headline and not c.is_floor]
+    ok = [(c, h.median) for c in group if c.ok and (h := c.headline) and not c.is_floor]
     for wanted in (baseline, REFERENCE_RUNTIME):
         if wanted:
-            named = [c for c in ok if _matches(c.runtime, wanted)]
+            named = [c for c, _ in ok if _matches(c.runtime, wanted)]
             if named:
                 return named[0]
-    return min(ok, key=lambda c: c.headline.median) if ok else None
+    return min(ok, key=lambda cm: cm[1])[0] if ok else None
 
 
 def relatives(cells: list[Cell], baseline: str | None = None) -> dict[int, Relative]:
