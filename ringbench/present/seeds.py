@@ -8,6 +8,7 @@ reference: nothing here is ever stored with, or mixed into, ringbench's own meas
     for s in seeds.message_series():
         print(s.label, [(p.n, p.ns) for p in s.points])
 """
+
 from __future__ import annotations
 
 import json
@@ -28,7 +29,7 @@ class Source:
 @dataclass(frozen=True)
 class SeedPoint:
     n: int | None
-    ns: float           # the figure in ns (per message, per process) or bytes (memory)
+    ns: float  # the figure in ns (per message, per process) or bytes (memory)
     lo: float
     hi: float
     note: str = ""
@@ -37,7 +38,7 @@ class SeedPoint:
 @dataclass(frozen=True)
 class SeedSeries:
     year: int
-    runtime: str        # the family today's runtimes are matched on: "erlang", "java"
+    runtime: str  # the family today's runtimes are matched on: "erlang", "java"
     system: str
     machine: str
     source: Source
@@ -75,10 +76,20 @@ def _series(metric: str, scale: float, per_n: bool = False) -> list[SeedSeries]:
             if per_n and not p["value"]:
                 continue  # "0 ms": below the published timer's resolution, no figure to draw
             v = p["value"] * scale / k
-            pts.append(SeedPoint(p["n"], v, p.get("low", p["value"]) * scale / k, p.get("high", p["value"]) * scale / k,
-                                 p.get("note", "")))
-        out.append(SeedSeries(s["year"], s["runtime"], s["system"], s["machine"], src[s["source"]], tuple(pts),
-                              s.get("note", "")))
+            pts.append(
+                SeedPoint(
+                    p["n"],
+                    v,
+                    p.get("low", p["value"]) * scale / k,
+                    p.get("high", p["value"]) * scale / k,
+                    p.get("note", ""),
+                )
+            )
+        out.append(
+            SeedSeries(
+                s["year"], s["runtime"], s["system"], s["machine"], src[s["source"]], tuple(pts), s.get("note", "")
+            )
+        )
     return out
 
 
@@ -92,11 +103,28 @@ def message_series() -> list[SeedSeries]:
         # The 2009 table varies M too; per hop it is flat in M (≈ 1.3 µs), so the middle column stands for it.
         ms = sorted({p["m"] for p in s["points"]})
         m = ms[len(ms) // 2]
-        pts = tuple(SeedPoint(p["n"], p["value"] * 1e6 / (p["n"] * m), p["value"] * 1e6 / (p["n"] * m),
-                              p["value"] * 1e6 / (p["n"] * m), f"{p['value']:,} ms for M = {m:,} laps")
-                    for p in s["points"] if p["m"] == m)
-        out.append(SeedSeries(s["year"], s["runtime"], s["system"], s["machine"], src[s["source"]], pts,
-                              f"ring of N processes, M = {m:,} laps, per hop"))
+        pts = tuple(
+            SeedPoint(
+                p["n"],
+                p["value"] * 1e6 / (p["n"] * m),
+                p["value"] * 1e6 / (p["n"] * m),
+                p["value"] * 1e6 / (p["n"] * m),
+                f"{p['value']:,} ms for M = {m:,} laps",
+            )
+            for p in s["points"]
+            if p["m"] == m
+        )
+        out.append(
+            SeedSeries(
+                s["year"],
+                s["runtime"],
+                s["system"],
+                s["machine"],
+                src[s["source"]],
+                pts,
+                f"ring of N processes, M = {m:,} laps, per hop",
+            )
+        )
     return out
 
 
@@ -112,12 +140,20 @@ def memory_series() -> list[SeedSeries]:
 def selective_series() -> list[dict]:
     """The 2010 mailbox figures: total ms for N replies, in arrival and in reverse order."""
     src = sources()
-    return [{**p, "source": src[s["source"]], "year": s["year"], "system": s["system"]}
-            for s in _raw()["series"] if s["metric"] == "selective_total" for p in s["points"]]
+    return [
+        {**p, "source": src[s["source"]], "year": s["year"], "system": s["system"]}
+        for s in _raw()["series"]
+        if s["metric"] == "selective_total"
+        for p in s["points"]
+    ]
 
 
 def ring_table() -> list[dict]:
     """The 2009 ring table as published: ms for N processes × M laps, each with its source and machine."""
     src = sources()
-    return [{**p, "source": src[s["source"]], "year": s["year"], "machine": s["machine"]}
-            for s in _raw()["series"] if s["metric"] == "ring_total" for p in s["points"]]
+    return [
+        {**p, "source": src[s["source"]], "year": s["year"], "machine": s["machine"]}
+        for s in _raw()["series"]
+        if s["metric"] == "ring_total"
+        for p in s["points"]
+    ]
