@@ -15,24 +15,26 @@ Kinds, after the historic write-ups:
 Every point is a median over its repeats; error bars are the 95 % bootstrap interval of that median
 (squeeze: ± one standard deviation of the samples at that step).
 """
+
 from __future__ import annotations
 
 import colorsys
 import math
 import zlib
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.container import ErrorbarContainer  # noqa: E402
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter  # noqa: E402
 
+from ..catalogue.workloads import RSS_PER_PROC, RUNTIME_PER_PROC, SPAWN_US  # noqa: E402
 from ..results import stats  # noqa: E402
 from ..results.model import Cell  # noqa: E402
-from ..catalogue.workloads import RSS_PER_PROC, RUNTIME_PER_PROC, SPAWN_US  # noqa: E402
 
 KINDS = ("hops-vs-n", "time-vs-m", "surface", "heatmap", "spawn", "memory", "selective", "squeeze")
 
@@ -45,7 +47,8 @@ def default_kind(workload: str, mode: str) -> str:
     if mode == "squeeze":
         return "squeeze"
     return {"spawn": "spawn", "memory": "memory", "msgcost": "hops-vs-n", "selective": "selective"}.get(
-        workload, "hops-vs-n")
+        workload, "hops-vs-n"
+    )
 
 
 # -- units ------------------------------------------------------------------------
@@ -94,8 +97,7 @@ def _sig(x: float, digits: int = 3) -> str:
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 
-FORMATTERS: dict[str, Callable[[float], str]] = {"ns": fmt_ns, "count": fmt_count, "bytes": fmt_bytes,
-                                                 "rate": fmt_rate}
+FORMATTERS: dict[str, Callable[[float], str]] = {"ns": fmt_ns, "count": fmt_count, "bytes": fmt_bytes, "rate": fmt_rate}
 
 
 def log_ticks(lo: float, hi: float) -> list[float]:
@@ -104,7 +106,7 @@ def log_ticks(lo: float, hi: float) -> list[float]:
         return []
     a, b = math.floor(math.log10(lo)), math.ceil(math.log10(hi))
     subs = (1,) if b - a > 3 else (1, 2, 5) if b - a > 1 else (1, 1.5, 2, 3, 5, 7)
-    ticks = [s * 10 ** e for e in range(a, b + 1) for s in subs]
+    ticks = [s * 10**e for e in range(a, b + 1) for s in subs]
     inside = [t for t in ticks if lo / 1.0001 <= t <= hi * 1.0001]
     if len(inside) >= 2:
         return inside
@@ -133,28 +135,73 @@ def linear_ticks(hi: float, count: int = 6) -> list[float]:
 # Colours chosen to stay apart from each other (after Kelly's colours of maximum contrast and
 # Tableau's), all dark enough to read on white. Grey is kept for the floor.
 PALETTE = (
-    "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22",
-    "#0b3d91", "#7f0000", "#006d5b", "#b8860b", "#4b0082", "#ff1493", "#556b2f", "#00a2ff", "#c04000",
-    "#6a5acd", "#3cb371", "#b03060", "#008b8b", "#a0522d", "#9932cc", "#808000", "#e9967a",
+    "#1f77b4",
+    "#d62728",
+    "#2ca02c",
+    "#ff7f0e",
+    "#9467bd",
+    "#8c564b",
+    "#e377c2",
+    "#17becf",
+    "#bcbd22",
+    "#0b3d91",
+    "#7f0000",
+    "#006d5b",
+    "#b8860b",
+    "#4b0082",
+    "#ff1493",
+    "#556b2f",
+    "#00a2ff",
+    "#c04000",
+    "#6a5acd",
+    "#3cb371",
+    "#b03060",
+    "#008b8b",
+    "#a0522d",
+    "#9932cc",
+    "#808000",
+    "#e9967a",
 )
 FLOOR_COLOUR = "#555555"
 # Today's runtimes keep the colour they have always had here; runtimes added later take a free
 # colour chosen from their name (see styles), so no existing runtime changes colour when one is added.
-PINNED = {"erlang": 1, "go": 0, "c-pthreads": 3, "rust-threads": 8, "rust-tokio": 4, "java-threads": 5,
-          "java-virtual": 6, "python-threads": 9, "python-greenlet": 2, "python-asyncio": 7, "c-coro": 10,
-          "fake": 11}
+PINNED = {
+    "erlang": 1,
+    "go": 0,
+    "c-pthreads": 3,
+    "rust-threads": 8,
+    "rust-tokio": 4,
+    "java-threads": 5,
+    "java-virtual": 6,
+    "python-threads": 9,
+    "python-greenlet": 2,
+    "python-asyncio": 7,
+    "c-coro": 10,
+    "fake": 11,
+}
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "h", "p", "*")
-_PLOTLY_SYMBOL = {"o": "circle", "s": "square", "^": "triangle-up", "D": "diamond", "v": "triangle-down",
-                  "P": "cross", "X": "x", "<": "triangle-left", ">": "triangle-right", "h": "hexagon",
-                  "p": "pentagon", "*": "star"}
+_PLOTLY_SYMBOL = {
+    "o": "circle",
+    "s": "square",
+    "^": "triangle-up",
+    "D": "diamond",
+    "v": "triangle-down",
+    "P": "cross",
+    "X": "x",
+    "<": "triangle-left",
+    ">": "triangle-right",
+    "h": "hexagon",
+    "p": "pentagon",
+    "*": "star",
+}
 _VARIANT_LIGHTNESS = (0.0, 0.22, -0.18, 0.34, -0.3, 0.12)  # variants share their family's hue
 
 
 @dataclass(frozen=True)
 class Style:
     colour: str
-    marker: str        # matplotlib marker
-    floor: bool        # a stackless state machine, not a runtime: drawn as a dashed reference line
+    marker: str  # matplotlib marker
+    floor: bool  # a stackless state machine, not a runtime: drawn as a dashed reference line
 
     @property
     def symbol(self) -> str:
@@ -179,6 +226,7 @@ def _floors() -> set[str]:
     out = {"c-coro"}
     try:
         from ..catalogue.drivers import discover
+
         out |= {d.name for d in discover().values() if getattr(d, "is_floor", False)}
     except Exception:  # a broken manifest elsewhere must not stop a chart from being drawn
         pass
@@ -188,13 +236,14 @@ def _floors() -> set[str]:
 def _known() -> set[str]:
     try:
         from ..catalogue.drivers import discover
+
         return set(discover())
     except Exception:
         return set()
 
 
 def _shade(colour: str, amount: float) -> str:
-    r, g, b = (int(colour[i:i + 2], 16) / 255 for i in (1, 3, 5))
+    r, g, b = (int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5))
     h, lum, s = colorsys.rgb_to_hls(r, g, b)
     lum = min(0.85, max(0.12, lum + amount))
     return "#" + "".join(f"{round(c * 255):02x}" for c in colorsys.hls_to_rgb(h, lum, s))
@@ -243,7 +292,7 @@ class Point:
     y: float
     lo: float
     hi: float
-    note: str = ""     # what a hover shows besides x and y: N, M, repeats, interval
+    note: str = ""  # what a hover shows besides x and y: N, M, repeats, interval
     values: tuple[float, ...] = ()  # the repeats behind the median (chart units), for significance tests
 
 
@@ -252,9 +301,9 @@ class Series:
     runtime: str
     cores: str
     points: list[Point]
-    variant: str = ""            # e.g. "arrival" / "reverse" in the selective chart
-    floor: bool = False          # the floor, not a runtime: drawn first, as a dashed reference
-    group: str = "message"       # hop group (message passing, handoff, rendezvous, floor): like is compared with like
+    variant: str = ""  # e.g. "arrival" / "reverse" in the selective chart
+    floor: bool = False  # the floor, not a runtime: drawn first, as a dashed reference
+    group: str = "message"  # hop group (message passing, handoff, rendezvous, floor): like is compared with like
 
     @property
     def label(self) -> str:
@@ -270,11 +319,11 @@ class Panel:
 
 @dataclass
 class Chart:
-    key: str            # the plot kind
+    key: str  # the plot kind
     title: str
     xlabel: str
     ylabel: str
-    xunit: str          # a FORMATTERS key
+    xunit: str  # a FORMATTERS key
     yunit: str
     panels: list[Panel]
     caption: str = ""
@@ -293,10 +342,11 @@ class Chart:
 @dataclass
 class Grid:
     """Run time over N × M for each runtime and core setting (the original ring benchmark's surface)."""
+
     ns: list[int]
     ms: list[int]
     panels: list[tuple[str, str, list[list[float | None]]]]  # runtime, cores, z[m index][n index] in ns
-    per_hop: dict = field(default_factory=dict)              # (runtime, cores, n, m) -> ns per hop
+    per_hop: dict = field(default_factory=dict)  # (runtime, cores, n, m) -> ns per hop
 
 
 def _point(x: float, values: list[float], scale: float = 1.0, note: str = "") -> Point:
@@ -315,8 +365,14 @@ def _order(series: list[Series]) -> list[Series]:
 
 
 def _series(rt: str, cores: str, group: list[Cell], pts: list[Point], variant: str = "") -> Series:
-    return Series(rt, cores, pts, variant, floor=any(getattr(c, "is_floor", False) for c in group),
-                  group=getattr(group[0], "hop_group", "message") if group else "message")
+    return Series(
+        rt,
+        cores,
+        pts,
+        variant,
+        floor=any(getattr(c, "is_floor", False) for c in group),
+        group=getattr(group[0], "hop_group", "message") if group else "message",
+    )
 
 
 def _used(c: Cell) -> dict:
@@ -340,8 +396,15 @@ def _hops(c: Cell) -> int:
 
 def _ring_cells(cells: list[Cell]) -> list[Cell]:
     """Cells whose headline is ns per hop of a one-token ring (ring in any mode but squeeze, msgcost)."""
-    return [c for c in cells if c.ok and c.mode != "squeeze" and c.workload.name in ("ring", "msgcost")
-            and c.params.get("tokens", 1) == 1 and "n" in c.params]
+    return [
+        c
+        for c in cells
+        if c.ok
+        and c.mode != "squeeze"
+        and c.workload.name in ("ring", "msgcost")
+        and c.params.get("tokens", 1) == 1
+        and "n" in c.params
+    ]
 
 
 def _repeats(c: Cell) -> str:
@@ -361,8 +424,11 @@ def hops_vs_n(cells: list[Cell], fixed_m: int | None = None) -> Chart:
             raise PlotError(f"no cells at m = {fixed_m}; the run has m in {sorted({c.params['m'] for c in with_m})}")
         how = f"M = {fixed_m:,}"
     else:
-        complete = sorted(m for m in {c.params["m"] for c in with_m}
-                          if {c.params["n"] for c in with_m if c.params["m"] == m} == set(ns))
+        complete = sorted(
+            m
+            for m in {c.params["m"] for c in with_m}
+            if {c.params["n"] for c in with_m if c.params["m"] == m} == set(ns)
+        )
         if complete and len(with_m) == len(ring):
             m = complete[len(complete) // 2]
             ring = [c for c in ring if c.params["m"] == m]
@@ -378,10 +444,17 @@ def hops_vs_n(cells: list[Cell], fixed_m: int | None = None) -> Chart:
     for (rt, cores), group in _group(list(best.values())).items():
         pts = [_point(c.params["n"], c.values(), note=_note(c)) for c in sorted(group, key=lambda c: c.params["n"])]
         series.append(_series(rt, cores, group, pts))
-    return Chart("hops-vs-n", f"Message cost against N ({how})", "N (processes in the ring)", "time per hop",
-                 "count", "ns", [Panel("", _order(series))],
-                 caption="Median ns per hop over the repeats; bars: 95 % bootstrap interval. Lower is better. "
-                         "The dashed grey line is the floor: a stackless state machine, not a runtime.")
+    return Chart(
+        "hops-vs-n",
+        f"Message cost against N ({how})",
+        "N (processes in the ring)",
+        "time per hop",
+        "count",
+        "ns",
+        [Panel("", _order(series))],
+        caption="Median ns per hop over the repeats; bars: 95 % bootstrap interval. Lower is better. "
+        "The dashed grey line is the floor: a stackless state machine, not a runtime.",
+    )
 
 
 def _note(c: Cell) -> str:
@@ -412,19 +485,41 @@ def time_vs_m(cells: list[Cell], fixed_n: int | None = None, panels: int = 1) ->
     for n in chosen:
         series = []
         for (rt, cores), group in _group([c for c in ring if c.params["n"] == n]).items():
-            pts = [_point(c.params["m"], [r["run_ns"] for r in c.records], note=_note(c))
-                   for c in sorted(group, key=lambda c: c.params["m"])]
+            pts = [
+                _point(c.params["m"], [r["run_ns"] for r in c.records], note=_note(c))
+                for c in sorted(group, key=lambda c: c.params["m"])
+            ]
             series.append(_series(rt, cores, group, pts))
         out.append(Panel(f"N = {fmt_count(n)}", _order(series)))
-    title = f"Message-phase time against M (N = {chosen[0]:,})" if len(chosen) == 1 else \
-        "Message-phase time against M, at fixed N"
-    return Chart("time-vs-m", title, "M (laps of the ring)", "message-phase time", "count", "ns", out,
-                 caption="Whole message phase (N × M hops), median over the repeats with its 95 % interval. "
-                         "A line of slope 1 means each lap costs the same.")
+    title = (
+        f"Message-phase time against M (N = {chosen[0]:,})"
+        if len(chosen) == 1
+        else "Message-phase time against M, at fixed N"
+    )
+    return Chart(
+        "time-vs-m",
+        title,
+        "M (laps of the ring)",
+        "message-phase time",
+        "count",
+        "ns",
+        out,
+        caption="Whole message phase (N × M hops), median over the repeats with its 95 % interval. "
+        "A line of slope 1 means each lap costs the same.",
+    )
 
 
-def _metric_vs_n(cells: list[Cell], values_of, scale: float, key: str, title: str, ylabel: str, yunit: str,
-                 caption: str, prefer: tuple[str, ...]) -> Chart:
+def _metric_vs_n(
+    cells: list[Cell],
+    values_of,
+    scale: float,
+    key: str,
+    title: str,
+    ylabel: str,
+    yunit: str,
+    caption: str,
+    prefer: tuple[str, ...],
+) -> Chart:
     usable = [c for c in cells if c.ok and c.mode == "timed" and "n" in c.params and values_of(c)]
     if not usable:
         raise PlotError(f"no cells with {ylabel} in this run")
@@ -441,17 +536,36 @@ def _metric_vs_n(cells: list[Cell], values_of, scale: float, key: str, title: st
             best[k] = c
     series = []
     for (rt, cores), group in _group(list(best.values())).items():
-        pts = [_point(c.params["n"], values_of(c), scale, note=f"{c.workload.name}: {_note(c)}")
-               for c in sorted(group, key=lambda c: c.params["n"])]
+        pts = [
+            _point(c.params["n"], values_of(c), scale, note=f"{c.workload.name}: {_note(c)}")
+            for c in sorted(group, key=lambda c: c.params["n"])
+        ]
         series.append(_series(rt, cores, group, pts))
-    return Chart(key, title, "N (processes)", ylabel, "count", yunit, [Panel("", _order(series))],
-                 caption=caption + f" From the {workload} workload.")
+    return Chart(
+        key,
+        title,
+        "N (processes)",
+        ylabel,
+        "count",
+        yunit,
+        [Panel("", _order(series))],
+        caption=caption + f" From the {workload} workload.",
+    )
 
 
 def spawn(cells: list[Cell]) -> Chart:
-    return _metric_vs_n(cells, lambda c: c.values(SPAWN_US), 1e3, "spawn", "Spawn cost against N", "spawn time per process", "ns",
-                        "Time from the first spawn until every process is ready, per process; median with its "
-                        "95 % interval. Lower is better.", ("spawn", "memory", "ring", "msgcost"))
+    return _metric_vs_n(
+        cells,
+        lambda c: c.values(SPAWN_US),
+        1e3,
+        "spawn",
+        "Spawn cost against N",
+        "spawn time per process",
+        "ns",
+        "Time from the first spawn until every process is ready, per process; median with its "
+        "95 % interval. Lower is better.",
+        ("spawn", "memory", "ring", "msgcost"),
+    )
 
 
 def memory_values(c: Cell) -> list[float]:
@@ -470,11 +584,19 @@ def memory_values(c: Cell) -> list[float]:
 
 
 def memory(cells: list[Cell]) -> Chart:
-    chart = _metric_vs_n(cells, memory_values, 1.0, "memory", "Memory per process against N", "RSS growth per process",
-                         "bytes", "Resident memory added per idle process by the first spawn in each driver process "
-                         "(RSS after spawning N, minus before, divided by N); median with its 95 % interval. Lower "
-                         "is better.",
-                         ("memory", "spawn", "ring", "msgcost"))
+    chart = _metric_vs_n(
+        cells,
+        memory_values,
+        1.0,
+        "memory",
+        "Memory per process against N",
+        "RSS growth per process",
+        "bytes",
+        "Resident memory added per idle process by the first spawn in each driver process "
+        "(RSS after spawning N, minus before, divided by N); median with its 95 % interval. Lower "
+        "is better.",
+        ("memory", "spawn", "ring", "msgcost"),
+    )
     for s in chart.series:  # a process can cost less than nothing when the runtime returns memory meanwhile
         s.points = [p for p in s.points if p.y > 0]
     own = [c for c in cells if c.ok and c.mode == "timed" and "n" in c.params and c.values(RUNTIME_PER_PROC)]
@@ -490,15 +612,25 @@ def selective(cells: list[Cell]) -> Chart:
     series = []
     for (rt, cores), group in _group(sel).items():
         for rev, name in ((0, "arrival order"), (1, "reverse order")):
-            pts = [_point(c.params["n"], c.values(), note=_note(c))
-                   for c in sorted(group, key=lambda c: c.params["n"]) if c.params["reverse"] == rev]
+            pts = [
+                _point(c.params["n"], c.values(), note=_note(c))
+                for c in sorted(group, key=lambda c: c.params["n"])
+                if c.params["reverse"] == rev
+            ]
             if pts:
                 series.append(_series(rt, cores, group, pts, name))
-    return Chart("selective", "Selective receive: replies taken in arrival order and in reverse", "N (workers)",
-                 "time per reply", "count", "ns", [Panel("", _order(series))],
-                 caption="A collector takes one reply from each of N workers by selective receive. In reverse "
-                         "order every receive scans the mailbox past the replies not yet wanted, so the cost per "
-                         "reply grows with N (quadratic in total); in arrival order it stays flat.")
+    return Chart(
+        "selective",
+        "Selective receive: replies taken in arrival order and in reverse",
+        "N (workers)",
+        "time per reply",
+        "count",
+        "ns",
+        [Panel("", _order(series))],
+        caption="A collector takes one reply from each of N workers by selective receive. In reverse "
+        "order every receive scans the mailbox past the replies not yet wanted, so the cost per "
+        "reply grows with N (quadratic in total); in arrival order it stays flat.",
+    )
 
 
 def squeeze(cells: list[Cell]) -> Chart:
@@ -506,16 +638,33 @@ def squeeze(cells: list[Cell]) -> Chart:
     for c in cells:
         hist = c.extra.get("history", []) if c.ok and c.mode == "squeeze" else []
         if hist:
-            pts = [Point(h["concurrency"], h["hops_per_s"], max(0.0, h["hops_per_s"] - h["sd"]), h["hops_per_s"] + h["sd"],
-                         f"{h['samples']} samples" + (" · peak" if h["concurrency"] == c.extra.get("peak_concurrency")
-                                                      else "")) for h in hist]
+            pts = [
+                Point(
+                    h["concurrency"],
+                    h["hops_per_s"],
+                    max(0.0, h["hops_per_s"] - h["sd"]),
+                    h["hops_per_s"] + h["sd"],
+                    f"{h['samples']} samples"
+                    + (" · peak" if h["concurrency"] == c.extra.get("peak_concurrency") else ""),
+                )
+                for h in hist
+            ]
             series.append(_series(c.runtime, c.cores, [c], pts, f"N = {fmt_count(c.params.get('n', 0))}"))
     if not series:
         raise PlotError("no squeeze history in this run (use a run made with --squeeze)")
-    return Chart("squeeze", "Throughput against concurrency (squeeze)", "tokens circulating at once",
-                 "hops per second", "count", "rate", [Panel("", _order(series))], ylog=False,
-                 caption="Each step adds tokens until throughput stops growing; mean hops per second with ± one "
-                         "standard deviation of the samples. Higher is better.", interval="± one standard deviation")
+    return Chart(
+        "squeeze",
+        "Throughput against concurrency (squeeze)",
+        "tokens circulating at once",
+        "hops per second",
+        "count",
+        "rate",
+        [Panel("", _order(series))],
+        ylog=False,
+        caption="Each step adds tokens until throughput stops growing; mean hops per second with ± one "
+        "standard deviation of the samples. Higher is better.",
+        interval="± one standard deviation",
+    )
 
 
 def grid(cells: list[Cell]) -> Grid:
@@ -531,14 +680,18 @@ def grid(cells: list[Cell]) -> Grid:
         for c in ring:
             if (c.runtime, c.cores) == (s.runtime, s.cores):
                 z[ms.index(c.params["m"])][ns.index(c.params["n"])] = stats.summarize(
-                    [r["run_ns"] for r in c.records]).median
-                per_hop[(c.runtime, c.cores, c.params["n"], c.params["m"])] = c.headline.median
+                    [r["run_ns"] for r in c.records]
+                ).median
+                head = c.headline
+                if head is not None:  # always, for an ok ring cell with records
+                    per_hop[(c.runtime, c.cores, c.params["n"], c.params["m"])] = head.median
         panels.append((s.runtime, s.cores, z))
     return Grid(ns, ms, panels, per_hop)
 
 
-def chart(cells: list[Cell], kind: str, fixed_n: int | None = None, fixed_m: int | None = None,
-          panels: int = 1) -> Chart:
+def chart(
+    cells: list[Cell], kind: str, fixed_n: int | None = None, fixed_m: int | None = None, panels: int = 1
+) -> Chart:
     if kind == "hops-vs-n":
         return hops_vs_n(cells, fixed_m)
     if kind == "time-vs-m":
@@ -555,8 +708,14 @@ def chart(cells: list[Cell], kind: str, fixed_n: int | None = None, fixed_m: int
 
 
 # -- matplotlib ---------------------------------------------------------------------
-def plot(cells: list[Cell], kind: str, out: Path, runtime: str | None = None,
-         fixed_n: int | None = None, fixed_m: int | None = None) -> Path:
+def plot(
+    cells: list[Cell],
+    kind: str,
+    out: Path,
+    runtime: str | None = None,
+    fixed_n: int | None = None,
+    fixed_m: int | None = None,
+) -> Path:
     cells = [c for c in cells if c.ok]
     if runtime:
         cells = [c for c in cells if c.runtime == runtime or base(c.runtime) == runtime]
@@ -567,9 +726,11 @@ def plot(cells: list[Cell], kind: str, out: Path, runtime: str | None = None,
     if kind == "surface":
         runtimes = sorted({(c.runtime, c.cores) for c in cells})
         if len(runtimes) != 1:
-            raise PlotError("a 3-D surface shows one runtime at one core setting: pick one with --runtime "
-                            f"(the run has {', '.join(f'{r} [{k}]' for r, k in runtimes)}); "
-                            "--kind heatmap shows them all side by side")
+            raise PlotError(
+                "a 3-D surface shows one runtime at one core setting: pick one with --runtime "
+                f"(the run has {', '.join(f'{r} [{k}]' for r, k in runtimes)}); "
+                "--kind heatmap shows them all side by side"
+            )
         fig = _draw_surface(grid(cells))
     elif kind == "heatmap":
         fig = _draw_heatmaps(grid(cells))
@@ -600,8 +761,8 @@ def draw(ch: Chart, floors: Iterable[str] = ()):
     st = styles(ch.runtimes(), set(floors) | {s.runtime for s in ch.series if s.floor})
     n = len(ch.panels)
     fig, axes = plt.subplots(1, n, figsize=(4.2 * n + 3.2 if n > 1 else 9, 5.2), squeeze=False, sharey=True)
-    handles: dict[str, object] = {}
-    for ax, panel in zip(axes[0], ch.panels):
+    handles: dict[str, ErrorbarContainer] = {}
+    for ax, panel in zip(axes[0], ch.panels, strict=True):
         xs, ys = [], []
         for s in panel.series:
             sty = st[s.runtime]
@@ -614,10 +775,21 @@ def draw(ch: Chart, floors: Iterable[str] = ()):
             hollow = s.cores != "1"
             ls = "-." if "reverse" in s.variant else "--" if sty.floor else ":" if hollow else "-"
             hollow = hollow or "reverse" in s.variant
-            h = ax.errorbar(x, y, yerr=err, color=sty.colour, marker=sty.marker, linestyle=ls, capsize=2.5,
-                            markersize=6, linewidth=1.6 if not sty.floor else 1.4,
-                            markerfacecolor="white" if hollow else sty.colour, markeredgewidth=1.3,
-                            alpha=0.95, label=s.label)
+            h = ax.errorbar(
+                x,
+                y,
+                yerr=err,
+                color=sty.colour,
+                marker=sty.marker,
+                linestyle=ls,
+                capsize=2.5,
+                markersize=6,
+                linewidth=1.6 if not sty.floor else 1.4,
+                markerfacecolor="white" if hollow else sty.colour,
+                markeredgewidth=1.3,
+                alpha=0.95,
+                label=s.label,
+            )
             handles.setdefault(s.label, h)
             xs += x
             ys += [p.lo for p in pts] + [p.hi for p in pts]
@@ -633,8 +805,17 @@ def draw(ch: Chart, floors: Iterable[str] = ()):
         raise PlotError("no measured cells fit this plot")
     axes[0][0].set_ylabel(ch.ylabel)
     fig.suptitle(ch.title, fontsize="large")
-    fig.legend(list(handles.values()), list(handles), loc="upper left", bbox_to_anchor=(1.0, 0.93),
-               fontsize="small", frameon=False, ncol=1 + len(handles) // 28)
+    # matplotlib's stubs take Artist handles only; legend() also takes a tuple of artists such as an
+    # ErrorbarContainer (drawn by its HandlerErrorbar), which is what errorbar() returns.
+    fig.legend(  # type: ignore[call-overload]
+        list(handles.values()),
+        list(handles),
+        loc="upper left",
+        bbox_to_anchor=(1.0, 0.93),
+        fontsize="small",
+        frameon=False,
+        ncol=1 + len(handles) // 28,
+    )
     fig.tight_layout()
     return fig
 
@@ -654,7 +835,7 @@ def _draw_heatmaps(g: Grid):
     vals = [v for _, _, z in g.panels for row in z for v in row if v]
     norm = LogNorm(vmin=min(vals), vmax=max(vals))
     im = None
-    for ax, (rt, cores, z) in zip(axes.flat, g.panels):
+    for ax, (rt, cores, z) in zip(axes.flat, g.panels, strict=False):  # spare axes are hidden below
         a = np.array([[np.nan if v is None else v for v in row] for row in z], dtype=float)
         im = ax.imshow(a, origin="lower", aspect="auto", cmap="viridis", norm=norm)
         ax.set_xticks(range(len(g.ns)), [fmt_count(n) for n in g.ns], fontsize="small")
@@ -662,8 +843,9 @@ def _draw_heatmaps(g: Grid):
         for (i, j), v in np.ndenumerate(a):
             if not np.isnan(v):
                 light = norm(v) > 0.6
-                ax.text(j, i, fmt_ns(v), ha="center", va="center", fontsize="x-small",
-                        color="black" if light else "white")
+                ax.text(
+                    j, i, fmt_ns(v), ha="center", va="center", fontsize="x-small", color="black" if light else "white"
+                )
         ax.set_title(f"{rt} · {'1 core' if cores == '1' else 'all cores'}", fontsize="small")
     for ax in list(axes.flat)[k:]:
         ax.set_visible(False)
@@ -673,6 +855,8 @@ def _draw_heatmaps(g: Grid):
         ax.set_xlabel("N (processes)")
     fig.suptitle("Message-phase time over N × M (one colour scale for all)")
     fig.tight_layout(rect=(0, 0, 0.9, 0.97))
+    if im is None:  # not reached: a grid has a panel (and vals above a value)
+        raise PlotError("no panel to draw")
     cb = fig.colorbar(im, ax=axes.ravel().tolist(), shrink=min(0.9, 3.0 / rows), fraction=0.04)
     ticks = _colour_ticks(min(vals), max(vals))
     cb.set_ticks(ticks)
@@ -692,11 +876,12 @@ def _draw_surface(g: Grid):
     ax.plot_surface(X, Y, Z, cmap="viridis", edgecolor="k", linewidth=0.3)
     ax.set_xticks(np.log10(g.ns), [fmt_count(n) for n in g.ns])
     ax.set_yticks(np.log10(g.ms), [fmt_count(m) for m in g.ms])
-    zt = [t for t in log_ticks(np.nanmin(10 ** Z), np.nanmax(10 ** Z))]
+    zt = [t for t in log_ticks(np.nanmin(10**Z), np.nanmax(10**Z))]
     ax.set_zticks([math.log10(t) for t in zt], [fmt_ns(t) for t in zt])
     ax.set_xlabel("N (processes)")
     ax.set_ylabel("M (laps)")
     ax.set_zlabel("message-phase time")
-    ax.set_title(f"{rt} · {'1 core' if cores == '1' else 'all cores'}: message-phase time over N × M",
-                 fontsize="medium")
+    ax.set_title(
+        f"{rt} · {'1 core' if cores == '1' else 'all cores'}: message-phase time over N × M", fontsize="medium"
+    )
     return fig
