@@ -12,6 +12,9 @@ bench: setup
 
 test:
 	bash scripts/setup.sh --test
+	.venv/bin/ruff check ringbench
+	.venv/bin/ruff format --check ringbench
+	.venv/bin/mypy ringbench
 	.venv/bin/python -m pytest -q -m "not slow"
 
 # Long runs (N up to a million) behind a flag; not part of CI.
