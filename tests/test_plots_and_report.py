@@ -310,6 +310,9 @@ def test_report_charts_tables_and_self_containment(multi_html):
     assert all(len(c) == 1 for c in colours.values()), colours
     # compact sortable tables with details on demand; a refused cell is shown as n/a
     assert multi_html.count("class='cells sortable'") == 5 and "<tr class='det' hidden>" in multi_html
+    tables_part = multi_html.split("id='tables'")[1].split("id='warnings'")[0]
+    assert "Rel % = throughput against" in tables_part  # the terminal's notes under each table
+    assert "<tr><th>count</th><td>" in tables_part  # the wide table's columns with each row's details
     refused = multi_html.split("<tbody class='bad'>")[1].split("</tbody>")[0]
     assert ">n/a<" in refused and "10,000 processes need 10,000 OS threads" in refused
     # nothing outside the inlined library refers to the network

@@ -51,9 +51,19 @@ def _latest_cells(runs: list[Run]) -> tuple[list[Cell], int]:
     return list(chosen.values()), replaced
 
 
-def _table_rows(cells: list[Cell], baseline: str | None = None) -> tuple[list[str], list[list[str]]]:
-    """The one place the report asks for table rows: the terminal's compact table, as text."""
-    return tables.compact_rows(cells, baseline)
+def _table_rows(
+    cells: list[Cell], baseline: str | None = None
+) -> tuple[list[str], list[list[str]], list[str], list[dict[str, str]]]:
+    """The one place the report asks for table rows: the terminal's compact table as text, the notes
+    printed under it, and per row the wide table's further columns (shown with the row's details)."""
+    cols, body, notes = tables.rows(cells, baseline)
+    wide_cols, wide_body, _ = tables.rows(cells, baseline, wide=True)
+    header = [c.header for c in cols]
+    more = [
+        {col.header: v for col, v in zip(wide_cols, row, strict=False) if col.header not in header and v}
+        for row in wide_body
+    ]
+    return header, body, notes, more
 
 
 # -- text helpers ----------------------------------------------------------------------
@@ -729,7 +739,9 @@ def _heatmap_figure(g: plots.Grid) -> dict:
         )
         notes.append(
             {
-                "text": f"<b>{_e(rt)}</b><br>{_cores(cores)}",
+                # family on one line, variant and cores on the next: long names stay inside a narrow panel
+                "text": f"<b>{_e(rt.split('/')[0])}</b><br>"
+                + " · ".join(x for x in (_e(rt.partition("/")[2]), _cores(cores)) if x),
                 "xref": "paper",
                 "yref": "paper",
                 "x": x0 + w / 2,
@@ -1026,12 +1038,12 @@ def _details(c: Cell) -> str:
 
 
 def _cell_table(run: Run, st) -> str:
-    header, rows = _table_rows(run.cells, getattr(run, "baseline", None))
+    header, rows, notes, more = _table_rows(run.cells, getattr(run, "baseline", None))
     if not rows:
         return "<p>nothing measured</p>"
     head = "<th class='x'></th>" + "".join(f"<th>{_e(h)}</th>" for h in header)
     bodies = []
-    for c, row in zip(run.cells, rows, strict=False):
+    for c, row, extra in zip(run.cells, rows, more, strict=False):
         cls = "" if c.ok else " class='bad'"
         first = f"{_swatch(st[c.runtime])}{_e(row[0])}" if c.runtime in st else _e(row[0])
         cols = list(row[1:])
@@ -1046,13 +1058,22 @@ def _cell_table(run: Run, st) -> str:
         )
         bodies.append(
             f"<tbody{cls}><tr class='row'><td class='x'><button aria-label='details' title='details'>▸</button>"
-            f"</td>{tds}</tr><tr class='det' hidden><td colspan='{len(header) + 1}'>{_details(c)}</td></tr>"
+            f"</td>{tds}</tr><tr class='det' hidden><td colspan='{len(header) + 1}'>"
+            f"{_wide(extra)}{_details(c)}</td></tr>"
             "</tbody>"
         )
     return (
         f"<div class='scroll'><table class='cells sortable'><thead><tr>{head}</tr></thead>{''.join(bodies)}"
-        "</table></div>"
+        "</table></div>" + "".join(f"<p class='sub'>{_e(n)}</p>" for n in notes)
     )
+
+
+def _wide(extra: dict[str, str]) -> str:
+    """The wide table's columns for one row (spread, p, count, mode details, version) as a small list."""
+    if not extra:
+        return ""
+    items = "".join(f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in extra.items())
+    return f"<table class='mini'><tbody>{items}</tbody></table>"
 
 
 # -- warnings -----------------------------------------------------------------------------------
