@@ -1007,7 +1007,9 @@ def _details(c: Cell) -> str:
             + "</tbody></table>"
         )
     if c.records:
-        cols = ["iteration", "count", "setup_ns", "run_ns", "run_cpu_ns", "rss_before", "rss_after"]
+        wanted = ("process", "iteration", "count", "ready", "setup_ns", "run_ns", "run_cpu_ns", "rss_before")
+        wanted += ("rss_after",)
+        cols = [k for k in wanted if any(k in r for r in c.records)]
         body = "".join(
             "<tr>"
             + "".join(f"<td>{_e(f'{r[k]:,}' if isinstance(r.get(k), int) else r.get(k, ''))}</td>" for k in cols)
@@ -1184,7 +1186,8 @@ table { border-collapse: collapse; margin: .6em 0; font-size: .88em; }
 th, td { border-bottom: 1px solid var(--line); padding: .3em .6em; text-align: left; vertical-align: top; }
 thead th { background: var(--bg2); position: sticky; top: 0; }
 td.num, th.n { text-align: right; white-space: nowrap; }
-table.cells td { text-align: right; white-space: nowrap; } table.cells td:nth-child(2) { text-align: left; }
+table.cells td { text-align: right; white-space: nowrap; }
+table.cells td:nth-child(2), table.cells td:nth-child(3) { text-align: left; }
 table.sortable thead th { cursor: pointer; user-select: none; } table.sortable thead th:hover { background: #ececf1; }
 table.sortable th[aria-sort=ascending]::after { content: " ▲"; font-size: .75em; }
 table.sortable th[aria-sort=descending]::after { content: " ▼"; font-size: .75em; }
