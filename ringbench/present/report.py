@@ -1007,8 +1007,8 @@ def _details(c: Cell) -> str:
             + "</tbody></table>"
         )
     if c.records:
-        wanted = ("process", "iteration", "count", "ready", "setup_ns", "run_ns", "run_cpu_ns", "rss_before")
-        wanted += ("rss_after",)
+        wanted = ["process", "iteration", "count", "ready", "setup_ns", "run_ns", "run_cpu_ns"]
+        wanted += ["rss_before", "rss_after"]
         cols = [k for k in wanted if any(k in r for r in c.records)]
         body = "".join(
             "<tr>"
