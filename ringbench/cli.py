@@ -28,7 +28,7 @@ from . import api
 from .catalogue import workloads
 from .catalogue.drivers import DriverError, discover
 from .catalogue.drivers import build as build_driver
-from .present import exporting, tables
+from .present import PLOT_KINDS, exporting, tables
 from .results import noise
 from .results.model import Cell, Run
 from .results.store import DEFAULT_DB, Store, StoreError
@@ -784,7 +784,7 @@ def import_(path, db):
 @click.argument("run_id", type=int)
 @click.option(
     "--kind",
-    type=click.Choice(["auto", "hops-vs-n", "time-vs-m", "surface", "heatmap", "spawn", "memory", "squeeze"]),
+    type=click.Choice(["auto", *PLOT_KINDS]),
     default="auto",
     show_default=True,
     help="What to draw (auto: chosen from the run's workload and mode).",
@@ -796,7 +796,7 @@ def import_(path, db):
     required=True,
     help="Image file; .png or .svg.",
 )
-@click.option("--runtime", "-r", default=None, help="Only this runtime (needed for surface and heatmap).")
+@click.option("--runtime", "-r", default=None, help="Only this runtime (needed for surface).")
 @click.option("--fixed-n", type=int, default=None, help="time-vs-m: the N to hold fixed [middle of the run's N].")
 @click.option("--fixed-m", type=int, default=None, help="hops-vs-n: the M to hold fixed [middle of the run's M].")
 @_db_option

@@ -35,8 +35,9 @@ from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter  # noqa
 from ..catalogue.workloads import RSS_PER_PROC, RUNTIME_PER_PROC, SPAWN_US  # noqa: E402
 from ..results import stats  # noqa: E402
 from ..results.model import Cell  # noqa: E402
+from . import PLOT_KINDS  # noqa: E402
 
-KINDS = ("hops-vs-n", "time-vs-m", "surface", "heatmap", "spawn", "memory", "selective", "squeeze")
+KINDS = PLOT_KINDS
 
 
 class PlotError(ValueError):
