@@ -636,7 +636,7 @@ def history(db):
     for r in runs:
         s = r["settings"]
         cells = f"{r['ok']}/{r['planned']}" if r.get("planned") else f"{r['ok']}/{r['done']}"
-        what = f"{s.get('workload', '')} {s.get('mode', '')[:4] if s.get('mode') != 'timed' else ''}".strip()
+        what = f"{s.get('workload', '')} {s.get('mode', '') if s.get('mode') != 'timed' else ''}".strip()
         t.add_row(
             str(r["id"]),
             r["started_at"][:16].replace("T", " "),
