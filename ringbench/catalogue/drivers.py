@@ -20,6 +20,11 @@ DRIVERS_DIR = REPO / "drivers"
 HOP_KINDS = ("mailbox", "channel", "rendezvous", "handoff", "floor")
 
 
+def hop_group(hop: str) -> str:
+    """Rows of one group are compared with each other: mailboxes and channels are both message passing."""
+    return "message" if hop in ("mailbox", "channel") else hop
+
+
 class DriverError(Exception):
     """A driver cannot be used as asked (unknown, not built, missing tool)."""
 
@@ -42,11 +47,6 @@ class Driver:
     hop: str = "mailbox"  # the kind of hop (contract section 1): mailbox, channel, rendezvous, handoff, floor
     mailbox: str = "stock"  # "stock" (the runtime's own channel or mailbox) or "hand-written"
     bench: bool = True  # in `ringbench bench`'s default set (false for tuning variants: named or `all` only)
-
-    @property
-    def hop_group(self) -> str:
-        """Rows of one group are compared with each other: mailboxes and channels are both message passing."""
-        return "message" if self.hop in ("mailbox", "channel") else self.hop
 
     @property
     def is_floor(self) -> bool:

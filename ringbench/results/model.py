@@ -15,6 +15,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..catalogue.drivers import hop_group
 from ..catalogue.workloads import RSS_PER_PROC, Metric, Workload
 from ..harness.modes import MODES, Mode, Options
 from . import stats
@@ -62,8 +63,7 @@ class Cell:
 
     @property
     def hop_group(self) -> str:
-        """Rows of one group are compared with each other: mailboxes and channels are both message passing."""
-        return "message" if self.hop in ("mailbox", "channel") else self.hop
+        return hop_group(self.hop)
 
     @property
     def is_floor(self) -> bool:
