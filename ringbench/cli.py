@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import click
-from rich import box
 from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
@@ -38,11 +37,13 @@ EXIT_INTERRUPTED = 130
 
 
 def _width() -> int | None:
-    """A terminal's own width; piped, $COLUMNS or 100 (the compact table is made to fit 100)."""
+    """A terminal's own width; piped, $COLUMNS or 100 (the compact table is made to fit 100), less a
+    few columns so that the odd two- or three-byte character (±, µ, ✓) keeps a line within that many
+    bytes too, for tools that count bytes."""
     if sys.stdout.isatty():
         return None
     cols = os.environ.get("COLUMNS", "")
-    return int(cols) if cols.isdigit() and int(cols) > 20 else 100
+    return (int(cols) if cols.isdigit() and int(cols) > 40 else 100) - 2
 
 
 out = Console(width=_width(), soft_wrap=False)
@@ -405,7 +406,7 @@ def show_run(result: Run, wide: bool = False) -> None:
         highlight=False,
     )
     for n in notes:
-        out.print(n, highlight=False)
+        out.print(n, highlight=False, width=out.width - 6)  # notes carry ✓, ≈, µ: room for their bytes
     if o.mode != "timed":
         for c in result.cells:
             if c.ok:
@@ -555,7 +556,7 @@ def runtimes(as_json):
         click.echo(json.dumps(rows, indent=1))
         return
     t = Table(
-        title="ringbench runtimes", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True
+        title="ringbench runtimes", title_justify="left", box=tables.HEAD_RULE, pad_edge=False, collapse_padding=True
     )
     for col in ("Runtime", "hop", "State", "Version", "Workloads"):
         t.add_column(col, no_wrap=True, overflow="ellipsis", max_width=28 if col == "Version" else None)
@@ -626,7 +627,7 @@ def _grid_text(s: dict) -> str:
 def history(db):
     """List the stored runs, one line each: id, start, status, cells done/planned, workload, runtimes."""
     runs = api.history(db)
-    t = Table(title=f"runs in {db}", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+    t = Table(title=f"runs in {db}", title_justify="left", box=tables.HEAD_RULE, pad_edge=False)
     t.add_column("Run", justify="right", no_wrap=True, min_width=3)
     t.add_column("Started (UTC)", no_wrap=True, min_width=16)
     t.add_column("Status", no_wrap=True, min_width=11)
@@ -699,7 +700,7 @@ def compare(run_a, run_b, fail_above, db):
       ringbench compare 12 13 --fail-above 5
     """
     _, _, changes = api.compare(run_a, run_b, db)
-    t = Table(title=f"run {run_a} → run {run_b}", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+    t = Table(title=f"run {run_a} → run {run_b}", title_justify="left", box=tables.HEAD_RULE, pad_edge=False)
     for col in ("Runtime", "Cores", "Params", f"run {run_a}", f"run {run_b}", "95 % CI of change", "p", "verdict"):
         t.add_column(
             col,
