@@ -39,3 +39,19 @@ def real_drivers():
     finally:
         if saved is not None:
             os.environ["RINGBENCH_DRIVER_PATH"] = saved
+
+
+def live_processes_with(marker: str) -> list[int]:
+    """Processes (not zombies awaiting their reaper) whose environment holds `marker`, such as the
+    fake fixture's FAKE_COUNTER_FILE: this test's drivers, never another test's."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit() or int(proc.name) == os.getpid():
+            continue
+        try:
+            if marker.encode() in (proc / "environ").read_bytes() and \
+                    (proc / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
+                found.append(int(proc.name))
+        except OSError:
+            continue
+    return found

@@ -12,6 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 import ringbench
+from conftest import live_processes_with
 from ringbench.cli import main
 
 RINGBENCH = [sys.executable, "-m", "ringbench.cli"]
@@ -265,8 +266,8 @@ def test_a_slow_driver_past_its_timeout_is_killed_with_its_children(fake, db, tm
     r = ringbench_cli("run", "ring", "-r", "fake", "-n", 10, "-m", 1, "--repeat", 1, "--timeout", 2, "--db", db)
     assert r.exit_code == 1 and time.monotonic() - started < 20
     assert q(db, "SELECT status FROM cells")[0]["status"] == "timeout"
-    leftover = subprocess.run(["pgrep", "-f", "fake_drivers/fake/fake.py"], capture_output=True, text=True).stdout
-    assert leftover.strip() == ""
+    assert live_processes_with(os.environ["FAKE_COUNTER_FILE"]) == []
+
 
 
 def test_sweep_records_refused_cells_with_their_reason(fake, db, monkeypatch, tmp_path):

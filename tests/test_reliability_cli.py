@@ -11,9 +11,9 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import live_processes_with
 
 RINGBENCH = [sys.executable, "-m", "ringbench.cli"]
-FAKE_PY = "fake_drivers/fake/fake.py"
 
 
 def cli(*args, env=None, timeout=120):
@@ -124,17 +124,8 @@ def _wait_for_cells(db, k, timeout=60):
     raise AssertionError(f"fewer than {k} cells stored within {timeout} s")
 
 
-def _fake_drivers_running() -> list[str]:
-    out = subprocess.run(["pgrep", "-f", FAKE_PY], capture_output=True, text=True).stdout.split()
-    alive = []
-    for pid in out:
-        try:
-            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if state != "Z":
-            alive.append(pid)
-    return alive
+def _fake_drivers_running() -> list[int]:
+    return live_processes_with(os.environ["FAKE_COUNTER_FILE"])
 
 
 def test_a_killed_orchestrator_leaves_an_abandoned_run_no_driver_and_resume_finishes(fake, tmp_path):
