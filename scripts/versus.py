@@ -31,6 +31,7 @@ import click  # noqa: E402
 from ringbench.catalogue import drivers, workloads  # noqa: E402
 from ringbench.harness import environment, launch  # noqa: E402
 from ringbench.harness.protocol import DriverFailed, Expectation, check_result, parse_line  # noqa: E402
+from ringbench.present.tables import fmt  # noqa: E402
 from ringbench.results import noise, stats  # noqa: E402
 
 PLACEHOLDERS = ("n", "m", "tokens", "hops", "cores")
@@ -399,16 +400,6 @@ def verdict(d: stats.Difference) -> str:
 
 
 # -- presentation -----------------------------------------------------------------------------
-def fmt(x: float | None) -> str:
-    if x is None:
-        return "—"
-    if abs(x) >= 100:
-        return f"{x:,.0f}"
-    if abs(x) >= 1:
-        return f"{x:,.2f}"
-    return f"{x:.3g}"
-
-
 def interval(ci) -> str:
     return f"{fmt(ci[0])}–{fmt(ci[1])}"
 
