@@ -85,6 +85,8 @@ class Options:
 class Mode:
     name = ""
     own: tuple[str, ...] = ()  # Options fields that belong to this mode alone
+    value_name = "counted sample(s)"  # what one of the mode's values is, and the flag that gives more
+    more_flag = "--samples"
     flags = {"squeeze_min": "--min", "squeeze_max": "--max"}
 
     def check(self, w: Workload, opts: Options, given: set[str]) -> None:
@@ -123,8 +125,8 @@ class Mode:
         n = len(self.values(cell))
         if n < MIN_REPEATS:
             return [
-                f"{cell.label}: {n} counted sample(s): too few to tell a difference "
-                f"(significance needs {MIN_REPEATS}); use --samples {MIN_REPEATS} or more"
+                f"{cell.label}: {n} {self.value_name}: too few to tell a difference "
+                f"(significance needs {MIN_REPEATS}); use {self.more_flag} {MIN_REPEATS} or more"
             ]
         return []
 
@@ -132,6 +134,8 @@ class Mode:
 class Timed(Mode):
     name = "timed"
     own: tuple[str, ...] = ("repeat", "processes", "warmup", "target_ms")
+    value_name = "repeat(s)"
+    more_flag = "--repeat"
 
     def check(self, w: Workload, opts: Options, given: set[str]) -> None:
         super().check(w, opts, given)
@@ -162,15 +166,6 @@ class Timed(Mode):
             f"{w.headline.label}: median of {opts.repeat} repeats ({where}, {opts.warmup} untimed warm-up "
             f"iteration(s) first in each)"
         )
-
-    def warnings(self, cell: Cell, opts: Options) -> list[str]:
-        n = len(self.values(cell))
-        if n < MIN_REPEATS:
-            return [
-                f"{cell.label}: {n} repeat(s): too few to tell a difference (significance needs "
-                f"{MIN_REPEATS}); use --repeat {MIN_REPEATS} or more"
-            ]
-        return []
 
     def run(self, spec: CellSpec, opts: Options, tick: Tick = lambda text: None) -> Outcome:
         w = spec.workload
