@@ -211,9 +211,7 @@ class Timed(Mode):
         """pyperf's loop calibration, for `m`: one short probe process (after its warm-up) tells the time
         per unit of m; the cell then runs enough for a message phase of `target_ms`."""
         w = spec.workload
-        probe_m = 1
-        p = spec.driver_params(**{w.calibrates: probe_m})
-        per_unit = max(1, w.hops(p))
+        per_unit = max(1, w.hops(spec.driver_params(**{w.calibrates: 1})))  # hops per unit of m
         probe_m = max(1, math.ceil(20_000 / per_unit))  # ~20,000 hops: long enough to time, short for any runtime
         p = spec.driver_params(**{w.calibrates: probe_m})
         want = Expectation(w.verb, p, w.expected(p), w.hops(p), w.ready(p) if w.ready else None)
