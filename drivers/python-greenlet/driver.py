@@ -51,13 +51,15 @@ def make_runtime(mode):
     main_switch = main_g.switch
 
     # ------------------------------------------------ mailbox scheduler
-    # One run queue of greenlets. A process that blocks in receive switches
-    # straight to the next runnable greenlet (or, if none, to the hub greenlet,
-    # which also starts new processes and is the parent every process returns
-    # to when it exits). A send appends to the receiver's mailbox and, if that
-    # mailbox was empty (the receiver is blocked: only the running greenlet can
-    # have an empty mailbox and not be blocked, and it is the sender), puts the
-    # receiver on the run queue.
+    # One run queue of runnable greenlets, each queued as its bound `switch`
+    # method (bound once per process, not once per hop: a queued greenlet would
+    # cost a `.switch` attribute lookup at every dequeue). A process that blocks
+    # in receive calls the next entry, switching straight to that greenlet (or,
+    # if none, to the hub greenlet, which also starts new processes and is the
+    # parent every process returns to when it exits). A send appends to the
+    # receiver's mailbox and, if that mailbox was empty (the receiver is
+    # blocked: only the running greenlet can have an empty mailbox and not be
+    # blocked, and it is the sender), puts the receiver's switch on the run queue.
     runq = deque()
     runq_append = runq.append
     runq_popleft = runq.popleft
@@ -79,7 +81,7 @@ def make_runtime(mode):
                 g, args = newq.popleft()
                 g.switch(*args)
             elif runq:
-                runq_popleft().switch()
+                runq_popleft()()
             elif idle_main[0]:
                 idle_main[0] = False
                 main_switch()
@@ -108,42 +110,49 @@ def make_runtime(mode):
             hub_switch()
             idle_main[0] = False
 
-    def send(g, box, v):
+    def send(g_switch, box, v):
+        """g_switch: the receiver's bound switch (what the run queue holds)."""
         if not box:
-            runq_append(g)
+            runq_append(g_switch)
         box.append(v)
 
     # ---- ring, mailbox. A hop: the receiver's blocked receive resumes (one greenlet
     # switch, which copies the two greenlets' stack slices), popleft, one compare, one
-    # receipt count, append to the successor's mailbox and put it on the run queue,
-    # then the next receive finds the mailbox empty and switches to the successor.
+    # receipt count, append to the successor's mailbox and put its switch on the run
+    # queue, then the next receive finds the mailbox empty, pops that switch and calls
+    # it. Everything the hop touches is a local of the process (bound in the prologue),
+    # so the hop does no attribute lookup and reads no closure cell.
     def ring_proc(box, succ, sbox, first):
         popleft = box.popleft
         sappend = sbox.append
+        succ_switch = succ.switch
+        rq = runq                         # locals: the run queue is never rebound
+        rq_append = runq_append
+        rq_popleft = runq_popleft
         wake = succ is not getcurrent()   # n = 1: p0 is its own successor and is running
         cnt = 0
         stopping = False
         ready[0] += 1
         while True:
             while not box:
-                if runq:
-                    runq_popleft().switch()
+                if rq:
+                    rq_popleft()()
                 else:
                     hub_switch()
             v = popleft()
             if v > 1:
                 cnt += 1
                 if wake and not sbox:
-                    runq_append(succ)
+                    rq_append(succ_switch)
                 sappend(v - 1)
             elif v == 1:
                 cnt += 1
-                send(main_g, main_box, 0)
+                send(main_switch, main_box, 0)
             else:  # the proof: v = -(1 + receipts so far); p0 sees it twice
                 if first and stopping:
-                    send(main_g, main_box, -v - 1)
+                    send(main_switch, main_box, -v - 1)
                     return
-                send(succ, sbox, v - cnt)
+                send(succ_switch, sbox, v - cnt)
                 if not first:
                     return
                 stopping = True
@@ -155,13 +164,17 @@ def make_runtime(mode):
     def ring_proc_cont(box, succ, sbox, first):
         popleft = box.popleft
         sappend = sbox.append
+        succ_switch = succ.switch
+        rq = runq
+        rq_append = runq_append
+        rq_popleft = runq_popleft
         wake = succ is not getcurrent()
-        me = getcurrent()
+        me_switch = getcurrent().switch
         ready[0] += 1
         while True:
             while not box:
-                if runq:
-                    runq_popleft().switch()
+                if rq:
+                    rq_popleft()()
                 else:
                     hub_switch()
             v = popleft()
@@ -169,11 +182,11 @@ def make_runtime(mode):
                 cont[0] += 1
                 if perf_counter_ns() >= cont[1]:
                     cont[1] = 1 << 62
-                    send(main_g, main_box, 0)
-                    runq_append(me)     # yield, so main runs even if p0 never blocks
+                    send(main_switch, main_box, 0)
+                    rq_append(me_switch)     # yield, so main runs even if p0 never blocks
                     hub_switch()
             if wake and not sbox:
-                runq_append(succ)
+                rq_append(succ_switch)
             sappend(v)
 
     def ring_mailbox(p, meter, emit_hops):
@@ -195,11 +208,11 @@ def make_runtime(mode):
         v = n * p["m"]
         meter.run_begins()
         for k in starts:
-            send(gs[k], boxes[k], v)
+            send(gs[k].switch, boxes[k], v)
         for _ in starts:
             main_receive()
         meter.run_ends()
-        send(gs[0], boxes[0], -1)
+        send(gs[0].switch, boxes[0], -1)
         count = main_receive()
         main_wait_blocked()
         return count
@@ -209,7 +222,7 @@ def make_runtime(mode):
         t_start = perf_counter_ns()
         cont[1] = t_start + period
         for k in starts:
-            send(gs[k], boxes[k], 2)
+            send(gs[k].switch, boxes[k], 2)
         for seq in range(1, p["samples"] + 1):
             main_receive()
             now = perf_counter_ns()
@@ -295,7 +308,7 @@ def make_runtime(mode):
         n = p["n"]
 
         def proc(box):
-            send(main_g, main_box, 1)     # ready, then block in the first receive
+            send(main_switch, main_box, 1)     # ready, then block in the first receive
             while not box:
                 hub_switch()    # via the hub, which starts all new processes before main
             box.popleft()
@@ -308,7 +321,7 @@ def make_runtime(mode):
             count += main_receive()
         meter.spawn_ends(count)
         for g, b in zip(gs, boxes):
-            send(g, b, 0)
+            send(g.switch, b, 0)
         main_wait_blocked()
         dead = sum(1 for g in gs if g.dead)
         if dead != n:
@@ -342,38 +355,38 @@ def make_runtime(mode):
         def receive(box):
             while not box:
                 if runq:
-                    runq_popleft().switch()
+                    runq_popleft()()
                 else:
                     hub_switch()
             return box.popleft()
 
-        def proc_a(b_g):
+        def proc_a(b_switch):
             ready[0] += 1
             receive(abox)          # the start signal
             for _ in range(m):
-                send(b_g, bbox, 1)
+                send(b_switch, bbox, 1)
                 receive(abox)
-            send(b_g, bbox, 0)
-            send(main_g, main_box, 0)
+            send(b_switch, bbox, 0)
+            send(main_switch, main_box, 0)
 
-        def proc_b(a_g):
+        def proc_b(a_switch):
             cnt = 0
             ready[0] += 1
             while receive(bbox):
                 cnt += 1
-                send(a_g, abox, 1)
+                send(a_switch, abox, 1)
             cnt_b[0] = cnt
 
         ready[0] = 0
         meter.spawn_begins()
         a = greenlet(proc_a, parent=hub)
         b = greenlet(proc_b, parent=hub)
-        newq_append((a, (b,)))
-        newq_append((b, (a,)))
+        newq_append((a, (b.switch,)))
+        newq_append((b, (a.switch,)))
         main_wait_blocked()
         meter.spawn_ends(ready[0])
         meter.run_begins()
-        send(a, abox, 1)
+        send(a.switch, abox, 1)
         main_receive()
         meter.run_ends()
         main_wait_blocked()            # let B see its stop
@@ -424,37 +437,37 @@ def make_runtime(mode):
             while cnt < total:
                 while not rbox:
                     if runq:
-                        runq_popleft().switch()
+                        runq_popleft()()
                     else:
                         hub_switch()
                 popleft()
                 cnt += 1
             got[0] = cnt
-            send(main_g, main_box, 0)
+            send(main_switch, main_box, 0)
 
-        def sender(box, r):
+        def sender(box, r_switch):
             ready[0] += 1
             while not box:
                 if runq:
-                    runq_popleft().switch()
+                    runq_popleft()()
                 else:
                     hub_switch()
             box.popleft()
             for _ in range(m):
                 if not rbox:
-                    runq_append(r)
+                    runq_append(r_switch)
                 rbox.append(1)   # a send never blocks: no switch until the sender is done
 
         ready[0] = 0
         meter.spawn_begins()
         r = spawn_later(receiver)
         boxes = [deque() for _ in range(n)]
-        gs = [spawn_later(sender, b, r) for b in boxes]
+        gs = [spawn_later(sender, b, r.switch) for b in boxes]
         main_wait_blocked()
         meter.spawn_ends(ready[0])
         meter.run_begins()
         for g, b in zip(gs, boxes):
-            send(g, b, 1)
+            send(g.switch, b, 1)
         main_receive()
         meter.run_ends()
         main_wait_blocked()
@@ -535,12 +548,12 @@ def make_runtime(mode):
             meter.run_ends()
             return hops[0]
 
-        def proc(i, box, succ, sbox):
+        def proc(i, box, succ_switch, sbox):
             ready[0] += 1
             while True:
                 while not box:
                     if runq:
-                        runq_popleft().switch()
+                        runq_popleft()()
                     else:
                         hub_switch()
                 v, frm = box.popleft()
@@ -548,9 +561,9 @@ def make_runtime(mode):
                     return
                 on_hop(i, frm)
                 if v == 1:
-                    send(main_g, main_box, 0)
+                    send(main_switch, main_box, 0)
                     return
-                send(succ, sbox, (v - 1, i))
+                send(succ_switch, sbox, (v - 1, i))
 
         ready[0] = 0
         meter.spawn_begins()
@@ -558,16 +571,16 @@ def make_runtime(mode):
         gs = [greenlet(proc, parent=hub) for _ in range(n)]
         for i in range(n):
             j = (i + 1) % n
-            newq_append((gs[i], (i, boxes[i], gs[j], boxes[j])))
+            newq_append((gs[i], (i, boxes[i], gs[j].switch, boxes[j])))
         main_wait_blocked()
         meter.spawn_ends(ready[0])
         meter.run_begins()
-        send(gs[0], boxes[0], (total, -1))
+        send(gs[0].switch, boxes[0], (total, -1))
         main_receive()
         meter.run_ends()
         for g, b in zip(gs, boxes):
             if not g.dead:
-                send(g, b, (0, -2))
+                send(g.switch, b, (0, -2))
         main_wait_blocked()
         return hops[0]
 
