@@ -47,6 +47,7 @@ MEASUREMENTS = [  # (name, heading, ringbench arguments, why)
      "drivers: kernel stacks included); 3 fresh processes."),
 ]
 QUICK = {"bench", "ring-10k"}
+FIDELITY_HEADING = "## Side by side: each driver against independent programs of its runtime"
 
 
 def sh(args: list[str], **kw) -> subprocess.CompletedProcess:
@@ -130,6 +131,15 @@ FAULTS = """\
 """
 
 
+def side_by_side() -> str:
+    """The section scripts/fidelity.py wrote into the document, carried over unchanged."""
+    text = DOC.read_text() if DOC.exists() else ""
+    start, end = text.find(FIDELITY_HEADING), text.find("<!-- fidelity:end -->")
+    if start < 0 or end < 0:
+        return ""
+    return "\n" + text[start:end] + "<!-- fidelity:end -->\n"
+
+
 @click.command()
 @click.option("--quick", is_flag=True, help="Only the bench and the ring at N = 10,000.")
 @click.option("--dirty", is_flag=True, help="Allow uncommitted changes (the document then says so).")
@@ -183,12 +193,12 @@ runtime, unless said) among rows that differ in the runtime alone; ✓ marks a s
 (two-sided Mann-Whitney U, p < 0.05, at least 5 repeats a side), ≈ none, ? too few repeats. Hand-offs,
 the rendezvous and the floor (c-coro, a state machine, not a runtime) are shown apart and not ranked.
 B/proc is memory grown over the first spawn of a fresh driver process after one collection, per
-process. The side-by-side comparison of each driver with independent programs of its runtime
-(`scripts/versus.py`, docs/versus.md) is not in this document: it needs a quiet machine for longer
-than this revision had.
+process. The side-by-side comparison of each driver with independent programs of its runtime is the
+last section; `scripts/fidelity.py` measures and writes it (it names its own commit), and this
+script keeps it as it is.
 """
     DOC.write_text(head + "\n" + "\n".join(sections) + "\n## Reliability: faults, what ringbench does, what is "
-                   "kept, the test that proves it\n\n" + FAULTS)
+                   "kept, the test that proves it\n\n" + FAULTS + side_by_side())
     print(f"wrote {DOC}", file=sys.stderr)
 
 

@@ -1,0 +1,430 @@
+#!/usr/bin/env python3
+"""fidelity: every driver against the independent ring programs of its runtime, side by side.
+
+The programs and the pairings are listed in scripts/fidelity/programs.toml: the Benchmarks Game
+thread-ring programs, the seeds' programs, and the plain rings a competent programmer of each runtime
+writes (those are in scripts/fidelity/programs/<id>/; third-party source is never committed: it is
+fetched from its public address into the programs folder, and prepare.sh applies the documented
+change). Each comparison is one `scripts/versus.py` run (interleaved, differential, see
+docs/versus.md); this script only walks the list, keeps every result, and renders the tables.
+
+    .venv/bin/python scripts/fidelity.py prepare             # fetch, change, build every program
+    .venv/bin/python scripts/fidelity.py run                 # every case, one after another
+    .venv/bin/python scripts/fidelity.py run --only go       # the cases of one driver (or program)
+    .venv/bin/python scripts/fidelity.py render --write      # tables into docs/results.md and READMEs
+
+Results are appended to results/fidelity.jsonl one comparison at a time, so an interrupted run keeps
+what it measured and `run` again resumes where it stopped (`--again` measures everything anew).
+Run it on an idle machine; nothing else should run beside it.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+import tomllib
+import urllib.request
+from pathlib import Path
+
+import click
+
+REPO = Path(__file__).resolve().parent.parent
+CATALOGUE = REPO / "scripts" / "fidelity" / "programs.toml"
+SOURCES = REPO / "scripts" / "fidelity" / "programs"
+DEFAULT_DIR = Path(os.environ.get("RINGBENCH_PROGRAMS", "/tmp/ringbench-programs"))
+DEFAULT_OUT = REPO / "results" / "fidelity.jsonl"
+VERSUS = [sys.executable, str(REPO / "scripts" / "versus.py")]
+BEGIN, END = "<!-- fidelity:begin -->", "<!-- fidelity:end -->"
+TOOLCHAIN_PATH = f"/usr/local/go/bin:{Path.home()}/.cargo/bin"
+
+
+class Stop(Exception):
+    """One line for the user, then exit with the given status."""
+
+    def __init__(self, message: str, status: int = 2):
+        super().__init__(message)
+        self.status = status
+
+
+def load() -> tuple[dict[str, dict], list[dict], list[dict]]:
+    try:
+        data = tomllib.loads(CATALOGUE.read_text())
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        raise Stop(f"cannot read {CATALOGUE}: {e}") from None
+    programs = {p["id"]: p for p in data.get("program", [])}
+    for c in data.get("case", []):
+        if c["program"] not in programs:
+            raise Stop(f"{CATALOGUE}: case {c['driver']} names unknown program {c['program']!r}")
+    return programs, data.get("case", []), data.get("core", [])
+
+
+def toolchain_env() -> dict[str, str]:
+    return {**os.environ, "PATH": f"{TOOLCHAIN_PATH}:{os.environ.get('PATH', '')}"}
+
+
+def sh(cmd: str, cwd: Path) -> tuple[int, str]:
+    p = subprocess.run(cmd, shell=True, cwd=cwd, capture_output=True, text=True, errors="replace",
+                       env=toolchain_env())
+    tail = (p.stderr.strip() or p.stdout.strip()).splitlines()
+    return p.returncode, tail[-1] if tail else ""
+
+
+# -- prepare ----------------------------------------------------------------------------------
+def prepare_one(prog: dict, root: Path) -> str | None:
+    """Fetch, change and build one program into root/<id>; None when ready, else why not."""
+    folder = root / prog["id"]
+    folder.mkdir(parents=True, exist_ok=True)
+    ours = SOURCES / prog["id"]
+    if ours.is_dir():
+        shutil.copytree(ours, folder, dirs_exist_ok=True)
+    target = folder / prog["file"] if prog.get("file") else None
+    if target and not target.exists():
+        if not prog.get("fetch"):
+            return f"no public address to fetch it from: save {prog['source']} as {target} and run prepare again"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            with urllib.request.urlopen(prog["fetch"], timeout=30) as r:
+                target.write_bytes(r.read())
+        except OSError as e:
+            return f"cannot fetch {prog['fetch']} ({e}); save {prog['source']} as {target} and run prepare again"
+    if (folder / "prepare.sh").exists():
+        rc, tail = sh("sh prepare.sh", folder)
+        if rc:
+            return f"prepare.sh failed (exit {rc}): {tail}"
+    if prog.get("build"):
+        rc, tail = sh(prog["build"], folder)
+        if rc:
+            return f"build failed (exit {rc}): {prog['build']}: {tail}"
+    return None
+
+
+# -- run --------------------------------------------------------------------------------------
+def key_of(rec: dict) -> tuple:
+    return (rec["driver"], rec["program"], rec["cores"], rec["n"], rec.get("tokens", 1),
+            rec.get("placement", "spread"))
+
+
+def read_records(out: Path) -> list[dict]:
+    if not out.exists():
+        return []
+    recs = []
+    for i, line in enumerate(out.read_text().splitlines(), 1):
+        if line.strip():
+            try:
+                recs.append(json.loads(line))
+            except json.JSONDecodeError:
+                raise Stop(f"{out}:{i} is not a JSON record (a torn write?): remove that line") from None
+    return recs
+
+
+def plan(cases: list[dict], core: list[dict] | None, only: tuple[str, ...], cores: tuple[str, ...],
+         sizes: tuple[int, ...]) -> list[dict]:
+    """The comparisons to run: each case's sizes × core settings, or only those the [[core]] list
+    names (the published set), each taking its hops, tokens and placement from its case."""
+    wanted = []
+    if core is None:
+        for c in cases:
+            wanted += [(c, n, core_) for core_ in c.get("cores", ["1", "all"]) for n in c["sizes"]]
+    else:
+        for k in core:
+            for n in k["sizes"]:
+                match = [c for c in cases if c["driver"] == k["driver"] and c["program"] == k["program"]
+                         and c.get("tokens", 1) == k.get("tokens", 1) and n in c["sizes"]]
+                if not match:
+                    raise Stop(f"{CATALOGUE}: [[core]] {k['driver']} vs {k['program']} at N={n:,} has no [[case]]")
+                wanted += [(match[0], n, core_) for core_ in k.get("cores", match[0].get("cores", ["1", "all"]))]
+    todo = []
+    for c, n, core_ in wanted:
+        if only and not any(o in c["driver"] or o == c["program"] for o in only):
+            continue
+        if (cores and core_ not in cores) or (sizes and n not in sizes):
+            continue
+        todo.append({"driver": c["driver"], "program": c["program"], "cores": core_, "n": n,
+                     "tokens": c.get("tokens", 1), "placement": c.get("placement", "spread"),
+                     "hops": c.get("hops", 3_000_000), "note": c.get("note", "")})
+    # Smaller rings first: a run cut short still has every driver at the sizes that matter most.
+    return sorted(todo, key=lambda t: (t["n"], t["cores"]))
+
+
+def versus_args(item: dict, prog: dict, root: Path, rounds: int) -> list[str]:
+    folder = str(root / prog["id"])
+    tokens = item["tokens"]
+    # The short run does a tenth of the long run's laps and needs at least one: at large N the long
+    # run gets at least 10 laps, whatever the case's hop count says.
+    hops = max(item["hops"], 10 * item["n"] * tokens)
+    args = ["-r", item["driver"], "-p", prog["cmd"].replace("{dir}", folder), "-n", str(item["n"]),
+            "--hops", str(hops), "--cores", item["cores"], "--rounds", str(rounds), "--json"]
+    if tokens != 1:
+        args += ["--tokens", str(tokens)]
+    if item["placement"] != "spread":
+        args += ["--placement", item["placement"]]
+    for k, v in prog.get("env", {}).items():
+        args += ["--env", f"{k}={v.replace('{dir}', folder)}"]
+    if prog.get("no_driver_env"):
+        args.append("--no-driver-env")
+    return args
+
+
+def git(*args: str) -> str:
+    return subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True).stdout.strip()
+
+
+# -- render -----------------------------------------------------------------------------------
+def fmt(x: float | None) -> str:
+    if x is None:
+        return "–"
+    return f"{x:,.0f}" if x >= 100 else f"{x:,.1f}" if x >= 10 else f"{x:.2f}"
+
+
+def latest(recs: list[dict]) -> dict[tuple, dict]:
+    out: dict[tuple, dict] = {}
+    for r in recs:
+        if "driver" in r:
+            out[key_of(r)] = r
+    return out
+
+
+def row(r: dict) -> str:
+    where = "1 core" if r["cores"] == "1" else "all cores"
+    place = "" if r.get("tokens", 1) == 1 else f", {r['tokens']} tokens {r.get('placement', 'spread')}"
+    if "error" in r:
+        return f"| {r['program']} | {where}{place} | {r['n']:,} | – | – | failed: {r['error']} | | |"
+    c = r["report"]["cells"][0]
+    lo, hi = c["ratio_ci"]
+    p = "–" if c["p_value"] is None else f"{c['p_value']:.2g}"
+    if c["ratio"] <= 1.0:
+        verdict = "yes" if hi <= 1.0 or c["significant"] else "yes (not significant)"
+    else:
+        verdict = "**no**" if c["significant"] else "no (not significant)"
+    return (f"| {r['program']} | {where}{place} | {r['n']:,} | {fmt(c['driver']['ns_per_hop'])} | "
+            f"{fmt(c['program']['ns_per_hop'])} | {c['ratio']:.2f} ({lo:.2f}–{hi:.2f}) | {p} | {verdict} |")
+
+
+def driver_table(driver: str, rows: list[dict]) -> list[str]:
+    out = [f"**{driver}**", "",
+           "| program | setting | N | driver ns/hop | program ns/hop | ratio (95 % CI) | p | at least as fast |",
+           "|---|---|---:|---:|---:|---:|---:|---|"]
+    order = {"1": 0, "all": 1}
+    for r in sorted(rows, key=lambda r: (r["program"], order[r["cores"]], r.get("tokens", 1), r["n"])):
+        out.append(row(r))
+    notes = sorted({r["note"] for r in rows if r.get("note")})
+    out += [""] + [f"- {n}" for n in notes] if notes else []
+    return out
+
+
+def programs_list(programs: dict[str, dict], used: set[str]) -> list[str]:
+    out = ["| program | what it is | origin | change made for the comparison | idiom |", "|---|---|---|---|---|"]
+    for pid in sorted(used):
+        p = programs[pid]
+        origin = p["origin"] if not p.get("source") else f"{p['origin']}: <{p['source']}>"
+        out.append(f"| {pid} | {p['title']} | {origin} | {p.get('change') or '–'} | {p.get('idiom', '')} |")
+    return out
+
+
+def commands(rows: list[dict]) -> list[str]:
+    out = ["<details><summary>Commands (each row's versus command; the per-run driver and program "
+           "commands are in results/fidelity.jsonl)</summary>", "", "```"]
+    for r in sorted(rows, key=lambda r: (r["driver"], r["program"], r["cores"], r["n"])):
+        out.append(r["command"])
+    return out + ["```", "", "</details>"]
+
+
+def header(recs: list[dict]) -> list[str]:
+    metas = [r["meta"] for r in recs if "meta" in r]
+    if not metas:
+        return []
+    commits = sorted({m["commit"] for m in metas})
+    first, last = metas[0], metas[-1]
+    loads = sorted(m["load"][0] for m in metas)
+    return [f"Measured by `scripts/fidelity.py run` at commit {', '.join(commits)}, "
+            f"{first['started']} to {last['started']} (sessions started), {len(metas)} session(s); load "
+            f"average at each session's start {loads[0]}–{loads[-1]}. Rendered by `scripts/fidelity.py "
+            "render --write` from results/fidelity.jsonl.", ""]
+
+
+def render(recs: list[dict], programs: dict[str, dict], driver: str | None = None) -> str:
+    cells = [r for r in latest(recs).values() if driver is None or r["driver"] == driver]
+    if not cells:
+        return "No side-by-side comparison has been measured yet (`scripts/fidelity.py run`)."
+    by_driver: dict[str, list[dict]] = {}
+    for r in cells:
+        by_driver.setdefault(r["driver"], []).append(r)
+    out = header(recs)
+    out += ["ns/hop: the differential figure of `scripts/versus.py` (wall time of whole processes at a "
+            "short and a long lap count; start-up, spawn and teardown cancel), median of 5 interleaved "
+            "rounds; ratio = driver / program, ≤ 1.00 means the driver is at least as fast; p: "
+            "two-sided Mann-Whitney U over the rounds. \"1 core\": both pinned to one CPU, one "
+            "scheduler thread; \"all cores\": both CPUs.", ""]
+    for d in sorted(by_driver):
+        out += driver_table(d, by_driver[d]) + [""]
+    out += ["The programs:", ""] + programs_list(programs, {r["program"] for r in cells}) + [""]
+    out += commands(cells)
+    return "\n".join(out)
+
+
+def replace_block(path: Path, body: str, heading: str | None) -> bool:
+    text = path.read_text()
+    block = f"{BEGIN}\n{body}\n{END}"
+    if BEGIN in text and END in text:
+        new = re.sub(re.escape(BEGIN) + r".*?" + re.escape(END), lambda _: block, text, flags=re.S)
+    elif heading:
+        new = text.rstrip("\n") + f"\n\n{heading}\n\n{block}\n"
+    else:
+        return False
+    path.write_text(new)
+    return new != text
+
+
+def driver_folder(driver: str) -> Path:
+    return REPO / "drivers" / driver.split("/")[0]
+
+
+# -- command line -----------------------------------------------------------------------------
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.option("--catalogue", type=click.Path(path_type=Path), default=CATALOGUE, show_default=True,
+              help="The list of programs and cases (its programs' own sources beside it, in programs/).")
+def cli(catalogue: Path) -> None:
+    """Every driver against the independent ring programs of its runtime (scripts/fidelity/programs.toml)."""
+    global CATALOGUE, SOURCES
+    CATALOGUE, SOURCES = catalogue, catalogue.parent / "programs"
+
+
+DIR_OPT = click.option("--programs", "root", type=click.Path(path_type=Path), default=DEFAULT_DIR,
+                       show_default=True, help="Where the programs are fetched and built ($RINGBENCH_PROGRAMS).")
+ONLY_OPT = click.option("--only", multiple=True, metavar="NAME",
+                        help="Only cases whose driver contains NAME or whose program is NAME (repeatable).")
+
+
+ALL_OPT = click.option("--all", "every", is_flag=True,
+                       help="Every [[case]] of the catalogue, not only the [[core]] set.")
+
+
+@cli.command()
+@DIR_OPT
+@ONLY_OPT
+@ALL_OPT
+def prepare(root: Path, only: tuple[str, ...], every: bool) -> None:
+    """Fetch each third-party program, apply its documented change, and build every program."""
+    programs, cases, core = load()
+    wanted = {t["program"] for t in plan(cases, None if every else core, only, (), ())}
+    failed = 0
+    for pid in sorted(wanted):
+        click.echo(f"fidelity: preparing {pid} in {root / pid}", err=True)
+        why = prepare_one(programs[pid], root)
+        if why:
+            failed += 1
+            click.echo(f"fidelity: {pid}: {why}", err=True)
+    if failed:
+        raise Stop(f"{failed} of {len(wanted)} programs are not ready (above)", 1)
+    click.echo(f"fidelity: {len(wanted)} programs ready in {root}", err=True)
+
+
+@cli.command()
+@DIR_OPT
+@ONLY_OPT
+@click.option("--cores", "cores", multiple=True, type=click.Choice(["1", "all"]), help="Only this setting.")
+@click.option("--size", "sizes", multiple=True, type=int, metavar="N", help="Only this ring size (repeatable).")
+@click.option("--rounds", default=5, show_default=True, type=click.IntRange(min=1), help="Rounds per comparison.")
+@click.option("--out", type=click.Path(path_type=Path), default=DEFAULT_OUT, show_default=True,
+              help="JSON lines file; one record per comparison, appended as each ends.")
+@click.option("--again", is_flag=True, help="Measure cases already in --out again.")
+@ALL_OPT
+@click.option("--dry-run", is_flag=True, help="List the comparisons and exit.")
+def run(root: Path, only, cores, sizes, rounds: int, out: Path, again: bool, every: bool, dry_run: bool) -> None:
+    """Run the comparisons (versus, interleaved), one after another, appending results to --out."""
+    programs, cases, core = load()
+    todo = plan(cases, None if every else core, only, cores, sizes)
+    # A comparison that failed is measured again; one that ended is kept unless --again.
+    done = set() if again else {k for k, r in latest(read_records(out)).items() if "error" not in r}
+    todo = [t for t in todo if key_of(t) not in done]
+    if not todo:
+        click.echo("fidelity: nothing to measure (all in --out; --again to measure anew)", err=True)
+        return
+    if dry_run:
+        for t in todo:
+            click.echo(shlex.join(["scripts/versus.py", *versus_args(t, programs[t["program"]], root, rounds)]))
+        return
+    missing = sorted({t["program"] for t in todo if not (root / t["program"]).is_dir()})
+    if missing:
+        raise Stop(f"not prepared in {root}: {', '.join(missing)} (run `scripts/fidelity.py prepare` first)")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    dirty = " (uncommitted changes)" if git("status", "--porcelain", "--untracked-files=no") else ""
+    meta = {"commit": git("rev-parse", "--short=12", "HEAD") + dirty,
+            "started": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+            "load": Path("/proc/loadavg").read_text().split()[:3]}
+    with out.open("a") as f:
+        f.write(json.dumps({"meta": meta}) + "\n")
+    started = time.monotonic()
+    failures = 0
+    for i, t in enumerate(todo, 1):
+        args = versus_args(t, programs[t["program"]], root, rounds)
+        spent = time.monotonic() - started
+        eta = f", ~{spent / (i - 1) * (len(todo) - i + 1) / 60:.0f} min left" if i > 1 else ""
+        click.echo(f"fidelity: [{i}/{len(todo)}] {t['driver']} vs {t['program']}, N={t['n']:,}, cores "
+                   f"{t['cores']} ({spent / 60:.1f} min{eta})", err=True)
+        p = subprocess.run(VERSUS + args, capture_output=True, text=True, errors="replace", env=toolchain_env())
+        rec = {**t, "command": shlex.join(["scripts/versus.py", *args]), "commit": meta["commit"]}
+        if p.returncode == 130:
+            raise Stop("interrupted; `scripts/fidelity.py run` again resumes with this comparison", 130)
+        if p.returncode == 0:
+            rec["report"] = json.loads(p.stdout)
+            c = rec["report"]["cells"][0]
+            click.echo(f"fidelity:   driver {fmt(c['driver']['ns_per_hop'])} ns/hop, program "
+                       f"{fmt(c['program']['ns_per_hop'])}, ratio {c['ratio']:.2f}", err=True)
+        else:
+            failures += 1
+            lines = p.stderr.strip().splitlines()
+            rec["error"] = lines[-1].removeprefix("versus: ") if lines else f"exit {p.returncode}"
+            click.echo(f"fidelity:   {rec['error']}", err=True)
+        with out.open("a") as f:
+            f.write(json.dumps(rec) + "\n")
+    click.echo(f"fidelity: {len(todo)} comparisons in {(time.monotonic() - started) / 60:.1f} min, "
+               f"{failures} failed; results in {out}", err=True)
+    if failures:
+        raise Stop(f"{failures} of {len(todo)} comparisons failed (kept in {out}; `run --again --only ...` "
+                   "measures them anew)", 1)
+
+
+@cli.command("render")
+@click.option("--out", type=click.Path(path_type=Path), default=DEFAULT_OUT, show_default=True,
+              help="The JSON lines file `run` wrote.")
+@click.option("--write", is_flag=True, help="Write the tables into docs/results.md and each driver's README.")
+def render_cmd(out: Path, write: bool) -> None:
+    """Print the side-by-side tables as Markdown (or write them into the docs)."""
+    programs, _, _ = load()
+    recs = read_records(out)
+    if not recs:
+        raise Stop(f"no results in {out} (run `scripts/fidelity.py run` first)")
+    if not write:
+        click.echo(render(recs, programs))
+        return
+    heading = "## Side by side: each driver against independent programs of its runtime"
+    replace_block(REPO / "docs" / "results.md", render(recs, programs), heading)
+    for folder in sorted({driver_folder(r["driver"]) for r in recs if "driver" in r}):
+        mine = [r for r in recs if "meta" in r or ("driver" in r and driver_folder(r["driver"]) == folder)]
+        replace_block(folder / "README.md", render(mine, programs), "## Side by side with independent programs")
+    click.echo("fidelity: wrote docs/results.md and the drivers' READMEs", err=True)
+
+
+def main() -> int:
+    try:
+        cli.main(prog_name="scripts/fidelity.py", standalone_mode=False)
+        return 0
+    except Stop as e:
+        click.echo(f"fidelity: {e}", err=True)
+        return e.status
+    except click.ClickException as e:
+        click.echo(f"fidelity: error: {e.format_message()}", err=True)
+        return 2
+    except (KeyboardInterrupt, click.exceptions.Abort):
+        click.echo("fidelity: interrupted; `scripts/fidelity.py run` again resumes", err=True)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,172 @@
+"""scripts/fidelity.py: walks a catalogue of independent programs, runs versus for each pairing,
+keeps every result as it ends, resumes, and renders the tables. The runs here are real processes: a
+driver and a program that sleep for a known time per hop (the `sleepy` driver of test_versus)."""
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from test_versus import sleepy  # noqa: F401  (a fixture: the driver that sleeps per hop)
+
+REPO = Path(__file__).resolve().parent.parent
+SCRIPT = REPO / "scripts" / "fidelity.py"
+
+_spec = importlib.util.spec_from_file_location("fidelity", SCRIPT)
+fidelity = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(fidelity)
+
+# A written-here program: sleeps 100 µs per hop (the sleepy driver is set to 50 µs below).
+PROGRAM = "import sys, time\ntime.sleep(int(sys.argv[1]) * int(sys.argv[2]) * 100e-6)\n"
+
+CATALOGUE = f'''
+[[program]]
+id = "slow-ring"
+title = "A ring that takes 100 µs a hop"
+origin = "written here"
+fetch = ""
+change = ""
+idiom = "sleep"
+build = ""
+cmd = "{sys.executable} -S {{dir}}/ring.py {{n}} {{m}}"
+sizes = [10, 20]
+
+[[program]]
+id = "elsewhere"
+title = "A third-party program that cannot be fetched"
+origin = "third-party"
+source = "https://example.invalid/ring.c"
+fetch = "file:///nonexistent/ring.c"
+file = "orig/ring.c"
+change = "none"
+idiom = "?"
+build = ""
+cmd = "{{dir}}/ring {{n}} {{m}}"
+sizes = [10]
+
+[[case]]
+driver = "sleepy"
+program = "slow-ring"
+cores = ["1"]
+sizes = [10, 20]
+hops = 4000
+note = "same idiom"
+
+[[case]]
+driver = "sleepy"
+program = "elsewhere"
+cores = ["1", "all"]
+sizes = [10]
+hops = 4000
+
+[[core]]
+driver = "sleepy"
+program = "slow-ring"
+sizes = [10, 20]
+'''
+
+
+@pytest.fixture
+def catalogue(tmp_path):
+    root = tmp_path / "fidelity"
+    (root / "programs" / "slow-ring").mkdir(parents=True)
+    (root / "programs" / "slow-ring" / "ring.py").write_text(PROGRAM)
+    (root / "programs.toml").write_text(CATALOGUE)
+    return root / "programs.toml"
+
+
+def fid(catalogue, *args, env=None):
+    p = subprocess.run([sys.executable, str(SCRIPT), "--catalogue", str(catalogue), *map(str, args)],
+                       capture_output=True, text=True, env=env, timeout=300)
+    return p.returncode, p.stdout, p.stderr
+
+
+def test_core_list_picks_sizes_and_settings_and_takes_hops_from_its_case(catalogue, monkeypatch):
+    monkeypatch.setattr(fidelity, "CATALOGUE", catalogue)
+    _, cases, core = fidelity.load()
+    todo = fidelity.plan(cases, core, (), (), ())
+    assert [(t["program"], t["n"], t["cores"], t["hops"]) for t in todo] == [
+        ("slow-ring", 10, "1", 4000), ("slow-ring", 20, "1", 4000)]
+    every = fidelity.plan(cases, None, (), (), ())
+    assert sorted((t["program"], t["n"], t["cores"]) for t in every) == [
+        ("elsewhere", 10, "1"), ("elsewhere", 10, "all"), ("slow-ring", 10, "1"), ("slow-ring", 20, "1")]
+    assert fidelity.plan(cases, None, ("elsewhere",), ("all",), ()) == [
+        {"driver": "sleepy", "program": "elsewhere", "cores": "all", "n": 10, "tokens": 1,
+         "placement": "spread", "hops": 4000, "note": ""}]
+    with pytest.raises(fidelity.Stop, match="has no"):
+        fidelity.plan(cases, [{"driver": "sleepy", "program": "slow-ring", "sizes": [30]}], (), (), ())
+
+
+def test_short_run_gets_at_least_one_lap_at_large_n(catalogue, monkeypatch, tmp_path):
+    monkeypatch.setattr(fidelity, "CATALOGUE", catalogue)
+    programs, _, _ = fidelity.load()
+    item = {"driver": "sleepy", "program": "slow-ring", "cores": "all", "n": 1_000_000, "tokens": 1,
+            "placement": "spread", "hops": 4000}
+    args = fidelity.versus_args(item, programs["slow-ring"], tmp_path, 5)
+    assert args[args.index("--hops") + 1] == str(10_000_000)
+    assert f"{tmp_path}/slow-ring/ring.py" in args[args.index("-p") + 1]
+
+
+def test_prepare_run_resume_and_render(sleepy, fake, catalogue, tmp_path):  # noqa: F811
+    fake(FAKE_NS_PER_HOP=50_000)
+    progs, out = tmp_path / "progs", tmp_path / "out.jsonl"
+    env = {**__import__("os").environ}
+    rc, _, err = fid(catalogue, "prepare", "--programs", progs, env=env)
+    assert rc == 0, err
+    assert (progs / "slow-ring" / "ring.py").read_text() == PROGRAM
+
+    rc, _, err = fid(catalogue, "run", "--programs", progs, "--out", out, "--rounds", "1", env=env)
+    assert rc == 0, err
+    assert "[1/2] sleepy vs slow-ring, N=10" in err and "[2/2] sleepy vs slow-ring, N=20" in err
+    recs = [json.loads(line) for line in out.read_text().splitlines()]
+    assert "meta" in recs[0] and recs[0]["meta"]["commit"]
+    cells = [r for r in recs if "driver" in r]
+    assert [(r["n"], r["report"]["cells"][0]["n"]) for r in cells] == [(10, 10), (20, 20)]
+    for r in cells:  # the program takes twice the driver's time per hop
+        assert 0.2 < r["report"]["cells"][0]["ratio"] < 0.95
+        assert r["command"].startswith("scripts/versus.py -r sleepy -p ")
+
+    # Everything measured: a second run measures nothing and says so.
+    rc, _, err = fid(catalogue, "run", "--programs", progs, "--out", out, "--rounds", "1", env=env)
+    assert rc == 0 and "nothing to measure" in err
+    assert len(out.read_text().splitlines()) == 3
+
+    rc, md, err = fid(catalogue, "render", "--out", out)
+    assert rc == 0, err
+    assert "**sleepy**" in md and "| slow-ring | 1 core | 10 |" in md and "| slow-ring | 1 core | 20 |" in md
+    assert "| slow-ring | A ring that takes 100 µs a hop | written here |" in md
+    assert "- same idiom" in md and "scripts/versus.py -r sleepy" in md
+
+
+def test_a_program_that_cannot_be_fetched_is_one_line_naming_where_to_put_it(catalogue, tmp_path):
+    rc, _, err = fid(catalogue, "prepare", "--all", "--only", "elsewhere", "--programs", tmp_path / "p")
+    assert rc == 1
+    line = next(ln for ln in err.splitlines() if ln.startswith("fidelity: elsewhere:"))
+    assert "cannot fetch file:///nonexistent/ring.c" in line
+    assert f"save https://example.invalid/ring.c as {tmp_path}/p/elsewhere/orig/ring.c" in line
+    assert "Traceback" not in err
+
+
+def test_a_failed_comparison_is_kept_and_the_run_exits_1(sleepy, fake, catalogue, tmp_path):  # noqa: F811
+    fake(FAKE_NS_PER_HOP=50_000)
+    progs, out = tmp_path / "progs", tmp_path / "out.jsonl"
+    (progs / "elsewhere").mkdir(parents=True)  # "prepared", but the program does not exist
+    rc, _, err = fid(catalogue, "run", "--all", "--only", "elsewhere", "--cores", "1", "--programs", progs,
+                     "--out", out, "--rounds", "1")
+    assert rc == 1
+    rec = json.loads(out.read_text().splitlines()[-1])
+    assert rec["program"] == "elsewhere" and "not found" in rec["error"]
+    assert err.splitlines()[-1].startswith("fidelity: 1 of 1 comparisons failed")
+
+
+def test_render_replaces_only_its_block(tmp_path):
+    doc = tmp_path / "README.md"
+    doc.write_text("# title\n\ntext\n")
+    assert fidelity.replace_block(doc, "first", "## Side by side")
+    assert doc.read_text() == f"# title\n\ntext\n\n## Side by side\n\n{fidelity.BEGIN}\nfirst\n{fidelity.END}\n"
+    doc.write_text(doc.read_text() + "\n## After\n")
+    fidelity.replace_block(doc, "second", "## Side by side")
+    text = doc.read_text()
+    assert "first" not in text and "second" in text and text.count("## Side by side") == 1
+    assert text.endswith("## After\n")
