@@ -158,7 +158,8 @@ impl Hop for ChanHop {
     }
 }
 
-/// Hand-off: take the value from this thread's slot; write into the successor's and unpark it.
+/// Hand-off: take the value from this thread's slot; write into the successor's and unpark
+/// it, then (on more than one CPU) unpark the successor's successor, one hop early.
 struct SlotHop {
     slots: Arc<Slots>,
     me: usize,
@@ -176,6 +177,7 @@ impl Hop for SlotHop {
     #[inline]
     fn send(&self, v: u64) {
         self.slots.put(self.next, v, Writer::Predecessor);
+        self.slots.wake_early(self.next);
     }
 }
 
