@@ -127,7 +127,13 @@ public final class RingBench {
      * asynchronous send as in Erlang. Messages are longs.
      */
     abstract static class Box {
-        /** Receive (blocks). Only the owner calls it. */
+        /**
+         * Called once by the owner before its first take, so that take itself
+         * need not ask who is taking (the hand-off slot records its owner here).
+         */
+        void bind() {}
+
+        /** Receive (blocks). Only the owner calls it, after bind(). */
         abstract long take();
 
         /** Send a new message (main, spawners). */
@@ -157,10 +163,12 @@ public final class RingBench {
      * consumer's next forward(): a token travelling the ring keeps one cell.
      */
     static final class ParkBox extends Box {
-        private static final VarHandle TAIL;
+        private static final VarHandle TAIL, WAITER;
         static {
             try {
-                TAIL = MethodHandles.lookup().findVarHandle(ParkBox.class, "tail", Node.class);
+                MethodHandles.Lookup l = MethodHandles.lookup();
+                TAIL = l.findVarHandle(ParkBox.class, "tail", Node.class);
+                WAITER = l.findVarHandle(ParkBox.class, "waiter", Thread.class);
             } catch (ReflectiveOperationException e) {
                 throw new ExceptionInInitializerError(e);
             }
@@ -210,9 +218,22 @@ public final class RingBench {
                 int spins = SPIN;
                 while (spins-- > 0 && (nx = h.next) == null) Thread.onSpinWait();
                 if (nx == null) {
+                    // The announcement must be volatile: it and the producer's link
+                    // (also volatile) are a Dekker pair, so one side sees the other.
                     waiter = Thread.currentThread();
                     while ((nx = h.next) == null) LockSupport.park(this);
-                    waiter = null;
+                    // The withdrawal needs no fence (a release store, a plain
+                    // mov on x86, instead of a volatile store's locked add): a
+                    // producer that still reads this thread only unparks it for
+                    // nothing, leaving a permit that makes one later park return
+                    // at once, and every park here re-tests its condition. It
+                    // cannot hide the next announcement: this store precedes that
+                    // volatile store in program order, and a volatile read that
+                    // follows the announcement in the synchronization order
+                    // cannot return a write that happens-before the
+                    // announcement (the acquire/release/volatile modes of
+                    // java.lang.invoke.VarHandle follow C++11's memory model).
+                    WAITER.setRelease(this, null);
                 }
             }
             head = nx;          // nx is the new stub; its value is ours
@@ -336,13 +357,13 @@ public final class RingBench {
         }
 
         private volatile long value = EMPTY;
-        private volatile Thread owner;               // set by the owner at its first take
+        private volatile Thread owner;               // set by the owner in bind(), before its first take
         private volatile Thread waitFwd, waitPut;    // a writer waiting for the slot to empty
 
         private void write(long v, boolean fwd) {
             if (!VALUE.compareAndSet(this, EMPTY, v)) full(v, fwd);
-            // Before its first take the owner is not known; it looks at its
-            // slot after announcing itself and before it first parks.
+            // Before bind() the owner is not known; it looks at its slot
+            // after announcing itself (bind) and before it first parks.
             Thread o = owner;
             if (o != null) LockSupport.unpark(o);
         }
@@ -365,8 +386,10 @@ public final class RingBench {
         void forward(Box own, long v) { write(v, true); }
 
         @Override
+        void bind() { owner = Thread.currentThread(); }
+
+        @Override
         long take() {
-            if (owner == null) owner = Thread.currentThread();
             for (;;) {
                 long v = value;
                 if (v != EMPTY) {
@@ -479,6 +502,7 @@ public final class RingBench {
         @Override
         public void run() {
             final Box in = this.in, next = this.next, main = this.main;
+            in.bind();
             ready.signal();
             long count = 0; // this process's receipts, for the proof
             for (;;) {
@@ -509,6 +533,7 @@ public final class RingBench {
         public void run() {
             final Box in = this.in, next = this.next;
             final AtomicLong laps = this.laps;
+            in.bind();
             ready.signal();
             for (;;) {
                 long v = in.take();
@@ -533,6 +558,7 @@ public final class RingBench {
 
         @Override
         public void run() {
+            in.bind();
             ready.signal();
             long count = 0;
             for (;;) {
@@ -878,6 +904,7 @@ public final class RingBench {
         for (int i = 0; i < n; i++) {
             final Box in = boxes[i] = newBox();
             Thread t = threads[i] = newProc(() -> {
+                in.bind();
                 main.forward(in, 1);   // the cell was made by the spawner with the mailbox
                 in.take();
             });
@@ -903,6 +930,7 @@ public final class RingBench {
         long c0 = cpu(), t0 = System.nanoTime();
         final Box main = newSharedBox(), a = newBox(), b = newBox();
         Thread ta = newProc(() -> {
+            a.bind();
             ready.signal();
             a.take(); // start
             for (long i = 0; i < m; i++) {
@@ -913,6 +941,7 @@ public final class RingBench {
             b.put(-1);
         });
         Thread tb = newProc(() -> {
+            b.bind();
             ready.signal();
             long c = 0;
             for (;;) {
@@ -951,6 +980,7 @@ public final class RingBench {
         long c0 = cpu(), t0 = System.nanoTime();
         final Box main = newSharedBox(), rx = newSharedBox();
         threads[n] = newProc(() -> {
+            rx.bind();
             ready.signal();
             long got = 0, done = 0;
             while (done < n) {
