@@ -1,5 +1,5 @@
 #!/bin/sh
-# Launcher named in driver.toml: run.sh --variant=stock|tuned describe | run <workload> key=value ...
+# Launcher named in driver.toml: run.sh --variant=stock|handoff|tuned describe | run <workload> key=value ...
 # It runs the JVM that built bin/ (bin/jdk-home), or $RINGBENCH_JAVA_HOME, and
 # execs it: the JVM takes this process's place, so the orchestrator's
 # parent-death signal reaches it (contract section 8).
@@ -12,10 +12,10 @@ JAVA_COMMON=$(CDPATH= cd -- "$dir/../common/java" 2>/dev/null && pwd) || {
 . "$JAVA_COMMON/lib.sh"
 java_runtime "$dir"
 
-# Both variants: the scheduler gets one carrier thread per core asked for
+# Every variant: the scheduler gets one carrier thread per core asked for
 # ({cores} via RINGBENCH_CORES, else nproc), as the contract's cores= asks.
 cores=${RINGBENCH_CORES:-$(nproc 2>/dev/null || echo 1)}
-# Both variants: the heap may grow to 60% of RAM instead of the JVM's default
+# Every variant: the heap may grow to 60% of RAM instead of the JVM's default
 # 25%. A limit, not tuning: parked virtual threads live in the heap (~0.7-0.9 KB
 # each), so 10 M of them need ~8 GiB, more than 25% of this 24 GiB machine;
 # below the old ceiling nothing changes (see README).
@@ -27,6 +27,10 @@ case $variant in
     stock)
         # Otherwise the JVM as it comes: default collector (G1), default heap sizing.
         ;;
+    handoff)
+        # As stock, with the Benchmarks Game thread-ring idiom instead of the
+        # mailbox: a value slot per thread + LockSupport.unpark (README).
+        opts="$opts -Dringbench.mailbox=slot" ;;
     tuned)
         # What a user running millions of virtual threads would set (README):
         # ParallelGC, a 2 GiB young generation (a million spawns without a
@@ -35,7 +39,7 @@ case $variant in
         opts="$opts -XX:+UseParallelGC -Xmn2g -Djdk.trackAllThreads=false -XX:-UsePerfData"
         [ "$JDK_MAJOR" -ge 25 ] && opts="$opts -XX:+UseCompactObjectHeaders" ;;
     *)
-        echo "{\"type\":\"error\",\"kind\":\"bad_param\",\"message\":\"unknown variant '$variant' (known: stock, tuned)\"}"
+        echo "{\"type\":\"error\",\"kind\":\"bad_param\",\"message\":\"unknown variant '$variant' (known: stock, handoff, tuned)\"}"
         exit 2 ;;
 esac
 # shellcheck disable=SC2086  # the option lists are meant to be split into words
