@@ -45,6 +45,15 @@ MEASUREMENTS = [  # (name, heading, ringbench arguments, why)
     ("memory", "Bytes per idle process", ["run", "memory", "-r", "all", "-n", "100000", "--repeat", "3"],
      "Memory grown over the first spawn of a fresh process, after one collection, per process (OS-thread "
      "drivers: kernel stacks included); 3 fresh processes."),
+    ("scale", "Scale: the largest rings", ["run", "ring", "-r", "c-coro", "-n", "100000000", "-m", "2",
+                                            "--repeat", "1", "--processes", "1", "--warmup", "0"],
+     "c-coro at N = 100,000,000 (the contract's bound on n), M = 2, one repeat, no warm-up: how far "
+     "a process of 24 bytes goes on this 24 GiB machine."),
+    ("scale-tokio", "Scale: rust-tokio at N = 10,000,000",
+     ["run", "ring", "-r", "rust-tokio/current-thread", "-n", "10000000", "-m", "2", "--repeat", "1",
+      "--processes", "1", "--warmup", "0"],
+     "The lightest runtime with a real scheduler, at ten million processes (the orchestrator's memory "
+     "check, from the manifest, is the only limit: the driver has none of its own)."),
 ]
 QUICK = {"bench", "ring-10k"}
 FIDELITY_HEADING = "## Side by side: each driver against independent programs of its runtime"
