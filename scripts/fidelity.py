@@ -174,6 +174,12 @@ def git(*args: str) -> str:
     return subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True).stdout.strip()
 
 
+def head_commit() -> str:
+    """The checkout's commit, read again for every comparison: drivers can change during a long run."""
+    dirty = " (uncommitted changes)" if git("status", "--porcelain", "--untracked-files=no") else ""
+    return git("rev-parse", "--short=12", "HEAD") + dirty
+
+
 # -- render -----------------------------------------------------------------------------------
 def fmt(x: float | None) -> str:
     if x is None:
@@ -190,7 +196,7 @@ def latest(recs: list[dict]) -> dict[tuple, dict]:
 
 
 def row(r: dict) -> str:
-    where = "1 core" if r["cores"] == "1" else "all cores"
+    where = ("1 core" if r["cores"] == "1" else "all cores") + (", again" if r.get("again") else "")
     place = "" if r.get("tokens", 1) == 1 else f", {r['tokens']} tokens {r.get('placement', 'spread')}"
     if "error" in r:
         return f"| {r['program']} | {where}{place} | {r['n']:,} | – | – | failed: {r['error']} | | |"
@@ -205,14 +211,23 @@ def row(r: dict) -> str:
             f"{fmt(c['program']['ns_per_hop'])} | {c['ratio']:.2f} ({lo:.2f}–{hi:.2f}) | {p} | {verdict} |")
 
 
-def driver_table(driver: str, rows: list[dict]) -> list[str]:
+def case_note(cases: list[dict], r: dict) -> str:
+    """The note the catalogue has now for a record's case (it may have been reworded since the run)."""
+    for c in cases:
+        if (c["driver"], c["program"], c.get("tokens", 1)) == (r["driver"], r["program"], r.get("tokens", 1)) \
+                and r["n"] in c["sizes"]:
+            return c.get("note", "")
+    return r.get("note", "")
+
+
+def driver_table(driver: str, rows: list[dict], cases: list[dict]) -> list[str]:
     out = [f"**{driver}**", "",
            "| program | setting | N | driver ns/hop | program ns/hop | ratio (95 % CI) | p | at least as fast |",
            "|---|---|---:|---:|---:|---:|---:|---|"]
     order = {"1": 0, "all": 1}
-    for r in sorted(rows, key=lambda r: (r["program"], order[r["cores"]], r.get("tokens", 1), r["n"])):
+    for r in sorted(rows, key=lambda r: (r["program"], order[r["cores"]], r.get("tokens", 1), r["n"], r["again"])):
         out.append(row(r))
-    notes = sorted({r["note"] for r in rows if r.get("note")})
+    notes = sorted({f"{r['program']}: {case_note(cases, r)}" for r in rows if case_note(cases, r)})
     out += [""] + [f"- {n}" for n in notes] if notes else []
     return out
 
@@ -238,17 +253,28 @@ def header(recs: list[dict]) -> list[str]:
     metas = [r["meta"] for r in recs if "meta" in r]
     if not metas:
         return []
-    commits = sorted({m["commit"] for m in metas})
+    commits = sorted({r["commit"] for r in recs if "commit" in r} | {m["commit"] for m in metas})
     first, last = metas[0], metas[-1]
     loads = sorted(m["load"][0] for m in metas)
-    return [f"Measured by `scripts/fidelity.py run` at commit {', '.join(commits)}, "
-            f"{first['started']} to {last['started']} (sessions started), {len(metas)} session(s); load "
-            f"average at each session's start {loads[0]}–{loads[-1]}. Rendered by `scripts/fidelity.py "
-            "render --write` from results/fidelity.jsonl.", ""]
+    when = first["started"] if len(metas) == 1 else f"{first['started']} … {last['started']}"
+    return [f"Measured by `scripts/fidelity.py run` at commit {', '.join(commits)} in {len(metas)} session(s) "
+            f"started {when}; load average at each start {loads[0]}–{loads[-1]} "
+            "(the thread rings themselves raise it). Rendered by `scripts/fidelity.py render --write` from "
+            "results/fidelity.jsonl, which keeps every round's times and commands.", ""]
 
 
-def render(recs: list[dict], programs: dict[str, dict], driver: str | None = None) -> str:
-    cells = [r for r in latest(recs).values() if driver is None or r["driver"] == driver]
+def render(recs: list[dict], programs: dict[str, dict], cases: list[dict]) -> str:
+    # Every measurement is shown, a repeated one too (marked "again"): a comparison measured twice
+    # is reported twice, never only the run that came out better. A failed run that was measured
+    # again successfully is left out (its error stays in the JSON lines file).
+    seen: dict[tuple, int] = {}
+    ok = {key_of(r) for r in recs if "report" in r}
+    cells = []
+    for r in recs:
+        if "driver" not in r or ("error" in r and key_of(r) in ok):
+            continue
+        seen[key_of(r)] = seen.get(key_of(r), 0) + 1
+        cells.append({**r, "again": seen[key_of(r)] > 1})
     if not cells:
         return "No side-by-side comparison has been measured yet (`scripts/fidelity.py run`)."
     by_driver: dict[str, list[dict]] = {}
@@ -261,7 +287,7 @@ def render(recs: list[dict], programs: dict[str, dict], driver: str | None = Non
             "two-sided Mann-Whitney U over the rounds. \"1 core\": both pinned to one CPU, one "
             "scheduler thread; \"all cores\": both CPUs.", ""]
     for d in sorted(by_driver):
-        out += driver_table(d, by_driver[d]) + [""]
+        out += driver_table(d, by_driver[d], cases) + [""]
     out += ["The programs:", ""] + programs_list(programs, {r["program"] for r in cells}) + [""]
     out += commands(cells)
     return "\n".join(out)
@@ -353,8 +379,7 @@ def run(root: Path, only, cores, sizes, rounds: int, out: Path, again: bool, eve
     if missing:
         raise Stop(f"not prepared in {root}: {', '.join(missing)} (run `scripts/fidelity.py prepare` first)")
     out.parent.mkdir(parents=True, exist_ok=True)
-    dirty = " (uncommitted changes)" if git("status", "--porcelain", "--untracked-files=no") else ""
-    meta = {"commit": git("rev-parse", "--short=12", "HEAD") + dirty,
+    meta = {"commit": head_commit(),
             "started": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
             "load": Path("/proc/loadavg").read_text().split()[:3]}
     with out.open("a") as f:
@@ -368,7 +393,7 @@ def run(root: Path, only, cores, sizes, rounds: int, out: Path, again: bool, eve
         click.echo(f"fidelity: [{i}/{len(todo)}] {t['driver']} vs {t['program']}, N={t['n']:,}, cores "
                    f"{t['cores']} ({spent / 60:.1f} min{eta})", err=True)
         p = subprocess.run(VERSUS + args, capture_output=True, text=True, errors="replace", env=toolchain_env())
-        rec = {**t, "command": shlex.join(["scripts/versus.py", *args]), "commit": meta["commit"]}
+        rec = {**t, "command": shlex.join(["scripts/versus.py", *args]), "commit": head_commit()}
         if p.returncode == 130:
             raise Stop("interrupted; `scripts/fidelity.py run` again resumes with this comparison", 130)
         if p.returncode == 0:
@@ -396,18 +421,18 @@ def run(root: Path, only, cores, sizes, rounds: int, out: Path, again: bool, eve
 @click.option("--write", is_flag=True, help="Write the tables into docs/results.md and each driver's README.")
 def render_cmd(out: Path, write: bool) -> None:
     """Print the side-by-side tables as Markdown (or write them into the docs)."""
-    programs, _, _ = load()
+    programs, cases, _ = load()
     recs = read_records(out)
     if not recs:
         raise Stop(f"no results in {out} (run `scripts/fidelity.py run` first)")
     if not write:
-        click.echo(render(recs, programs))
+        click.echo(render(recs, programs, cases))
         return
     heading = "## Side by side: each driver against independent programs of its runtime"
-    replace_block(REPO / "docs" / "results.md", render(recs, programs), heading)
+    replace_block(REPO / "docs" / "results.md", render(recs, programs, cases), heading)
     for folder in sorted({driver_folder(r["driver"]) for r in recs if "driver" in r}):
         mine = [r for r in recs if "meta" in r or ("driver" in r and driver_folder(r["driver"]) == folder)]
-        replace_block(folder / "README.md", render(mine, programs), "## Side by side with independent programs")
+        replace_block(folder / "README.md", render(mine, programs, cases), "## Side by side with independent programs")
     click.echo("fidelity: wrote docs/results.md and the drivers' READMEs", err=True)
 
 

@@ -136,7 +136,7 @@ def test_prepare_run_resume_and_render(sleepy, fake, catalogue, tmp_path):  # no
     assert rc == 0, err
     assert "**sleepy**" in md and "| slow-ring | 1 core | 10 |" in md and "| slow-ring | 1 core | 20 |" in md
     assert "| slow-ring | A ring that takes 100 µs a hop | written here |" in md
-    assert "- same idiom" in md and "scripts/versus.py -r sleepy" in md
+    assert "- slow-ring: same idiom" in md and "scripts/versus.py -r sleepy" in md
 
 
 def test_a_program_that_cannot_be_fetched_is_one_line_naming_where_to_put_it(catalogue, tmp_path):
