@@ -198,8 +198,9 @@ def latest(recs: list[dict]) -> dict[tuple, dict]:
 def row(r: dict) -> str:
     where = ("1 core" if r["cores"] == "1" else "all cores") + (", again" if r.get("again") else "")
     place = "" if r.get("tokens", 1) == 1 else f", {r['tokens']} tokens {r.get('placement', 'spread')}"
+    commit = r.get("commit", "")[:7]
     if "error" in r:
-        return f"| {r['program']} | {where}{place} | {r['n']:,} | – | – | failed: {r['error']} | | |"
+        return f"| {r['program']} | {where}{place} | {r['n']:,} | – | – | failed: {r['error']} | | | {commit} |"
     c = r["report"]["cells"][0]
     lo, hi = c["ratio_ci"]
     p = "–" if c["p_value"] is None else f"{c['p_value']:.2g}"
@@ -208,7 +209,7 @@ def row(r: dict) -> str:
     else:
         verdict = "**no**" if c["significant"] else "no (not significant)"
     return (f"| {r['program']} | {where}{place} | {r['n']:,} | {fmt(c['driver']['ns_per_hop'])} | "
-            f"{fmt(c['program']['ns_per_hop'])} | {c['ratio']:.2f} ({lo:.2f}–{hi:.2f}) | {p} | {verdict} |")
+            f"{fmt(c['program']['ns_per_hop'])} | {c['ratio']:.2f} ({lo:.2f}–{hi:.2f}) | {p} | {verdict} | {commit} |")
 
 
 def case_note(cases: list[dict], r: dict) -> str:
@@ -222,8 +223,9 @@ def case_note(cases: list[dict], r: dict) -> str:
 
 def driver_table(driver: str, rows: list[dict], cases: list[dict]) -> list[str]:
     out = [f"**{driver}**", "",
-           "| program | setting | N | driver ns/hop | program ns/hop | ratio (95 % CI) | p | at least as fast |",
-           "|---|---|---:|---:|---:|---:|---:|---|"]
+           "| program | setting | N | driver ns/hop | program ns/hop | ratio (95 % CI) | p | at least as fast "
+           "| commit |",
+           "|---|---|---:|---:|---:|---:|---:|---|---|"]
     order = {"1": 0, "all": 1}
     for r in sorted(rows, key=lambda r: (r["program"], order[r["cores"]], r.get("tokens", 1), r["n"], r["again"])):
         out.append(row(r))
@@ -253,7 +255,7 @@ def header(recs: list[dict]) -> list[str]:
     metas = [r["meta"] for r in recs if "meta" in r]
     if not metas:
         return []
-    commits = sorted({r["commit"] for r in recs if "commit" in r} | {m["commit"] for m in metas})
+    commits = sorted({r["commit"] for r in recs if "report" in r})
     first, last = metas[0], metas[-1]
     loads = sorted(m["load"][0] for m in metas)
     when = first["started"] if len(metas) == 1 else f"{first['started']} … {last['started']}"
