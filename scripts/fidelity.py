@@ -79,7 +79,9 @@ def prepare_one(prog: dict, root: Path) -> str | None:
     """Fetch, change and build one program into root/<id>; None when ready, else why not."""
     folder = root / prog["id"]
     folder.mkdir(parents=True, exist_ok=True)
-    ours = SOURCES / prog["id"]
+    # Programs that differ only in how they are run (a tokio ring on either runtime) share one
+    # source folder: `same_source` names the program whose files they are built from.
+    ours = SOURCES / prog.get("same_source", prog["id"])
     if ours.is_dir():
         shutil.copytree(ours, folder, dirs_exist_ok=True)
     target = folder / prog["file"] if prog.get("file") else None

@@ -45,6 +45,22 @@ build = ""
 cmd = "{{dir}}/ring {{n}} {{m}}"
 sizes = [10]
 
+[[program]]
+id = "slow-ring-again"
+same_source = "slow-ring"
+title = "The same ring from the same files"
+origin = "written here"
+fetch = ""
+build = ""
+cmd = "{sys.executable} -S {{dir}}/ring.py {{n}} {{m}}"
+sizes = [10]
+
+[[case]]
+driver = "sleepy"
+program = "slow-ring-again"
+cores = ["1"]
+sizes = [10]
+
 [[case]]
 driver = "sleepy"
 program = "slow-ring"
@@ -90,7 +106,8 @@ def test_core_list_picks_sizes_and_settings_and_takes_hops_from_its_case(catalog
         ("slow-ring", 10, "1", 4000), ("slow-ring", 20, "1", 4000)]
     every = fidelity.plan(cases, None, (), (), ())
     assert sorted((t["program"], t["n"], t["cores"]) for t in every) == [
-        ("elsewhere", 10, "1"), ("elsewhere", 10, "all"), ("slow-ring", 10, "1"), ("slow-ring", 20, "1")]
+        ("elsewhere", 10, "1"), ("elsewhere", 10, "all"), ("slow-ring", 10, "1"), ("slow-ring", 20, "1"),
+        ("slow-ring-again", 10, "1")]
     assert fidelity.plan(cases, None, ("elsewhere",), ("all",), ()) == [
         {"driver": "sleepy", "program": "elsewhere", "cores": "all", "n": 10, "tokens": 1,
          "placement": "spread", "hops": 4000, "note": ""}]
@@ -137,6 +154,12 @@ def test_prepare_run_resume_and_render(sleepy, fake, catalogue, tmp_path):  # no
     assert "**sleepy**" in md and "| slow-ring | 1 core | 10 |" in md and "| slow-ring | 1 core | 20 |" in md
     assert "| slow-ring | A ring that takes 100 µs a hop | written here |" in md
     assert "- slow-ring: same idiom" in md and "scripts/versus.py -r sleepy" in md
+
+
+def test_programs_that_share_their_files_are_prepared_from_one_folder(catalogue, tmp_path):
+    rc, _, err = fid(catalogue, "prepare", "--all", "--only", "slow-ring-again", "--programs", tmp_path / "p")
+    assert rc == 0, err
+    assert (tmp_path / "p" / "slow-ring-again" / "ring.py").read_text() == PROGRAM
 
 
 def test_a_program_that_cannot_be_fetched_is_one_line_naming_where_to_put_it(catalogue, tmp_path):
