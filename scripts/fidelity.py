@@ -31,9 +31,14 @@ import tomllib
 import urllib.request
 from pathlib import Path
 
-import click
-
 REPO = Path(__file__).resolve().parent.parent
+# Run as a file, not as part of the package: make the checkout's ringbench importable (as versus does).
+sys.path.insert(0, str(REPO))
+
+import click  # noqa: E402
+
+from ringbench.present.tables import fmt  # noqa: E402
+
 CATALOGUE = REPO / "scripts" / "fidelity" / "programs.toml"
 SOURCES = REPO / "scripts" / "fidelity" / "programs"
 DEFAULT_DIR = Path(os.environ.get("RINGBENCH_PROGRAMS", "/tmp/ringbench-programs"))
@@ -183,12 +188,6 @@ def head_commit() -> str:
 
 
 # -- render -----------------------------------------------------------------------------------
-def fmt(x: float | None) -> str:
-    if x is None:
-        return "–"
-    return f"{x:,.0f}" if x >= 100 else f"{x:,.1f}" if x >= 10 else f"{x:.2f}"
-
-
 def latest(recs: list[dict]) -> dict[tuple, dict]:
     out: dict[tuple, dict] = {}
     for r in recs:
