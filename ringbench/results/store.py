@@ -31,6 +31,7 @@ import json
 import os
 import socket
 import sqlite3
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import wraps
@@ -467,11 +468,10 @@ class Store:
 
     def _migrate(self, create: bool) -> None:
         # Read, and refuse, before the first write (journal mode), so a foreign or newer file is left as it was.
-        version = self.db.execute("PRAGMA user_version").fetchone()[0]
-        tables = self.db.execute("SELECT count(*) FROM sqlite_master WHERE type='table'").fetchone()[0]
+        version, tables = self._version_and_tables()
         self._check_version(version, tables, create)
         if not self.read_only:
-            self.db.execute("PRAGMA journal_mode=WAL")
+            self._use_wal()
         if version == SCHEMA_VERSION:
             self.db.execute("PRAGMA foreign_keys=ON")
             return
@@ -485,8 +485,7 @@ class Store:
         # PRAGMA foreign_keys is a no-op inside a transaction, and the runs rebuild needs it off.
         self.db.execute("PRAGMA foreign_keys=OFF")
         with self.tx():  # re-read under the write lock: another process may have upgraded it meanwhile
-            version = self.db.execute("PRAGMA user_version").fetchone()[0]
-            tables = self.db.execute("SELECT count(*) FROM sqlite_master WHERE type='table'").fetchone()[0]
+            version, tables = self._version_and_tables()
             self._check_version(version, tables, create)
             if version == 0:
                 for statement in filter(str.strip, _SCHEMA.split(";")):
@@ -505,6 +504,36 @@ class Store:
                 )
             self.db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
         self.db.execute("PRAGMA foreign_keys=ON")
+
+    def _version_and_tables(self) -> tuple[int, int]:
+        # One statement, so one snapshot: read apart, another process creating the schema between
+        # the two reads would make a new store look like a foreign one (tables, no version).
+        row = self.db.execute(
+            "SELECT (SELECT user_version FROM pragma_user_version),"
+            " (SELECT count(*) FROM sqlite_master WHERE type='table')"
+        ).fetchone()
+        return row[0], row[1]
+
+    def _use_wal(self) -> None:
+        """Switch the file to WAL, waiting up to `timeout` for other openers.
+
+        SQLite answers a journal-mode change that meets another connection's lock with SQLITE_BUSY
+        at once, without calling the busy handler, so two processes opening one new store together
+        would fail; this retries until the deadline instead.
+        """
+        deadline = time.monotonic() + self.timeout
+        pause = 0.005
+        while True:
+            try:
+                self.db.execute("PRAGMA journal_mode=WAL")
+                return
+            except sqlite3.OperationalError as e:
+                if "locked" not in str(e).lower() and "busy" not in str(e).lower():
+                    raise
+                if time.monotonic() + pause > deadline:
+                    raise
+            time.sleep(pause)
+            pause = min(pause * 2, 0.2)
 
     def _check_version(self, version: int, tables: int, create: bool) -> None:
         if version > SCHEMA_VERSION:
