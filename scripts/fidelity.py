@@ -181,9 +181,15 @@ def git(*args: str) -> str:
     return subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True).stdout.strip()
 
 
-def head_commit() -> str:
-    """The checkout's commit, read again for every comparison: drivers can change during a long run."""
-    dirty = " (uncommitted changes)" if git("status", "--porcelain", "--untracked-files=no") else ""
+def head_commit(out: Path | None = None) -> str:
+    """The checkout's commit, read again for every comparison: drivers can change during a long run.
+
+    Changes to `out`, the results file this run appends to, do not count as uncommitted changes
+    (they are the run's own output, not what it measures)."""
+    spec = ["--", "."]
+    if out is not None and out.resolve().is_relative_to(REPO):
+        spec.append(f":(exclude){out.resolve().relative_to(REPO)}")
+    dirty = " (uncommitted changes)" if git("status", "--porcelain", "--untracked-files=no", *spec) else ""
     return git("rev-parse", "--short=12", "HEAD") + dirty
 
 
@@ -382,7 +388,7 @@ def run(root: Path, only, cores, sizes, rounds: int, out: Path, again: bool, eve
     if missing:
         raise Stop(f"not prepared in {root}: {', '.join(missing)} (run `scripts/fidelity.py prepare` first)")
     out.parent.mkdir(parents=True, exist_ok=True)
-    meta = {"commit": head_commit(),
+    meta = {"commit": head_commit(out),
             "started": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
             "load": Path("/proc/loadavg").read_text().split()[:3]}
     with out.open("a") as f:
@@ -396,7 +402,7 @@ def run(root: Path, only, cores, sizes, rounds: int, out: Path, again: bool, eve
         click.echo(f"fidelity: [{i}/{len(todo)}] {t['driver']} vs {t['program']}, N={t['n']:,}, cores "
                    f"{t['cores']} ({spent / 60:.1f} min{eta})", err=True)
         p = subprocess.run(VERSUS + args, capture_output=True, text=True, errors="replace", env=toolchain_env())
-        rec = {**t, "command": shlex.join(["scripts/versus.py", *args]), "commit": head_commit()}
+        rec = {**t, "command": shlex.join(["scripts/versus.py", *args]), "commit": head_commit(out)}
         if p.returncode == 130:
             raise Stop("interrupted; `scripts/fidelity.py run` again resumes with this comparison", 130)
         if p.returncode == 0:

@@ -193,3 +193,22 @@ def test_render_replaces_only_its_block(tmp_path):
     text = doc.read_text()
     assert "first" not in text and "second" in text and text.count("## Side by side") == 1
     assert text.endswith("## After\n")
+
+
+def test_the_results_file_itself_does_not_make_the_commit_dirty(tmp_path, monkeypatch):
+    def git(*args):
+        subprocess.run(["git", *args], cwd=tmp_path, check=True, capture_output=True)
+
+    git("init", "-q")
+    (tmp_path / "results").mkdir()
+    out, code = tmp_path / "results" / "fidelity.jsonl", tmp_path / "driver.c"
+    out.write_text("{}\n")
+    code.write_text("int main;\n")
+    git("add", ".")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "x")
+    monkeypatch.setattr(fidelity, "REPO", tmp_path)
+    out.write_text("{}\n{}\n")  # the run's own appends
+    assert "uncommitted" not in fidelity.head_commit(out)
+    assert "uncommitted" in fidelity.head_commit()  # without naming it, it counts
+    code.write_text("int main = 1;\n")  # what is measured changed
+    assert "uncommitted" in fidelity.head_commit(out)
