@@ -21,6 +21,8 @@ from pathlib import Path
 
 import click
 
+from ringbench.present.tables import fmt
+
 REPO = Path(__file__).resolve().parent.parent
 DB = REPO / "results" / "published.db"
 RB = [str(REPO / ".venv" / "bin" / "ringbench")]
@@ -123,6 +125,51 @@ def moved(name: str, run: int) -> str:
             + "\n".join(rows) + "\n")
 
 
+# Where a driver's README explains why its cost per hop grows by more than GROWTH_CLOSE from
+# N = 10,000 to N = 1,000,000 (issue 10: a light runtime should run a million processes at a cost
+# per hop close to its 10,000 figure, and what stops it is named here with the figure).
+GROWTH_CLOSE = 1.5
+GROWTH_WHY = {
+    "go/handoff": "Go parks a goroutine waiting on a mutex in one table of 251 treaps shared by all; "
+                  "at a million waiters every hop walks and rotates a treap of ~4,000 twice "
+                  "(drivers/go/README.md, \"Why it collapses at N ≥ 100,000\")",
+    "java-virtual/": "after the collection between the phases every parked thread's stack chunk is old, "
+                     "so each park allocates a new ~0.7 KB chunk and a million of them fill the young "
+                     "generation (drivers/java-virtual/README.md, \"Why the ring is ~20× slower per hop "
+                     "at 1,000,000 processes than at 10,000\")",
+    "python-greenlet/mailbox": "each process adds its 760-byte deque to the working set the token walks "
+                               "(drivers/python-greenlet/README.md, \"What one hop costs\")",
+}
+
+
+def cells(run: int) -> list[dict]:
+    return json.loads(sh(RB + ["show", str(run), "--json", "--db", str(DB)]).stdout)["cells"]
+
+
+def growth(run_10k: int, run_1m: int) -> str:
+    """Each runtime's ns/hop at N = 10,000 and 1,000,000 (all cores), the ratio, and what stops it."""
+    small = medians(run_10k)
+    large = {c["runtime"]: c for c in cells(run_1m) if c["cores"] == "all"}
+    rows = []
+    for rt, a in sorted(small.items()):
+        c = large.get(rt)
+        if c is None:
+            continue
+        if c["status"] != "ok" or "ns_per_hop" not in c.get("summary", {}):
+            # The orchestrator's reason, without the runtime's name and the advice to the user.
+            reason = (c.get("reason") or "").removeprefix(f"{rt}: ").split("; use ")[0]
+            rows.append(f"| {rt} | {fmt(a)} | – | – | {c['status']}: {reason} |")
+            continue
+        b = c["summary"]["ns_per_hop"]["median"]
+        if b / a <= GROWTH_CLOSE:
+            why = f"within {GROWTH_CLOSE:g}×"
+        else:
+            why = next((w for k, w in GROWTH_WHY.items() if rt.startswith(k)), "**not explained yet**")
+        rows.append(f"| {rt} | {fmt(a)} | {fmt(b)} | {b / a:.2f} | {why} |")
+    return ("| runtime | ns/hop, N = 10,000 | ns/hop, N = 1,000,000 | ratio | why, or what stops it |\n"
+            "|---|---:|---:|---:|---|\n" + "\n".join(rows) + "\n")
+
+
 FAULTS = """\
 | fault | what ringbench does | what is kept | test |
 |---|---|---|---|
@@ -163,12 +210,14 @@ def main(quick: bool, dirty: bool) -> None:
     runtimes = json.loads(sh(RB + ["runtimes", "--json"]).stdout)
     load = Path("/proc/loadavg").read_text().split()[:3]
     sections = []
+    runs: dict[str, int] = {}
     started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     for name, heading, args, why in MEASUREMENTS:
         if quick and name not in QUICK:
             continue
         print(f"== {name}: ringbench {shlex.join(args)}", file=sys.stderr, flush=True)
         run, took, _ = measure(args)
+        runs[name] = run
         text = f"## {heading}\n\n{why}\n\nCommand: `ringbench {shlex.join(args)}` (run {run}, {took:,.0f} s wall)\n\n"
         text += markdown(run)
         if name in ("ring-1k", "ring-10k", "ring-100k", "ring-1m"):
@@ -178,6 +227,15 @@ def main(quick: bool, dirty: bool) -> None:
                          "repeats, no untimed collection, spawn work partly inside the message phase in go, "
                          "rust-threads and rust-tokio; a loaded machine then as now):\n" + change)
         sections.append(text)
+        if name == "ring-1m" and "ring-10k" in runs:
+            sections.append(
+                "## Cost per hop as the ring grows: N = 10,000 against N = 1,000,000\n\n"
+                "The medians of the two tables above (all cores; N = 10,000 with M calibrated and a fresh "
+                "process per repeat, N = 1,000,000 with M = 2 in one process), divided. A light runtime "
+                f"should run a million processes at a cost per hop close to its 10,000 figure (here: within "
+                f"{GROWTH_CLOSE:g}×); where it does not, or cannot run them at all, the last column says why, "
+                "from the measurement in the driver's README or from the orchestrator's refusal.\n\n"
+                + growth(runs["ring-10k"], runs["ring-1m"]))
     versions = "\n".join(f"| {r['runtime']} | {r['hop']} | {r['version'] or ''} |" for r in runtimes if r["built"])
     head = f"""# ringbench results
 
