@@ -158,6 +158,10 @@ def test_export_then_import_gives_the_same_numbers(fake, db, tmp_path):
     assert len(csv_text.strip().splitlines()) == 1 + 10  # header + 2 cells × 5 repeats (the default)
     md = ringbench_cli("export", 1, "--format", "markdown", "--db", db).stdout
     assert md.count("| fake |") == 2 and "±95%" in md
+    table = [line for line in md.splitlines() if line.startswith("|")]
+    widths = {line.count("|") for line in table}
+    assert len(table) == 4 and len(widths) == 1, table  # header, rule, 2 rows: one column count
+    assert "| spawn µs |" in table[0]  # the terminal's two-line header, on one line
 
 
 def test_history_and_show(fake, db):

@@ -261,7 +261,8 @@ def markdown(cells: list[Cell], baseline: str | None = None, wide: bool = True) 
     """A Markdown table (ready for a blog post), with the same notes as the terminal's."""
     cols, body, foot = rows(cells, baseline, wide)
     lines = [
-        "| " + " | ".join(c.header for c in cols) + " |",
+        # The terminal's two-line headers ("spawn\nµs") on one line: a newline would end the table.
+        "| " + " | ".join(c.header.replace("\n", " ") for c in cols) + " |",
         "|" + "|".join("---:" if c.right else "---" for c in cols) + "|",
     ]
     lines += ["| " + " | ".join(r) + " |" for r in body]
