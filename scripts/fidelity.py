@@ -204,6 +204,8 @@ def latest(recs: list[dict]) -> dict[tuple, dict]:
 
 def row(r: dict) -> str:
     where = ("1 core" if r["cores"] == "1" else "all cores") + (", again" if r.get("again") else "")
+    rounds = r.get("report", {}).get("rounds", 5)
+    where += (f", {rounds} round" + "s" * (rounds != 1)) if rounds != 5 else ""
     place = "" if r.get("tokens", 1) == 1 else f", {r['tokens']} tokens {r.get('placement', 'spread')}"
     commit = r.get("commit", "")[:7]
     if "error" in r:
@@ -292,7 +294,7 @@ def render(recs: list[dict], programs: dict[str, dict], cases: list[dict]) -> st
     out = header(recs)
     out += ["ns/hop: the differential figure of `scripts/versus.py` (wall time of whole processes at a "
             "short and a long lap count; start-up, spawn and teardown cancel), median of 5 interleaved "
-            "rounds; ratio = driver / program, ≤ 1.00 means the driver is at least as fast; p: "
+            "rounds (a row names another count); ratio = driver / program, ≤ 1.00 means the driver is at least as fast; p: "
             "two-sided Mann-Whitney U over the rounds. \"1 core\": both pinned to one CPU, one "
             "scheduler thread; \"all cores\": both CPUs.", ""]
     for d in sorted(by_driver):
