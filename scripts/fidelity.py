@@ -376,6 +376,9 @@ def run(root: Path, only, cores, sizes, rounds: int, out: Path, again: bool, eve
     """Run the comparisons (versus, interleaved), one after another, appending results to --out."""
     programs, cases, core = load()
     todo = plan(cases, None if every else core, only, cores, sizes)
+    if not todo:
+        raise Stop("no comparison in the catalogue matches --only/--cores/--size"
+                   + ("" if every else " among the [[core]] set (--all for every [[case]])"))
     # A comparison that failed is measured again; one that ended is kept unless --again.
     done = set() if again else {k for k, r in latest(read_records(out)).items() if "error" not in r}
     todo = [t for t in todo if key_of(t) not in done]

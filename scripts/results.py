@@ -197,13 +197,15 @@ def stored_runs() -> tuple[dict[str, tuple[int, float]], str, str, list[str]]:
     were measured at, when the first started, and the load average then."""
     import sqlite3
 
-    con = sqlite3.connect(f"file:{DB}?mode=ro", uri=True)
     try:
-        rows = con.execute("SELECT id, command, started_at, finished_at, environment FROM runs ORDER BY id").fetchall()
+        con = sqlite3.connect(f"file:{DB}?mode=ro", uri=True)
+        try:
+            rows = con.execute("SELECT id, command, started_at, finished_at, environment FROM runs "
+                               "ORDER BY id").fetchall()
+        finally:
+            con.close()
     except sqlite3.Error as e:
         raise SystemExit(f"cannot read {DB} ({e}); run scripts/results.py without --render-only first") from None
-    finally:
-        con.close()
     found: dict[str, tuple[int, float]] = {}
     commits: list[str] = []
     for name, _, args, _ in MEASUREMENTS:
