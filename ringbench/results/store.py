@@ -259,6 +259,13 @@ def owner_alive(pid: int | None, start: int | None, boot: str | None, host: str 
 # -- errors -------------------------------------------------------------------
 
 
+def _busy(e: BaseException) -> bool:
+    """Another connection holds the lock (SQLITE_BUSY, SQLITE_LOCKED)."""
+    code = getattr(e, "sqlite_errorcode", None)
+    msg = str(e).lower()
+    return (isinstance(code, int) and code & 0xFF in (5, 6)) or "locked" in msg or "busy" in msg
+
+
 def _classify(e: BaseException, path: Path, doing: str, timeout: float) -> StoreError:
     """Turn a sqlite3 or OS error into a StoreError that names the file and says what to do."""
     if isinstance(e, StoreError):
@@ -270,7 +277,7 @@ def _classify(e: BaseException, path: Path, doing: str, timeout: float) -> Store
     code = getattr(e, "sqlite_errorcode", None)
     primary = code & 0xFF if isinstance(code, int) else None
     msg = str(e).lower()
-    if primary in (5, 6) or "locked" in msg or "busy" in msg:  # SQLITE_BUSY, SQLITE_LOCKED
+    if _busy(e):
         return StoreError(
             f"{path} is locked by another ringbench process (waited {timeout:g} s while {doing}); "
             "wait for it to finish and retry, or use --db with another file",
@@ -528,9 +535,7 @@ class Store:
                 self.db.execute("PRAGMA journal_mode=WAL")
                 return
             except sqlite3.OperationalError as e:
-                if "locked" not in str(e).lower() and "busy" not in str(e).lower():
-                    raise
-                if time.monotonic() + pause > deadline:
+                if not _busy(e) or time.monotonic() + pause > deadline:
                     raise
             time.sleep(pause)
             pause = min(pause * 2, 0.2)
