@@ -184,11 +184,13 @@ def git(*args: str) -> str:
 def head_commit(out: Path | None = None) -> str:
     """The checkout's commit, read again for every comparison: drivers can change during a long run.
 
-    Changes to `out`, the results file this run appends to, do not count as uncommitted changes
-    (they are the run's own output, not what it measures)."""
+    Changes to results files do not count as uncommitted changes: `out`, the file this run appends
+    to, and results/fidelity.jsonl, which a run with another --out leaves as it is (both are the
+    comparisons' output, not what they measure)."""
     spec = ["--", "."]
-    if out is not None and out.resolve().is_relative_to(REPO):
-        spec.append(f":(exclude){out.resolve().relative_to(REPO)}")
+    for f in {REPO / "results" / "fidelity.jsonl", *([out.resolve()] if out is not None else [])}:
+        if f.is_relative_to(REPO):
+            spec.append(f":(exclude){f.relative_to(REPO)}")
     dirty = " (uncommitted changes)" if git("status", "--porcelain", "--untracked-files=no", *spec) else ""
     return git("rev-parse", "--short=12", "HEAD") + dirty
 

@@ -195,7 +195,7 @@ def test_render_replaces_only_its_block(tmp_path):
     assert text.endswith("## After\n")
 
 
-def test_the_results_file_itself_does_not_make_the_commit_dirty(tmp_path, monkeypatch):
+def test_the_results_files_do_not_make_the_commit_dirty(tmp_path, monkeypatch):
     def git(*args):
         subprocess.run(["git", *args], cwd=tmp_path, check=True, capture_output=True)
 
@@ -209,6 +209,11 @@ def test_the_results_file_itself_does_not_make_the_commit_dirty(tmp_path, monkey
     monkeypatch.setattr(fidelity, "REPO", tmp_path)
     out.write_text("{}\n{}\n")  # the run's own appends
     assert "uncommitted" not in fidelity.head_commit(out)
-    assert "uncommitted" in fidelity.head_commit()  # without naming it, it counts
+    assert "uncommitted" not in fidelity.head_commit(tmp_path / "elsewhere.jsonl")  # a run with another --out
+    notes = tmp_path / "notes.md"
+    notes.write_text("x\n")
+    git("add", "notes.md")  # any other tracked change counts
+    assert "uncommitted" in fidelity.head_commit(out)
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "y")
     code.write_text("int main = 1;\n")  # what is measured changed
     assert "uncommitted" in fidelity.head_commit(out)
