@@ -296,7 +296,8 @@ def render(recs: list[dict], programs: dict[str, dict], cases: list[dict]) -> st
     out = header(recs)
     out += ["ns/hop: the differential figure of `scripts/versus.py` (wall time of whole processes at a "
             "short and a long lap count; start-up, spawn and teardown cancel), median of 5 interleaved "
-            "rounds (a row names another count); ratio = driver / program, ≤ 1.00 means the driver is at least as fast; p: "
+            "rounds (a row names another count); ratio = driver / program, ≤ 1.00 means the driver "
+            "is at least as fast; p: "
             "two-sided Mann-Whitney U over the rounds. \"1 core\": both pinned to one CPU, one "
             "scheduler thread; \"all cores\": both CPUs.", ""]
     for d in sorted(by_driver):
