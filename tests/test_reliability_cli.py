@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 from conftest import live_processes_with
 
+from ringbench.catalogue import drivers
+
 RINGBENCH = [sys.executable, "-m", "ringbench.cli"]
 
 
@@ -182,3 +184,30 @@ def test_the_hint_after_an_interrupted_run_is_a_command_that_works(fake, tmp_pat
     assert code == 0, err
     code, out, _ = cli("history", "--db", db)
     assert "complete" in out and "4/4" in out
+
+
+def test_a_ctrl_c_while_the_launch_starts_its_timer_leaves_no_thread_and_no_driver(fake, monkeypatch):
+    # The race CI once hit: SIGINT landing inside Timer.start(), before the launch's try/finally,
+    # left a non-daemon timer that kept the interrupted orchestrator alive until the timeout.
+    import threading
+
+    from ringbench.harness import launch
+
+    fake(FAKE_FAULT="slow", FAKE_SLOW_S="30")
+    started = threading.Timer.start
+
+    def start_then_interrupt(self):
+        started(self)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(threading.Timer, "start", start_then_interrupt)
+    before = set(threading.enumerate())
+    d = drivers.select("fake")[0]
+    with pytest.raises(KeyboardInterrupt):
+        launch.run_driver(d, ["run", "ring", "n=10", "m=1", "cores=1"], cores="1", timeout=600)
+    left = [t for t in threading.enumerate() if t not in before and t.is_alive() and not t.daemon]
+    assert left == []
+    deadline = time.monotonic() + 5  # SIGKILL of the group is asynchronous
+    while live_processes_with(os.environ["FAKE_COUNTER_FILE"]) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert live_processes_with(os.environ["FAKE_COUNTER_FILE"]) == []

@@ -99,19 +99,22 @@ def run_driver(
     assert stdout is not None and stderr is not None  # both are pipes (PIPE above)
     tail: collections.deque[str] = collections.deque(maxlen=20)
     err_reader = threading.Thread(target=lambda: tail.extend(stderr), daemon=True)
-    err_reader.start()
     timed_out = threading.Event()
 
     def kill() -> None:
         timed_out.set()
         _kill_group(proc)
 
+    # A daemon, started inside the try: a Ctrl-C that lands while it starts must neither skip its
+    # cancel nor leave a thread that keeps the interrupted orchestrator alive until `timeout`.
     timer = threading.Timer(timeout, kill)
-    timer.start()
+    timer.daemon = True
     records: list[dict] = []
     failure: DriverFailed | None = None
     stopped = False
     try:
+        err_reader.start()
+        timer.start()
         for line in stdout:
             if not line.strip() or failure:
                 continue
@@ -131,7 +134,8 @@ def run_driver(
         raise
     finally:
         timer.cancel()
-        err_reader.join(timeout=5)
+        if err_reader.ident is not None:  # started
+            err_reader.join(timeout=5)
     stderr_tail = "".join(tail).strip()
     if timed_out.is_set():
         raise DriverFailed(
