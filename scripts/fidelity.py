@@ -112,8 +112,10 @@ def prepare_one(prog: dict, root: Path) -> str | None:
 
 # -- run --------------------------------------------------------------------------------------
 def key_of(rec: dict) -> tuple:
+    # The hop count is part of the comparison: a case measured again with a longer run (e.g. past a
+    # JIT's warm-up) is another comparison, not a repeat of the shorter one.
     return (rec["driver"], rec["program"], rec["cores"], rec["n"], rec.get("tokens", 1),
-            rec.get("placement", "spread"))
+            rec.get("placement", "spread"), rec.get("hops"))
 
 
 def read_records(out: Path) -> list[dict]:
@@ -132,7 +134,8 @@ def read_records(out: Path) -> list[dict]:
 def plan(cases: list[dict], core: list[dict] | None, only: tuple[str, ...], cores: tuple[str, ...],
          sizes: tuple[int, ...]) -> list[dict]:
     """The comparisons to run: each case's sizes × core settings, or only those the [[core]] list
-    names (the published set), each taking its hops, tokens and placement from its case."""
+    names (the published set), each taking its hops, tokens and placement from its case. A [[core]]
+    entry that gives `hops` picks the case with that hop count where a pairing has several."""
     wanted = []
     if core is None:
         for c in cases:
@@ -141,7 +144,8 @@ def plan(cases: list[dict], core: list[dict] | None, only: tuple[str, ...], core
         for k in core:
             for n in k["sizes"]:
                 match = [c for c in cases if c["driver"] == k["driver"] and c["program"] == k["program"]
-                         and c.get("tokens", 1) == k.get("tokens", 1) and n in c["sizes"]]
+                         and c.get("tokens", 1) == k.get("tokens", 1) and n in c["sizes"]
+                         and k.get("hops", c.get("hops")) == c.get("hops")]
                 if not match:
                     raise Stop(f"{CATALOGUE}: [[core]] {k['driver']} vs {k['program']} at N={n:,} has no [[case]]")
                 wanted += [(match[0], n, core_) for core_ in k.get("cores", match[0].get("cores", ["1", "all"]))]
@@ -153,7 +157,8 @@ def plan(cases: list[dict], core: list[dict] | None, only: tuple[str, ...], core
             continue
         todo.append({"driver": c["driver"], "program": c["program"], "cores": core_, "n": n,
                      "tokens": c.get("tokens", 1), "placement": c.get("placement", "spread"),
-                     "hops": c.get("hops", 3_000_000), "note": c.get("note", "")})
+                     "hops": c.get("hops", 3_000_000), "note": c.get("note", ""),
+                     **({"label": c["label"]} if "label" in c else {})})
     # Smaller rings first: a run cut short still has every driver at the sizes that matter most.
     return sorted(todo, key=lambda t: (t["n"], t["cores"]))
 
@@ -205,7 +210,8 @@ def latest(recs: list[dict]) -> dict[tuple, dict]:
 
 
 def row(r: dict) -> str:
-    where = ("1 core" if r["cores"] == "1" else "all cores") + (", again" if r.get("again") else "")
+    where = ("1 core" if r["cores"] == "1" else "all cores") + (f", {r['label']}" if r.get("label") else "")
+    where += ", again" if r.get("again") else ""
     rounds = r.get("report", {}).get("rounds", 5)
     where += (f", {rounds} round" + "s" * (rounds != 1)) if rounds != 5 else ""
     place = "" if r.get("tokens", 1) == 1 else f", {r['tokens']} tokens {r.get('placement', 'spread')}"
@@ -225,10 +231,11 @@ def row(r: dict) -> str:
 
 def case_note(cases: list[dict], r: dict) -> str:
     """The note the catalogue has now for a record's case (it may have been reworded since the run)."""
-    for c in cases:
-        if (c["driver"], c["program"], c.get("tokens", 1)) == (r["driver"], r["program"], r.get("tokens", 1)) \
-                and r["n"] in c["sizes"]:
-            return c.get("note", "")
+    same = [c for c in cases if (c["driver"], c["program"], c.get("tokens", 1)) ==
+            (r["driver"], r["program"], r.get("tokens", 1)) and r["n"] in c["sizes"]]
+    # The case with the record's hop count, else (its hops changed since the run) the first one.
+    for c in sorted(same, key=lambda c: c.get("hops", 3_000_000) != r.get("hops")):
+        return c.get("note", "")
     return r.get("note", "")
 
 
@@ -238,7 +245,8 @@ def driver_table(driver: str, rows: list[dict], cases: list[dict]) -> list[str]:
            "| commit |",
            "|---|---|---:|---:|---:|---:|---:|---|---|"]
     order = {"1": 0, "all": 1}
-    for r in sorted(rows, key=lambda r: (r["program"], order[r["cores"]], r.get("tokens", 1), r["n"], r["again"])):
+    for r in sorted(rows, key=lambda r: (r["program"], order[r["cores"]], r.get("tokens", 1), r["n"], r.get("hops", 0),
+                                         r["again"])):
         out.append(row(r))
     notes = sorted({f"{r['program']}: {case_note(cases, r)}" for r in rows if case_note(cases, r)})
     out += [""] + [f"- {n}" for n in notes] if notes else []

@@ -218,3 +218,39 @@ def test_the_results_files_do_not_make_the_commit_dirty(tmp_path, monkeypatch):
     git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "y")
     code.write_text("int main = 1;\n")  # what is measured changed
     assert "uncommitted" in fidelity.head_commit(out)
+
+
+def test_a_pairing_measured_with_more_hops_is_its_own_comparison_with_its_label(catalogue, monkeypatch):
+    """A second case of one pairing with another hop count (e.g. past a JIT's warm-up): the [[core]]
+    entry that names its hops picks it, resuming does not take one for the other, and its rows say
+    which they are."""
+    text = catalogue.read_text() + '''
+[[case]]
+driver = "sleepy"
+program = "slow-ring"
+cores = ["1"]
+sizes = [10]
+hops = 40000
+label = "40k hops"
+note = "the long one"
+
+[[core]]
+driver = "sleepy"
+program = "slow-ring"
+sizes = [10]
+hops = 40000
+'''
+    catalogue.write_text(text)
+    monkeypatch.setattr(fidelity, "CATALOGUE", catalogue)
+    _, cases, core = fidelity.load()
+    todo = fidelity.plan(cases, core, (), (), ())
+    assert [(t["n"], t["hops"], t.get("label")) for t in todo] == [(10, 4000, None), (10, 40000, "40k hops"),
+                                                                   (20, 4000, None)]
+    assert len({fidelity.key_of(t) for t in todo}) == 3
+    cell = {"driver": {"ns_per_hop": 50_000}, "program": {"ns_per_hop": 100_000}, "ratio": 0.5,
+            "ratio_ci": [0.4, 0.6], "p_value": 0.01, "significant": True}
+    recs = [{**t, "commit": "abc1234", "command": "c", "report": {"rounds": 5, "cells": [cell]}} for t in todo]
+    md = fidelity.render(recs, {"slow-ring": {"title": "t", "origin": "written here", "idiom": "i"}}, cases)
+    assert "| slow-ring | 1 core | 10 |" in md and "| slow-ring | 1 core, 40k hops | 10 |" in md
+    assert ", again" not in md
+    assert "- slow-ring: same idiom" in md and "- slow-ring: the long one" in md
