@@ -111,6 +111,13 @@ def prepare_one(prog: dict, root: Path) -> str | None:
 
 
 # -- run --------------------------------------------------------------------------------------
+DEFAULT_HOPS = 3_000_000  # a case's long-run hops when it names none
+
+
+def case_hops(case: dict) -> int:
+    return case.get("hops", DEFAULT_HOPS)
+
+
 def key_of(rec: dict) -> tuple:
     # The hop count is part of the comparison: a case measured again with a longer run (e.g. past a
     # JIT's warm-up) is another comparison, not a repeat of the shorter one.
@@ -145,7 +152,7 @@ def plan(cases: list[dict], core: list[dict] | None, only: tuple[str, ...], core
             for n in k["sizes"]:
                 match = [c for c in cases if c["driver"] == k["driver"] and c["program"] == k["program"]
                          and c.get("tokens", 1) == k.get("tokens", 1) and n in c["sizes"]
-                         and k.get("hops", c.get("hops")) == c.get("hops")]
+                         and k.get("hops", case_hops(c)) == case_hops(c)]
                 if not match:
                     raise Stop(f"{CATALOGUE}: [[core]] {k['driver']} vs {k['program']} at N={n:,} has no [[case]]")
                 wanted += [(match[0], n, core_) for core_ in k.get("cores", match[0].get("cores", ["1", "all"]))]
@@ -157,7 +164,7 @@ def plan(cases: list[dict], core: list[dict] | None, only: tuple[str, ...], core
             continue
         todo.append({"driver": c["driver"], "program": c["program"], "cores": core_, "n": n,
                      "tokens": c.get("tokens", 1), "placement": c.get("placement", "spread"),
-                     "hops": c.get("hops", 3_000_000), "note": c.get("note", ""),
+                     "hops": case_hops(c), "note": c.get("note", ""),
                      **({"label": c["label"]} if "label" in c else {})})
     # Smaller rings first: a run cut short still has every driver at the sizes that matter most.
     return sorted(todo, key=lambda t: (t["n"], t["cores"]))
@@ -233,10 +240,10 @@ def case_note(cases: list[dict], r: dict) -> str:
     """The note the catalogue has now for a record's case (it may have been reworded since the run)."""
     same = [c for c in cases if (c["driver"], c["program"], c.get("tokens", 1)) ==
             (r["driver"], r["program"], r.get("tokens", 1)) and r["n"] in c["sizes"]]
+    if not same:
+        return r.get("note", "")
     # The case with the record's hop count, else (its hops changed since the run) the first one.
-    for c in sorted(same, key=lambda c: c.get("hops", 3_000_000) != r.get("hops")):
-        return c.get("note", "")
-    return r.get("note", "")
+    return min(same, key=lambda c: case_hops(c) != r.get("hops")).get("note", "")
 
 
 def driver_table(driver: str, rows: list[dict], cases: list[dict]) -> list[str]:
