@@ -310,9 +310,9 @@ wait_ready(Got, N) -> receive ready -> wait_ready(Got + 1, N) end.
 %% a shared counter instead, the contract's other form of the signal: each
 %% process adds one immediately before its first receive, and the one that
 %% completes the count sends main the phase's only message. With a message
-%% per process, spawned from a fun, the ring ran ~9 % slower a hop at
-%% N = 1,000,000 than with this and spawn/3 (README, "What the side-by-side
-%% tables show").
+%% per process and processes spawned from funs, the ring ran ~9 % slower a
+%% hop at N = 1,000,000 than spawned by spawn/3 without the messages
+%% (README, "What the side-by-side tables show").
 ready_counter(N) -> {atomics:new(1, [{signed, false}]), N, self()}.
 
 ready({Counter, N, Main}) ->
@@ -429,8 +429,8 @@ ring_last(Ready) ->
 %% Spawn p(n-1) ... p0 (each knows its successor at birth), close the ring,
 %% wait until all n have signalled ready, and collect the pids where the
 %% tokens go in: spread (Burst = 0), token j enters at p(j*n div tokens);
-%% burst (Burst = 1), all tokens enter at p0, back to back. Spawn(I, Next)
-%% and SpawnLast(I) spawn process I. Returns {P0, Injection, Ready}, where
+%% burst (Burst = 1), all tokens enter at p0, back to back. Spawn(I, Next,
+%% Ready) and SpawnLast(I, Ready) spawn process I, which signals on Ready. Returns {P0, Injection, Ready}, where
 %% Injection is {spread, Pids} (one pid per token) or {burst, P0, Tokens}.
 build_ring(N, T, Burst, Spawn0, SpawnLast) ->
     R = ready_counter(N),
