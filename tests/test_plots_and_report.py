@@ -413,7 +413,9 @@ class Browser:
         return r["result"].get("value")
 
     def screenshot(self, path: Path, clip: dict | None = None) -> bytes:
-        params = {"format": "png", "captureBeyondViewport": clip is not None}
+        # Never beyond the viewport: that resizes the window, and the report's responsive charts
+        # redraw on a resize, so a capture could catch one half drawn. Scroll the clip into view.
+        params: dict = {"format": "png", "captureBeyondViewport": False}
         if clip:
             params["clip"] = {**clip, "scale": 1}
         data = base64.b64decode(self.page("Page.captureScreenshot", **params)["data"])
@@ -494,7 +496,9 @@ def test_browser_renders_every_chart(loaded):
     from PIL import Image
     for c in charts:
         assert c["drawn"] == c["traces"] and c["svg"] >= 1 and c["marks"] >= c["traces"], c
-        assert c["w"] > 600 and c["h"] > 300, c
+        assert 600 < c["w"] <= SCREEN[0] and 300 < c["h"] <= SCREEN[1], c
+        loaded.js(f"""new Promise(r => {{ window.scrollTo(0, {c['y']}); requestAnimationFrame(
+            () => requestAnimationFrame(r)); }})""")
         png = loaded.screenshot(loaded.out / f"{c['id']}.png",
                                 {"x": c["x"], "y": c["y"], "width": c["w"], "height": c["h"]})
         img = Image.open(io.BytesIO(png)).convert("RGB").resize((200, 120))
