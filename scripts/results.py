@@ -135,6 +135,17 @@ def moved(name: str, run: int) -> str:
 # per hop close to its 10,000 figure, and what stops it is named here with the figure).
 GROWTH_CLOSE = 1.5
 GROWTH_WHY = {
+    "go/channel": "a step at the last-level cache, not a slope: a hop touches ~17 cache lines (~1 KB) of "
+                  "each goroutine (its g, stack, channel, sudog); cachegrind with a 32 MiB cache counts 0 "
+                  "misses a hop at N = 10,000 and 16 at 100,000, and ns/hop steps from 151 to 450 between "
+                  "N = 10,000 and 30,000, then stays flat to 1,000,000 (drivers/go/README.md, \"Why a hop "
+                  "costs ~3× more past ~10,000 goroutines\")",
+    "python-greenlet/switch": "a step at the last-level cache, not a slope: a hop touches ~31 cache lines "
+                              "(~2 KB), two thirds of them greenlet restoring the target's saved C stack; "
+                              "cachegrind with a 32 MiB cache counts 2.7 misses a hop at N = 10,000 and 31 "
+                              "at 30,000 and 100,000; at 1,000,000 repeats spread 325–477 ns/hop, unexplained "
+                              "(drivers/python-greenlet/README.md, \"Why a hop costs ~2× more past ~10,000 "
+                              "greenlets\")",
     "go/handoff": "Go parks a goroutine waiting on a mutex in one table of 251 treaps shared by all; "
                   "at a million waiters every hop walks and rotates a treap of ~4,000 twice "
                   "(drivers/go/README.md, \"Why it collapses at N ≥ 100,000\")",
