@@ -79,14 +79,24 @@ def last_run() -> int:
         con.close()
 
 
+def run_wall(start: str, end: str | None) -> float:
+    """A run's wall seconds as the store records them, so that --render-only prints what measuring did."""
+    return (datetime.fromisoformat(end) - datetime.fromisoformat(start)).total_seconds() if end else 0.0
+
+
 def measure(args: list[str]) -> tuple[int, float, str]:
     """Run one ringbench command into the published store; (run id, wall seconds, its terminal output)."""
-    started = time.monotonic()
     p = sh(RB + args + ["--db", str(DB)], env={**__import__("os").environ, "COLUMNS": "100"})
-    took = time.monotonic() - started
     if p.returncode not in (0, 1):
         raise SystemExit(f"`ringbench {shlex.join(args)}` failed ({p.returncode}): {p.stderr.strip()[-500:]}")
-    return last_run(), took, p.stdout
+    import sqlite3
+    run = last_run()
+    con = sqlite3.connect(DB)
+    try:
+        start, end = con.execute("SELECT started_at, finished_at FROM runs WHERE id = ?", (run,)).fetchone()
+    finally:
+        con.close()
+    return run, run_wall(start, end), p.stdout
 
 
 def markdown(run: int) -> str:
@@ -224,8 +234,7 @@ def stored_runs() -> tuple[dict[str, tuple[int, float]], str, str, list[str]]:
         match = [r for r in rows if r[1].startswith(prefix)]
         if match:
             rid, _, start, end, env = match[-1]
-            took = (datetime.fromisoformat(end) - datetime.fromisoformat(start)).total_seconds() if end else 0.0
-            found[name] = (rid, took)
+            found[name] = (rid, run_wall(start, end))
             rev = json.loads(env).get("git_revision", "?")
             commits += [rev] if rev not in commits else []
     if not found:
