@@ -153,9 +153,10 @@ GROWTH_WHY = {
     "python-greenlet/switch": "a step at the last-level cache, not a slope: a hop touches ~31 cache lines "
                               "(~2 KB), two thirds of them greenlet restoring the target's saved C stack; "
                               "cachegrind with a 32 MiB cache counts 2.7 misses a hop at N = 10,000 and 31 "
-                              "at 30,000 and 100,000; at 1,000,000 repeats spread 325–477 ns/hop, unexplained "
-                              "(drivers/python-greenlet/README.md, \"Why a hop costs ~2× more past ~10,000 "
-                              "greenlets\")",
+                              "at 30,000 and 100,000. With M = 2 half the hops are the first lap after the spawn, "
+                              "which costs ~690 ns/hop at 1,000,000 against ~290 for later laps; over laps 5 to "
+                              "50, 265 (drivers/python-greenlet/README.md, \"Why a hop costs ~2× more past "
+                              "~10,000 greenlets\" and \"The first lap after the spawn costs more\")",
     "go/handoff": "Go parks a goroutine waiting on a mutex in one table of 251 treaps shared by all; "
                   "at a million waiters every hop walks and rotates a treap of ~4,000 twice "
                   "(drivers/go/README.md, \"Why it collapses at N ≥ 100,000\")",
