@@ -50,6 +50,30 @@ def test_run_stores_run_cells_and_every_repeat(fake, db):
     assert sorted(x["process"] for x in results) == [1, 2, 3, 4]  # a fresh process per repeat
 
 
+def test_the_stored_revision_is_dirty_for_code_changes_not_for_results_files(tmp_path, monkeypatch):
+    import subprocess
+
+    from ringbench.harness import environment
+
+    def git(*args):
+        subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=tmp_path, check=True,
+                       capture_output=True)
+
+    git("init", "-q")
+    (tmp_path / "results").mkdir()
+    (tmp_path / "results" / "fidelity.jsonl").write_text("{}\n")
+    (tmp_path / "driver.c").write_text("int main;\n")
+    git("add", ".")
+    git("commit", "-qm", "x")
+    monkeypatch.setattr(environment, "REPO", tmp_path)
+    clean = environment.git_revision()
+    assert len(clean) == 12 and not clean.endswith("-dirty")
+    (tmp_path / "results" / "fidelity.jsonl").write_text("{}\n{}\n")  # a fidelity run's own appends
+    assert environment.git_revision() == clean
+    (tmp_path / "driver.c").write_text("int main = 1;\n")  # what is measured changed
+    assert environment.git_revision() == clean + "-dirty"
+
+
 def test_json_output_has_raw_repeats_and_known_statistics(fake, db):
     fake(FAKE_NS_PER_HOP=100, FAKE_JITTER="1,3,2")  # processes report 100, 300, 200 ns/hop
     r = ringbench("run", "ring", "-r", "fake", "-n", "10", "-m", "10", "--repeat", "3", "--json", "--db", str(db))

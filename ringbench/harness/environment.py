@@ -31,8 +31,10 @@ def git_revision() -> str:
         rev = subprocess.run(
             ["git", "rev-parse", "--short=12", "HEAD"], cwd=REPO, capture_output=True, text=True, timeout=10
         ).stdout.strip()
+        # results/ holds what runs produce (results/fidelity.jsonl is tracked, and a fidelity run
+        # appends to it before each comparison): a change there is not a change to what is measured.
         dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"],
+            ["git", "status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude)results"],
             cwd=REPO,
             capture_output=True,
             text=True,
