@@ -70,11 +70,12 @@ def sh(args: list[str], **kw) -> subprocess.CompletedProcess:
     return subprocess.run(args, capture_output=True, text=True, cwd=REPO, **kw)
 
 
-def last_run() -> int:
+def last_run() -> tuple[int, str, str | None]:
+    """The newest run in the store: its id, start and finish."""
     import sqlite3
     con = sqlite3.connect(DB)
     try:
-        return con.execute("SELECT max(id) FROM runs").fetchone()[0]
+        return con.execute("SELECT id, started_at, finished_at FROM runs ORDER BY id DESC LIMIT 1").fetchone()
     finally:
         con.close()
 
@@ -89,13 +90,7 @@ def measure(args: list[str]) -> tuple[int, float, str]:
     p = sh(RB + args + ["--db", str(DB)], env={**__import__("os").environ, "COLUMNS": "100"})
     if p.returncode not in (0, 1):
         raise SystemExit(f"`ringbench {shlex.join(args)}` failed ({p.returncode}): {p.stderr.strip()[-500:]}")
-    import sqlite3
-    run = last_run()
-    con = sqlite3.connect(DB)
-    try:
-        start, end = con.execute("SELECT started_at, finished_at FROM runs WHERE id = ?", (run,)).fetchone()
-    finally:
-        con.close()
+    run, start, end = last_run()
     return run, run_wall(start, end), p.stdout
 
 
