@@ -502,9 +502,8 @@ def bench(n, m, **kw):
     """
     kw.update({name: None for name in workloads.cli_params()}, n=n, m=m)
     if kw["runtime"] == "all":  # every built runtime and idiom; tuning variants only when named
-        kw["runtime"] = (
-            ",".join(d.name for d in discover().values() if d.bench and d.is_built() and not d.missing_tools()) or "all"
-        )
+        stock = [d for d in discover().values() if not d.tuned and d.is_built() and not d.missing_tools()]
+        kw["runtime"] = ",".join(d.name for d in stock) or "all"
     _execute("ring", kw, many_cells=True, defaults=_BENCH)
 
 

@@ -610,8 +610,7 @@ def check_template_values(value: str) -> None:
 def _manifest_env(driver: drivers.Driver, cores: str) -> dict[str, str]:
     """The manifest's [env] as the driver gets it, so the program's runtime is configured alike
     (GOMAXPROCS=1 at --cores 1). {max_procs} only matters to BEAM's +P, which is argv, not env."""
-    full = driver.environ(launch.cores_value(cores), launch.max_procs(1))
-    return {k: full[k] for k in driver.env}
+    return driver.environ(launch.cores_value(cores), 1)
 
 
 def say(msg: str) -> None:

@@ -33,8 +33,8 @@ BAD_PARAMS = [  # (args after `run`, expected kind)
 
 
 def invoke(d, *args, timeout=300):
-    env = {**os.environ, **d.environ(2, 262144)}
-    p = subprocess.run(d.argv(2, 262144) + list(args), capture_output=True, text=True, timeout=timeout,
+    env = {**os.environ, **d.environ(2, 1000)}
+    p = subprocess.run(d.argv(2, 1000) + list(args), capture_output=True, text=True, timeout=timeout,
                        env=env, cwd=d.folder)
     records = [json.loads(line) for line in p.stdout.splitlines() if line.strip()]
     return p.returncode, records, p.stderr
@@ -50,11 +50,43 @@ def test_describe(d):
     assert code == 0, err
     assert len(recs) == 1 and recs[0]["type"] == "describe"
     desc = recs[0]
-    assert desc["contract"] == 2
+    assert desc["contract"] == 3
     assert desc["name"] == d.base
     assert desc["variant"] == d.variant
     assert desc["version"]
     assert "ring" in desc["workloads"]
+    assert isinstance(desc["clock"], str) and desc["clock"], "describe names its clock (contract 3)"
+    assert desc["collector"] == d.collector, "the collector the process runs is the one the manifest names"
+
+
+@pytest.mark.parametrize("d", DRIVERS, ids=IDS)
+def test_a_variant_is_chosen_by_the_one_option(d):
+    """Contract 3: `--variant=<name>` is the only option a driver takes before its verb."""
+    options = [a for a in d.command if a.startswith("--")]
+    if d.variant:
+        assert options == [f"--variant={d.variant}"], options
+    else:
+        assert options == [], options
+    code, recs, _ = invoke(d, "--variant=no-such-variant", "describe")
+    assert code == 2 and recs and recs[-1]["kind"] == "bad_param", recs
+
+
+@pytest.mark.parametrize("d", DRIVERS, ids=IDS)
+def test_each_result_is_printed_as_its_iteration_ends(d):
+    """Contract 3: the orchestrator reads results as they come and stops the driver once it has enough,
+    so a driver asked for many repeats must print the first ones long before it would finish."""
+    import time
+    proc = subprocess.Popen(d.argv(2, 1000) + ["run", "ring", "n=10", "m=10", "repeats=1000000", "cores=2"],
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                            env={**os.environ, **d.environ(2, 1000)}, cwd=d.folder, start_new_session=True)
+    try:
+        started = time.monotonic()
+        lines = [json.loads(proc.stdout.readline()) for _ in range(3)]
+        assert [r["iteration"] for r in lines] == [1, 2, 3], lines
+        assert time.monotonic() - started < 60
+    finally:
+        os.killpg(proc.pid, 9)
+        proc.wait()
 
 
 FEATURES = {}
@@ -116,7 +148,7 @@ def test_no_verb_is_bad_param(d):
 from ringbench.catalogue.workloads import check_trace  # noqa: E402
 from ringbench.harness import sampling  # noqa: E402
 
-REQUIRED_WORKLOADS = {"ring", "spawn", "pingpong", "fanin", "trace"}
+REQUIRED_WORKLOADS = {"ring", "spawn", "pingpong", "fanin", "tree", "trace"}
 
 
 def describe_of(d):
@@ -212,6 +244,41 @@ def test_runtime_stats_follow_each_result(d):
     kinds = [r["type"] for r in recs]
     assert kinds == ["result", "stats", "result", "stats"]
     assert all(isinstance(v, (int, float)) for r in recs if r["type"] == "stats" for k, v in r.items() if k not in ("type", "workload"))
+    stats = [r for r in recs if r["type"] == "stats"]
+    assert [(r.get("workload"), r.get("iteration")) for r in stats] == [("ring", 1), ("ring", 2)], \
+        "every stats record names the workload and the iteration it follows (contract 3)"
+
+
+TREE_VECTORS = [(1, 10), (10, 10), (100, 10), (1000, 10), (1, 2), (2, 2), (16, 2), (1024, 2), (27, 3)]
+
+
+@pytest.mark.parametrize("d", DRIVERS, ids=IDS)
+@pytest.mark.parametrize("n,fanout", TREE_VECTORS)
+def test_tree_sums_every_leaf(d, n, fanout):
+    r, _ = results_of(d, "tree", f"n={n}", f"fanout={fanout}")
+    assert (r["workload"], r["n"], r["fanout"]) == ("tree", n, fanout)
+    assert r["count"] == n * (n - 1) // 2
+    assert r["run_ns"] > 0 and r["setup_ns"] == 0
+    assert r["rss_peak"] >= r["rss_before"] > 0
+
+
+@pytest.mark.parametrize("d", DRIVERS, ids=IDS)
+def test_tree_fanout_defaults_to_ten_and_its_memory_is_the_first_trees(d):
+    code, recs, err = invoke(d, "run", "tree", "n=10000", "repeats=2", "cores=2")
+    assert code == 0, err
+    res = [r for r in recs if r["type"] == "result"]
+    assert [r["fanout"] for r in res] == [10, 10] and all(r["count"] == 49995000 for r in res)
+    for k in ("rss_before", "rss_after", "rss_peak"):
+        assert res[0][k] == res[1][k], f"{k} is read on the first tree and echoed"
+    assert res[0]["rss_peak"] > res[0]["rss_before"], "11,111 processes must show in the peak"
+
+
+@pytest.mark.parametrize("d", DRIVERS, ids=IDS)
+@pytest.mark.parametrize("args", [["n=12", "fanout=10"], ["n=10", "fanout=1"], ["n=1", "fanout=1001"],
+                                  ["n=8", "fanout=3"], ["n=0"]])
+def test_tree_refuses_a_size_that_is_not_a_power_of_the_fanout(d, args):
+    code, recs, _ = invoke(d, "run", "tree", *args)
+    assert code == 2 and recs and recs[-1]["kind"] == "bad_param", recs
 
 
 # -- contract 2: burst placement, the memory rule, exact bounds, lifetime ---------------------
@@ -238,13 +305,14 @@ def test_memory_is_read_around_the_first_spawn_of_the_process(d):
     code, recs, err = invoke(d, "run", "ring", "n=2000", "m=2", "repeats=3", "warmup=1", "cores=2")
     assert code == 0, err
     res = [r for r in recs if r["type"] == "result"]
-    keys = [k for k in res[0] if k.startswith(("rss_", "runtime_mem_", "kernel_stack_"))]
+    keys = [k for k in res[0] if k.startswith(("rss_", "runtime_mem_", "threads_"))]
     assert {"rss_before", "rss_after"} <= set(keys)
     for k in keys:
         assert len({r[k] for r in res}) == 1, f"{k} differs between iterations: {[r[k] for r in res]}"
     assert res[0]["rss_after"] > res[0]["rss_before"], "2,000 live processes must show in RSS"
     if d.os_threads_per_process:
-        assert res[0]["kernel_stack_after"] > res[0]["kernel_stack_before"] > 0
+        assert res[0]["threads_after"] - res[0]["threads_before"] >= 2000, "every process is one of its own threads"
+    assert not [k for k in res[0] if k.startswith("kernel_stack_")], "nothing machine-wide (contract 3)"
 
 
 BOUNDS = [  # (key, the bound, one past it, workload args); the bound itself must be accepted where cheap
@@ -264,6 +332,8 @@ BOUNDS = [  # (key, the bound, one past it, workload args); the bound itself mus
     ("n", "100", "101", ["trace", "m=1"]),
     ("m", "100", "101", ["trace", "n=1"]),
     ("n", "1", "0", ["ring", "m=1"]),
+    ("fanout", "2", "1", ["tree", "n=1"]),
+    ("fanout", "1000", "1001", ["tree", "n=1"]),
 ]
 
 

@@ -5,6 +5,7 @@ A driver with variants appears as one runtime per variant, named `<name>/<varian
 
 from __future__ import annotations
 
+import math
 import os
 import shutil
 import subprocess
@@ -29,6 +30,50 @@ class DriverError(Exception):
     """A driver cannot be used as asked (unknown, not built, missing tool)."""
 
 
+def max_procs(processes: int) -> int:
+    """A process-table size with room for `processes` plus the runtime's own helpers (BEAM's +P)."""
+    return min(2 * processes + 1024, 134_217_727)  # BEAM's own maximum
+
+
+def _legacy_max_procs(processes: int) -> int:
+    """The contract-2 placeholder {max_procs}: never below 262,144 (kept until every manifest uses [limits])."""
+    return max(262_144, max_procs(processes))
+
+
+def _ram() -> int:
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError):
+        return 0
+
+
+@dataclass(frozen=True)
+class Limit:
+    """A limit the runtime has as it comes (contract section 7), raised only for a cell that needs more.
+
+    `need` is "processes" (the cell's process count) or "bytes" (processes × bytes_per_process);
+    `default` the runtime's own limit: a number, or "ram/K" (physical memory / K, as the JVM's heap).
+    """
+
+    name: str
+    need: str
+    default: int | str
+    args: tuple[str, ...] = ()
+    env: dict[str, str] = field(default_factory=dict)
+
+    def _default(self) -> int:
+        if isinstance(self.default, str):
+            return _ram() // int(self.default.removeprefix("ram/"))
+        return self.default
+
+    def value(self, processes: int, bytes_per_process: int) -> int | None:
+        """The raised limit for this cell ({value}), or None when the runtime's own default is enough."""
+        if self.need == "processes":
+            return max_procs(processes) if processes > self._default() else None
+        need = processes * bytes_per_process
+        return math.ceil(2 * need / 2**20) if need > self._default() else None
+
+
 @dataclass(frozen=True)
 class Driver:
     name: str  # runtime id as the user types it, e.g. "go" or "rust-tokio/multi-thread"
@@ -46,7 +91,11 @@ class Driver:
     maps_per_thread: int = 2  # memory mappings per OS thread (stack + guard; Rust adds a signal stack + guard)
     hop: str = "mailbox"  # the kind of hop (contract section 1): mailbox, channel, rendezvous, handoff, floor
     mailbox: str = "stock"  # "stock" (the runtime's own channel or mailbox) or "hand-written"
-    bench: bool = True  # in `ringbench bench`'s default set (false for tuning variants: named or `all` only)
+    tuned: bool = False  # a tuning variant: never ranked beside stock rows; measured when named or with --tuned
+    single_threaded: bool = False  # one OS thread runs every process whatever --cores says
+    collector: str = ""  # the collector the manifest names ("" when the runtime has none)
+    check: str = ""  # the language's own checks, run in the folder by `make test`
+    limits: tuple[Limit, ...] = ()
 
     @property
     def is_floor(self) -> bool:
@@ -65,22 +114,45 @@ class Driver:
     def build_hint(self) -> str:
         return f"build it with: ringbench build {self.base}   (or `make setup`)"
 
-    def argv(self, cores: int, max_procs: int) -> list[str]:
-        return [_fill(a, self, cores, max_procs) for a in self.command]
+    def raised_limits(self, processes: int) -> dict[str, int]:
+        """The limits this many processes need raised beyond the runtime's defaults: {name: value}."""
+        out = {}
+        for lim in self.limits:
+            v = lim.value(processes, self.bytes_per_process)
+            if v is not None:
+                out[lim.name] = v
+        return out
 
-    def environ(self, cores: int, max_procs: int) -> dict[str, str]:
-        env = dict(os.environ)
-        env.update({k: _fill(v, self, cores, max_procs) for k, v in self.env.items()})
+    def argv(self, cores: int, processes: int) -> list[str]:
+        raised = self.raised_limits(processes)
+        out: list[str] = []
+        for a in self.command:
+            if a == "{limits}":
+                for lim in self.limits:
+                    if lim.name in raised:
+                        out += [_fill(x, self, cores, processes, raised[lim.name]) for x in lim.args]
+            else:
+                out.append(_fill(a, self, cores, processes))
+        return out
+
+    def environ(self, cores: int, processes: int) -> dict[str, str]:
+        """The variables the manifest sets for this cell (its [env], and the env of each raised limit)."""
+        env = {k: _fill(v, self, cores, processes) for k, v in self.env.items()}
+        raised = self.raised_limits(processes)
+        for lim in self.limits:
+            if lim.name in raised:
+                env.update({k: _fill(v, self, cores, processes, raised[lim.name]) for k, v in lim.env.items()})
         return env
 
 
-def _fill(text: str, d: Driver, cores: int, max_procs: int) -> str:
-    return (
+def _fill(text: str, d: Driver, cores: int, processes: int, value: int | None = None) -> str:
+    text = (
         text.replace("{dir}", str(d.folder))
         .replace("{cores}", str(cores))
-        .replace("{max_procs}", str(max_procs))
+        .replace("{max_procs}", str(_legacy_max_procs(processes)))
         .replace("{python}", sys.executable)
     )
+    return text.replace("{value}", str(value)) if value is not None else text
 
 
 def _search_path() -> list[Path]:
@@ -103,11 +175,18 @@ def _load(folder: Path) -> list[Driver]:
         os_threads_per_process=int(manifest.get("os_threads_per_process", 0)),
         bytes_per_process=int(manifest.get("bytes_per_process", 0)),
         maps_per_thread=int(manifest.get("maps_per_thread", 2)),
+        check=manifest.get("check", ""),
+        limits=tuple(_limit(folder, k, v) for k, v in manifest.get("limits", {}).items()),
     )
     command = tuple(manifest["command"])
     env = {k: str(v) for k, v in manifest.get("env", {}).items()}
     variants = manifest.get("variants", {})
-    kind = {"hop": manifest.get("hop", "mailbox"), "mailbox": manifest.get("mailbox", "stock")}
+    kind = {
+        "hop": manifest.get("hop", "mailbox"),
+        "mailbox": manifest.get("mailbox", "stock"),
+        "single_threaded": bool(manifest.get("single_threaded", False)),
+        "collector": manifest.get("collector", ""),
+    }
     for where, k in [("", kind), *((f" [variants.{n}]", v) for n, v in variants.items())]:
         if k.get("hop", "mailbox") not in HOP_KINDS or k.get("mailbox", "stock") not in ("stock", "hand-written"):
             raise DriverError(
@@ -122,13 +201,23 @@ def _load(folder: Path) -> list[Driver]:
             variant=vname,
             command=command + tuple(v.get("args", ())),
             env={**env, **{k: str(x) for k, x in v.get("env", {}).items()}},
-            hop=v.get("hop", kind["hop"]),
-            mailbox=v.get("mailbox", kind["mailbox"]),
-            bench=bool(v.get("bench", True)),
+            **{k: v.get(k, default) for k, default in kind.items()},
+            tuned=bool(v.get("tuned", False)),
             **common,
         )
         for vname, v in variants.items()
     ]
+
+
+def _limit(folder: Path, name: str, v: dict) -> Limit:
+    need, default = v.get("need", "processes"), v.get("default")
+    if need not in ("processes", "bytes") or not (
+        isinstance(default, int) or (isinstance(default, str) and default.removeprefix("ram/").isdigit())
+    ):
+        raise DriverError(
+            f"{folder}/driver.toml [limits.{name}]: need must be processes or bytes, and default a number or 'ram/K'"
+        )
+    return Limit(name, need, default, tuple(v.get("args", ())), {k: str(x) for k, x in v.get("env", {}).items()})
 
 
 def discover() -> dict[str, Driver]:
@@ -143,11 +232,12 @@ def discover() -> dict[str, Driver]:
     return dict(sorted(found.items()))
 
 
-def select(spec: str, drivers: dict[str, Driver] | None = None) -> list[Driver]:
+def select(spec: str, drivers: dict[str, Driver] | None = None, tuned: bool = False) -> list[Driver]:
     """Resolve `--runtime a,b` (or `all`: every built driver) to drivers.
 
-    A folder name selects all its variants. Unknown names and unbuilt drivers named
-    explicitly are errors; `all` skips unbuilt ones silently (`ringbench runtimes` lists them).
+    A folder name selects all its stock variants; a tuned variant is selected when named, or with
+    `tuned=True` (--tuned). Unknown names and unbuilt drivers named explicitly are errors; `all`
+    skips unbuilt ones silently (`ringbench runtimes` lists them).
     """
     drivers = discover() if drivers is None else drivers
     names = [s.strip() for s in spec.split(",") if s.strip()]
@@ -156,11 +246,11 @@ def select(spec: str, drivers: dict[str, Driver] | None = None) -> list[Driver]:
     chosen: list[Driver] = []
     for name in names:
         if name == "all":
-            matches = [d for d in drivers.values() if d.is_built() and not d.missing_tools()]
+            matches = [d for d in drivers.values() if d.is_built() and not d.missing_tools() and (tuned or not d.tuned)]
             if not matches:
                 raise DriverError("no driver is built yet; run `make setup` or `ringbench build`")
         else:
-            matches = [d for d in drivers.values() if d.name == name or d.base == name]
+            matches = [d for d in drivers.values() if d.name == name or (d.base == name and (tuned or not d.tuned))]
             if not matches:
                 raise DriverError(f"unknown runtime {name!r}; known: {', '.join(drivers) or '(none)'}")
             for d in matches:

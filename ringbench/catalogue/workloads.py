@@ -72,6 +72,8 @@ class Workload:
     # Processes that must have signalled ready when the spawn phase ends (contract 2, section 3).
     ready: Callable[[Params], int] | None = None
     extra_checks: tuple[Callable[[Params], str | None], ...] = field(default=())
+    # Processes alive at most in one iteration (driver params): limits and timeouts are sized by it.
+    processes: Callable[[Params], int] = lambda p: p.get("n", 2)
 
     def __post_init__(self):
         if not self.verb:
@@ -175,10 +177,17 @@ CPU_PER_WALL = Metric(
 )
 
 
+# One kernel stack per OS thread (THREAD_SIZE, 16 KiB on x86-64 Linux), which RSS does not show.
+KERNEL_STACK_BYTES = 16 * 1024
+
+
 def _bytes_per_process(r: Mapping) -> float:
-    """Resident memory per process, plus the kernel stacks of one-OS-thread-per-process drivers (contract 2)."""
+    """Resident memory per process, plus the kernel stacks of the driver's own threads (contract 3);
+    records of contract 2 carry the machine-wide KernelStack instead."""
     grown = r["rss_after"] - r["rss_before"]
-    if "kernel_stack_after" in r and "kernel_stack_before" in r:
+    if "threads_after" in r and "threads_before" in r:
+        grown += (r["threads_after"] - r["threads_before"]) * KERNEL_STACK_BYTES
+    elif "kernel_stack_after" in r and "kernel_stack_before" in r:
         grown += r["kernel_stack_after"] - r["kernel_stack_before"]
     return grown / r["n"]
 
@@ -291,6 +300,49 @@ SELECTIVE = Workload(
     calibrates="m",
 )
 
+FANOUT = Param(
+    "fanout", "children of every inner process of the tree", minimum=2, maximum=1000, default=(10,), flag="--fanout"
+)
+
+
+def tree_processes(p: Params) -> int:
+    """Leaves plus inner processes of a tree with n leaves and the given fanout: (fanout·n − 1)/(fanout − 1)."""
+    return (p["fanout"] * p["n"] - 1) // (p["fanout"] - 1)
+
+
+def _power_of_fanout(p: Params) -> str | None:
+    n, f = p["n"], p["fanout"]
+    below = 1
+    while below * f <= n:
+        below *= f
+    if below == n:
+        return None
+    return (
+        f"tree's n (leaves) must be a power of the fanout {f:,}; the nearest valid sizes are "
+        f"{below:,} and {below * f:,}"
+    )
+
+
+TREE_MS = Metric("ms_per_tree", "ms/tree", lambda r: r["run_ns"] / 1e6)
+NS_PER_TREE_PROCESS = Metric("ns_per_process", "ns/proc", lambda r: r["run_ns"] / tree_processes(r))
+PEAK_PER_PROC = Metric(
+    "peak_bytes_per_process",
+    "peak B/proc",
+    lambda r: (r["rss_peak"] - r["rss_before"]) / tree_processes(r) if "rss_peak" in r else None,
+)
+
+TREE = Workload(
+    name="tree",
+    summary="The skynet tree: N leaves under FANOUT-way inner processes spawned at once; each sums its children's "
+    "values and sends the sum up (one phase: spawn, messages, exits).",
+    params=(Param("n", "leaves of the tree (a power of the fanout)", default=(1_000_000,), flag="-n"), FANOUT),
+    expected=lambda p: p["n"] * (p["n"] - 1) // 2,
+    hops=tree_processes,
+    metrics=(TREE_MS, NS_PER_TREE_PROCESS, PEAK_PER_PROC, CPU_PER_WALL),
+    processes=tree_processes,
+    extra_checks=(_power_of_fanout,),
+)
+
 TRACE_LIMIT = 100
 TRACE = Workload(
     name="trace",
@@ -304,7 +356,7 @@ TRACE = Workload(
     metrics=(NS_PER_HOP,),
 )
 
-WORKLOADS: dict[str, Workload] = {w.name: w for w in (RING, SPAWN, MEMORY, MSGCOST, PINGPONG, FANIN, SELECTIVE)}
+WORKLOADS: dict[str, Workload] = {w.name: w for w in (RING, SPAWN, MEMORY, MSGCOST, PINGPONG, FANIN, SELECTIVE, TREE)}
 
 
 def get(name: str) -> Workload:

@@ -29,11 +29,6 @@ def pin_cpu() -> int:
     return max(os.sched_getaffinity(0))
 
 
-def max_procs(n: int) -> int:
-    """A process-table size for runtimes that need one (BEAM's +P): room for n plus helpers."""
-    return min(max(262_144, 2 * n + 1024), 134_217_727)  # BEAM's own maximum
-
-
 @dataclass
 class Launch:
     records: list[dict]
@@ -60,10 +55,9 @@ def _die_with_parent(cpu: int | None):
 
 
 def settings(d: Driver, cores: str, n: int) -> tuple[list[str], dict[str, str], int]:
+    """(argv, the variables the manifest sets, scheduler threads) for a driver process of `n` processes."""
     c = cores_value(cores)
-    mp = max_procs(n)
-    overrides = {k: v for k, v in d.environ(c, mp).items() if os.environ.get(k) != v}
-    return d.argv(c, mp), overrides, c
+    return d.argv(c, n), d.environ(c, n), c
 
 
 def run_driver(

@@ -190,7 +190,7 @@ class Timed(Mode):
                 spec.driver,
                 args,
                 cores=spec.cores,
-                n=p.get("n", 2),
+                n=spec.processes,
                 timeout=spec.timeout(opts.warmup + repeats, opts.timeout, **calibrated),
             )
             got: list[dict] = []
@@ -220,7 +220,7 @@ class Timed(Mode):
             spec.driver,
             args,
             cores=spec.cores,
-            n=p.get("n", 2),
+            n=spec.processes,
             timeout=spec.timeout(2, opts.timeout, **{w.calibrates: probe_m}),
         )
         rec = next((check_result(r, want) for r in launch.records if r["type"] == "result"), None)

@@ -31,7 +31,7 @@ def refusal(cell: CellSpec) -> str | None:
 
     (A workload the runtime cannot serve, such as selective receive, is the driver's to refuse:
     it answers `unsupported` with its own reason, stored as a refused cell.)"""
-    return limits.check(cell.driver, cell.driver_params(m=1).get("n", 2))
+    return limits.check(cell.driver, cell.processes)
 
 
 def refusals(cells: list[CellSpec]) -> list[str]:
@@ -68,7 +68,7 @@ def run_cell(spec: CellSpec, opts: Options, tick: Tick = lambda text: None) -> O
 
 def cell_settings(spec: CellSpec) -> dict:
     """Every setting of the driver process that can move a result, stored with the cell."""
-    argv, overrides, _ = settings(spec.driver, spec.cores, spec.driver_params(m=1).get("n", 2))
+    argv, overrides, _ = settings(spec.driver, spec.cores, spec.processes)
     return {
         "argv": argv,
         "env": overrides,

@@ -29,11 +29,16 @@ class CellSpec:
     def driver_params(self, **override: int) -> dict:
         return self.workload.to_driver({**self.params, **override})
 
+    @property
+    def processes(self) -> int:
+        """Processes one iteration holds at most (limits and timeouts are sized by it)."""
+        return self.workload.processes(self.driver_params(m=1))
+
     def timeout(self, iterations: int, given: float | None, **override: int) -> float:
         if given:
             return given
         p = self.driver_params(**override)
-        per_iteration = self.workload.expected(p) * TIMEOUT_PER_HOP_S + p.get("n", 2) * TIMEOUT_PER_PROCESS_S
+        per_iteration = self.workload.hops(p) * TIMEOUT_PER_HOP_S + self.processes * TIMEOUT_PER_PROCESS_S
         return TIMEOUT_BASE_S + iterations * per_iteration
 
 
