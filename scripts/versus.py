@@ -187,30 +187,22 @@ def run_timed(argv: list[str], env: dict[str, str], cwd: str | None, cpu: int | 
     """
     t0 = time.perf_counter_ns()
     try:
-        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                text=True, errors="replace", env={**os.environ, **env}, cwd=cwd,
-                                start_new_session=True, preexec_fn=launch._die_with_parent(cpu))
+        proc = launch.start(argv, {**os.environ, **env}, cwd, cpu, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, errors="replace")
     except OSError as e:
         raise Failed(f"cannot start {shlex.join(argv)}: {e.strerror or e}") from None
     try:
         out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
-        _kill_group(proc)
+        launch.kill_group(proc)
         proc.communicate()
         raise TimeoutError from None
     except BaseException:  # Ctrl-C: leave nothing running behind us
-        _kill_group(proc)
+        launch.kill_group(proc)
         raise
     t1 = time.perf_counter_ns()
-    _kill_group(proc)  # reap anything the process left behind, so it cannot load the next run
+    launch.kill_group(proc)  # reap anything the process left behind, so it cannot load the next run
     return Timed((t1 - t0) / 1e9, out, err, proc.returncode)
-
-
-def _kill_group(proc: subprocess.Popen) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 def _status(returncode: int) -> str:
@@ -288,7 +280,8 @@ class Versus:
         return {"n": cell.n, "m": m, "tokens": cell.tokens, "hops": cell.hops(m), "cores": self.cores_n}
 
     def sides(self, cell: Cell) -> dict[str, Side]:
-        prefix, overrides, c = launch.settings(self.driver, self.cores, cell.n)
+        how = launch.driver_process(self.driver, self.cores, cell.n)
+        prefix, overrides, c = how.argv, how.manifest_env, how.schedulers
 
         def driver_argv(cl: Cell, m: int) -> list[str]:
             # repeats=1 warmup=0: one cold iteration per process, like the program's single run
@@ -579,7 +572,7 @@ def cli(ctx, runtime, program, ns, m_opt, hops_opt, tokens, placement, cores, ro
     env.update(user_env)
     vs = Versus(driver, program_argv, env, cores, rounds, warmup_runs, timeout, progress=say)
     host = environment.collect()
-    warnings = noise.environment(host)
+    warnings = [w.text for w in noise.environment(host)]
     cells_out = []
     for cell in cells:
         res = vs.measure(cell)

@@ -146,7 +146,8 @@ def test_no_verb_is_bad_param(d):
 
 # -- the workload catalogue (issue: spawn, pingpong, fanin, selective, trace, continuous) -------
 from ringbench.catalogue.workloads import check_trace  # noqa: E402
-from ringbench.harness import sampling  # noqa: E402
+from ringbench.results import sampling  # noqa: E402
+from ringbench.harness.protocol import check_samples  # noqa: E402
 
 REQUIRED_WORKLOADS = {"ring", "spawn", "pingpong", "fanin", "tree", "trace"}
 
@@ -229,7 +230,7 @@ def test_continuous_sampling(d):
     code, recs, err = invoke(d, "run", "ring", "n=100", "m=1", "sample_ms=100", "samples=4", "cores=2")
     assert code == 0, err
     samples = [{**r, "process": 1} for r in recs if r["type"] == "sample"]
-    sampling.check_samples(samples, 100, 4)
+    check_samples(samples, 100, 4)
     assert [s["seq"] for s in samples] == [1, 2, 3, 4]
     assert samples[-1]["count"] > 0
     assert 300e6 <= samples[-1]["elapsed_ns"] <= 2e9

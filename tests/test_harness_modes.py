@@ -13,7 +13,8 @@ from click.testing import CliRunner
 
 import ringbench
 from conftest import live_processes_with
-from ringbench.cli import main
+from ringbench import api
+from ringbench.cli import cli as main
 
 RINGBENCH = [sys.executable, "-m", "ringbench.cli"]
 
@@ -115,32 +116,34 @@ def test_mode_settings_must_match_the_mode(fake, db, args, words):
     assert not Path(db).exists() or not q(db, "SELECT * FROM runs")
 
 
-def test_warnings_are_printed_and_stored(fake, db):
+def test_warnings_are_derived_from_the_records_printed_and_exported(fake, db):
     fake(FAKE_NS_PER_HOP=100, FAKE_JITTER="1,1.5")
     r = ringbench_cli("run", "ring", "-r", "fake", "-n", 10, "-m", 10, "--repeat", 3, "--db", db)
     assert r.exit_code == 0
-    warnings = json.loads(q(db, "SELECT warnings FROM runs")[0]["warnings"])
-    assert any("too few" in w for w in warnings)
-    assert any("coefficient of variation" in w for w in warnings)
-    assert "too few" in r.output
+    assert "too few" in r.output and "coefficient of variation" in r.output
+    kinds = {w["kind"] for w in json.loads(ringbench_cli("export", 1, "--db", db).stdout)["warnings"]}
+    assert {"few", "noisy"} <= kinds
+    assert "coefficient of variation" in ringbench_cli("show", 1, "--db", db).output
 
 
-def test_baseline_sets_the_reference_row(fake, db):
-    fake(FAKE_NS_PER_HOP=100)
-    r = ringbench_cli("run", "ring", "-r", "fake", "-n", 10, "-m", 10, "--cores", "1,all", "--baseline", "fake",
-                      "--json", "--db", db)
+def test_baseline_sets_the_reference_row(zoo, db):
+    r = ringbench_cli("run", "ring", "-r", "erlang,fastgo", "-n", 10, "-m", 10, "--cores", "1,all",
+                      "--baseline", "fastgo", "--json", "--db", db)
     cells = json.loads(r.stdout)["cells"]
-    assert cells[0]["summary"]["relative"]["reference"]
+    assert {(c["runtime"], c["summary"]["relative"]["reference"]) for c in cells} == {("erlang", "fastgo"),
+                                                                                       ("fastgo", "fastgo")}
 
 
 def test_compare_says_significant_only_beyond_noise(fake, db):
     for ns in (100, 100, 200):
         fake(FAKE_NS_PER_HOP=ns, FAKE_JITTER="1,1.01,0.99,1.02,0.98")
         assert ringbench_cli("run", "ring", "-r", "fake", "-n", 10, "-m", 10, "--repeat", 5, "--db", db).exit_code == 0
-    same = ringbench_cli("compare", 1, 2, "--db", db)
-    assert same.exit_code == 0 and "no significant difference" in same.output
-    worse = ringbench_cli("compare", 1, 3, "--db", db)
-    assert "worse (+100.0 %)" in worse.output
+    _, _, (same,) = api.compare(1, 2, db)
+    assert same.diff.significant is False and not same.regression(0)
+    _, _, (worse,) = api.compare(1, 3, db)
+    assert worse.diff.significant and worse.slower_pct == pytest.approx(100.0)
+    shown = ringbench_cli("compare", 1, 3, "--db", db).output
+    assert "+100.0%" in shown and "slower" in shown
 
 
 def test_export_then_import_gives_the_same_numbers(fake, db, tmp_path):
@@ -289,12 +292,19 @@ def test_sweep_records_refused_cells_with_their_reason(fake, db, monkeypatch, tm
     assert "n/a" in r.output
 
 
-def test_a_workload_the_runtime_lacks_is_not_applicable_with_its_reason(fake, db):
+def test_a_workload_the_named_runtime_lacks_is_refused_before_anything_runs(fake, db):
     r = ringbench_cli("run", "selective", "-r", "fake", "-n", 10, "-m", 1, "--repeat", 1, "--db", db)
+    assert r.exit_code == 2 and "fake does not implement selective" in r.output
+    assert not Path(db).exists()
+
+
+def test_in_a_sweep_a_workload_the_runtime_lacks_is_not_applicable_with_its_reason(fake, db):
+    r = ringbench_cli("sweep", "selective", "-r", "fake", "-n", 10, "-m", 1, "--repeat", 1, "--db", db)
     assert r.exit_code == 1
     cells = q(db, "SELECT status, reason FROM cells")
     assert [c["status"] for c in cells] == ["refused", "refused"]  # reverse = 0 and 1
-    assert "unknown workload" in cells[0]["reason"]
+    assert "does not implement selective" in cells[0]["reason"]
+    assert "[1] fake [all]" in r.output and "does not implement selective" in r.output
 
 
 def test_run_all_shows_a_cell_too_large_as_na_instead_of_refusing_everything(fake, db, monkeypatch, tmp_path):

@@ -18,11 +18,12 @@ import pytest
 from click.testing import CliRunner
 
 from ringbench import api
-from ringbench.cli import main
-from ringbench.harness import runner
+from ringbench.cli import cli as main
+from ringbench.catalogue import workloads
 from ringbench.present import plots, report, seeds
-from ringbench.results import noise
-from ringbench.results.store import Cell, Store
+from ringbench.results.model import Cell
+from ringbench.results.modes import Options
+from ringbench.results.store import Store
 
 
 def ringbench_cli(*args):
@@ -61,8 +62,22 @@ def _record(n, m, ns_hop, spawn_us, rss, j, workload="ring", process=1, **extra)
             "rss_before": 5_000_000, "rss_after": int(5_000_000 + rss * j * n), **extra}
 
 
+def _spread(cv):
+    """Five multipliers around 1 whose coefficient of variation is `cv`."""
+    import statistics
+    base = [j - 1 for j in JITTER]
+    scale = cv / (statistics.stdev(JITTER) / statistics.mean(JITTER))
+    return tuple(1 + d * scale for d in base)
+
+
+def _cell(rt, workload, params, cores, recs=(), status="ok", mode="timed", samples=(), **kw):
+    return Cell(rt, workloads.get(workload), params, cores, mode, status, kw.pop("reason", None),
+                [r for _, _, r in recs], list(samples), kw.pop("extra", {}), None,
+                kw.pop("runtime_settings", {}))
+
+
 def _run(store, workload, mode="timed", **opts):
-    o = vars(runner.Options(mode=mode, repeat=5, **opts))
+    o = vars(Options(mode=mode, repeat=5, **opts))
     env = {"date": "2026-11-23T10:00:00+00:00", "hostname": "testbox", "cpu_model": "Test CPU 3000", "cpu_count": 2,
            "usable_cpus": 2, "memory_bytes": 8 * 2 ** 30, "kernel": "6.1.0", "os": "Linux-6.1.0-x86_64",
            "python": "3.11", "loadavg": [1.5, 1.0, 0.5], "cpu_governor": None, "git_revision": "test"}
@@ -82,39 +97,40 @@ def multi(tmp_path_factory):
             for n in NS:
                 for m in MS:
                     ns = base * GROWTH[rt] ** math.log10(n / 100) * (1.0 if cores == "1" else 1.5)
+                    jitter = JITTER
+                    if rt == "erlang":  # noisy cells: CV 5.1 % at N = 100 up to 15 % at N = 10,000
+                        jitter = _spread(0.05 + n / 100_000)
                     recs = [(i + 1, 1, _record(n, m, ns, SPAWN_US[rt], RSS[rt], j, process=i + 1))
-                            for i, j in enumerate(JITTER)]
-                    st.add_cell(rid, Cell(rt, "ring", {"m": m, "n": n, "tokens": 1}, cores,
-                                          runtime_settings={"hop": HOP.get(rt, "mailbox")}), recs)
-                    if rt == "erlang":  # as the harness words them
-                        warnings += noise.cell(f"erlang [{cores}] n={n} m={m} tokens=1", 0.05 + n / 100_000)
-    st.add_cell(rid, Cell("c-pthreads", "ring", {"m": 10, "n": 10000, "tokens": 1}, "1", status="refused",
-                          reason="c-pthreads: 10,000 processes need 10,000 OS threads; the limit here is 4,096"))
-    st.finish_run(rid, "complete", warnings)
+                            for i, j in enumerate(jitter)]
+                    st.save_cell(rid, _cell(rt, "ring", {"m": m, "n": n, "tokens": 1}, cores, recs,
+                                            runtime_settings={"hop": HOP.get(rt, "mailbox")}))
+    st.save_cell(rid, _cell("c-pthreads", "ring", {"m": 10, "n": 10000, "tokens": 1}, "1", status="refused",
+                            reason="c-pthreads: 10,000 processes need 10,000 OS threads; the limit here is 4,096"))
+    st.finish_run(rid, "complete")
     for wl in ("spawn", "memory"):
         rid = _run(st, wl, warmup=0)
         for rt in NS_PER_HOP:
             for n in (1000, 100000):
                 recs = [(i + 1, 1, _record(n, 0, 0, SPAWN_US[rt], RSS[rt], j, "spawn", i + 1))
                         for i, j in enumerate(JITTER)]
-                st.add_cell(rid, Cell(rt, wl, {"n": n}, "1", runtime_settings={"hop": HOP.get(rt, "mailbox")}), recs)
-        st.finish_run(rid, "complete", [])
+                st.save_cell(rid, _cell(rt, wl, {"n": n}, "1", recs, runtime_settings={"hop": HOP.get(rt, "mailbox")}))
+        st.finish_run(rid, "complete")
     rid = _run(st, "selective")
     for rt in ("erlang", "c-coro"):
         for n in (100, 1000, 10000):
             for rev in (0, 1):
                 ns = 200 * (1 + n / 100 * rev)
                 recs = [(i + 1, 1, _record(n, 1, ns, 1, 100, j, "selective", reverse=rev)) for i, j in enumerate(JITTER)]
-                st.add_cell(rid, Cell(rt, "selective", {"m": 1, "n": n, "reverse": rev}, "1"), recs)
-    st.finish_run(rid, "complete", [])
+                st.save_cell(rid, _cell(rt, "selective", {"m": 1, "n": n, "reverse": rev}, "1", recs))
+    st.finish_run(rid, "complete")
     rid = _run(st, "ring", mode="squeeze")
     for rt, peak_k in (("erlang", 4), ("go", 2)):
         hist = [{"concurrency": k, "hops_per_s": 1e7 * min(k, peak_k), "sd": 1e5, "samples": 3} for k in (1, 2, 4, 8)]
         samples = [{"process": 1, "tokens": peak_k, "seq": s, "elapsed_ns": (s + 1) * 10 ** 8,
                     "count": (s + 1) * 10 ** 6 * peak_k} for s in range(4)]
-        st.add_cell(rid, Cell(rt, "ring", {"m": 1, "n": 1000, "tokens": 1}, "all", mode="squeeze",
-                              extra={"history": hist, "peak_concurrency": peak_k}), samples=samples)
-    st.finish_run(rid, "complete", [])
+        st.save_cell(rid, _cell(rt, "ring", {"m": 1, "n": 1000, "tokens": 1}, "all", mode="squeeze",
+                                extra={"history": hist, "peak_concurrency": peak_k}, samples=samples))
+    st.finish_run(rid, "complete")
     st.close()
     return db
 

@@ -75,7 +75,7 @@ def test_a_missing_store_is_bad_input_for_reading_commands(fake, tmp_path):
 def test_measuring_into_a_missing_folder_creates_it_and_says_so(fake, tmp_path):
     db = tmp_path / "a" / "b" / "s.db"
     code, _, err = cli("run", "ring", "-r", "fake", "-n", 3, "-m", 1, "--repeat", 1, "--db", db)
-    assert code == 0 and db.exists() and "creating folder" in err
+    assert code == 0 and db.exists() and "creating the store" in err
 
 
 def test_export_into_a_missing_folder_creates_it(fake, tmp_path):

@@ -15,8 +15,10 @@ from pathlib import Path
 
 import pytest
 
+from ringbench.catalogue.workloads import RING
 from ringbench.results import store as store_mod
-from ringbench.results.store import SCHEMA_VERSION, Cell, Store, StoreError
+from ringbench.results.model import Cell
+from ringbench.results.store import SCHEMA_VERSION, Store, StoreError
 
 STORE_PY = Path(store_mod.__file__)
 RECORD = {"count": 10, "setup_ns": 1, "run_ns": 1000, "setup_cpu_ns": 1, "run_cpu_ns": 900,
@@ -86,8 +88,18 @@ def files(folder: Path) -> list[str]:
     return sorted(p.name for p in folder.iterdir())
 
 
-def cell(runtime="fake", n=10, cores="all", status="ok") -> Cell:
-    return Cell(runtime, "ring", {"n": n, "m": 1}, cores, status=status)
+def cell(runtime="fake", n=10, cores="all", status="ok", records=(), samples=()) -> Cell:
+    return Cell(runtime, RING, {"n": n, "m": 1}, cores, "timed", status, records=list(records),
+                samples=list(samples))
+
+
+def cell_rows(s: Store, run_id: int) -> list[sqlite3.Row]:
+    return s.db.execute("SELECT * FROM cells WHERE run_id=? ORDER BY id", (run_id,)).fetchall()
+
+
+def result_rows(s: Store, cell_id: int) -> list[dict]:
+    rows = s.db.execute("SELECT record FROM results WHERE cell_id=? ORDER BY process, iteration", (cell_id,))
+    return [json.loads(r["record"]) for r in rows]
 
 
 def new_store(path: Path, cells: int = 0) -> int:
@@ -95,7 +107,7 @@ def new_store(path: Path, cells: int = 0) -> int:
     with Store(path) as s:
         run_id = s.begin_run("ringbench run", {"workload": "ring"}, {}, planned=cells)
         for i in range(cells):
-            s.add_cell(run_id, cell(n=10 + i), [(1, 0, RECORD)])
+            s.save_cell(run_id, cell(n=10 + i, records=[RECORD]))
         s.finish_run(run_id, "complete")
     return run_id
 
@@ -243,7 +255,7 @@ def test_a_read_only_store_refuses_writing_commands_and_leaves_no_side_files(tmp
         assert s.read_only
         (run,) = s.runs()
         assert (run["status"], run["done"], run["planned"]) == ("complete", 2, 2)
-        assert len(s.cells(run["id"])) == 2
+        assert len(cell_rows(s, run["id"])) == 2
         with refused(1, "read-only", db, "read-only"):
             s.begin_run("x", {}, {})
         with refused(1, "read-only", db, "read-only"):
@@ -274,7 +286,7 @@ def test_a_read_only_version_1_store_is_read_through_an_upgraded_copy(tmp_path, 
     make_read_only(db)
     with Store(db, create=False) as s:
         assert [r["id"] for r in s.runs()] == [1, 2]
-        assert len(s.cells(1)) == 3
+        assert len(cell_rows(s, 1)) == 3
     assert user_version(db) == 1 and files(tmp_path) == ["v1.db"]
 
 
@@ -320,16 +332,16 @@ def test_a_full_disk_is_a_failure_and_keeps_what_was_stored(tmp_path):
     db = tmp_path / "store.db"
     s = Store(db)
     run_id = s.begin_run("x", {}, {}, planned=2)
-    s.add_cell(run_id, cell(n=1), [(1, 0, RECORD)])
+    s.save_cell(run_id, cell(n=1, records=[RECORD]))
     pages = s.db.execute("PRAGMA page_count").fetchone()[0]
     s.db.execute(f"PRAGMA max_page_count={pages}")
-    big = [(1, i, dict(RECORD, note="x" * 4000)) for i in range(50)]
+    big = [dict(RECORD, note="x" * 4000, iteration=i) for i in range(50)]
     with refused(1, "disk-full", db, "disk full"):
-        s.add_cell(run_id, cell(n=2), big)
-    assert [json.loads(c["params"])["n"] for c in s.cells(run_id)] == [1]  # the failed cell left nothing
+        s.save_cell(run_id, cell(n=2, records=big))
+    assert [json.loads(c["params"])["n"] for c in cell_rows(s, run_id)] == [1]  # the failed cell left nothing
     assert s.run(run_id)["done"] == 1
     s.db.execute("PRAGMA max_page_count=1000000")
-    s.add_cell(run_id, cell(n=2), big)
+    s.save_cell(run_id, cell(n=2, records=big))
     s.finish_run(run_id, "complete")
     s.close()
     assert files(tmp_path) == ["store.db"]
@@ -340,7 +352,7 @@ def test_no_sqlite_error_escapes_a_closed_store(tmp_path):
     s = Store(db)
     s.close()
     s.close()
-    for call in (s.runs, lambda: s.run(1), lambda: s.cells(1), lambda: s.begin_run("x", {}, {})):
+    for call in (s.runs, lambda: s.run(1), lambda: s.load_run(1), lambda: s.begin_run("x", {}, {})):
         with refused(1, "closed", db, "closed"):
             call()
 
@@ -419,23 +431,22 @@ def test_upgrading_keeps_the_newest_of_duplicate_cells_with_its_results(tmp_path
     db = tmp_path / "v1.db"
     make_v1(db, duplicate=True)  # version 1 let two resuming processes store cell 'a' twice
     with Store(db) as s:
-        cells = s.cells(1)
+        cells = cell_rows(s, 1)
         assert [c["runtime"] for c in cells] == ["b", "c", "a"]
-        assert s.results(cells[-1]["id"])[0]["run_ns"] == 4000  # the newest copy
+        assert result_rows(s, cells[-1]["id"])[0]["run_ns"] == 4000  # the newest copy
         assert len(dump(db, "results")) == len(dump(db, "samples")) == 3
 
 
-def test_final_statuses_budget_and_abandoned(tmp_path):
+def test_final_statuses(tmp_path):
     db = tmp_path / "v1.db"
     make_v1(db)
     with Store(db) as s:
         s.claim(2)
-        s.finish_run(2, "budget", ["time budget used up"])
+        s.finish_run(2, "budget")
         assert s.run(2)["status"] == "budget"
-        with refused(2, "error", db, "unknown final run status"):
-            s.finish_run(2, "complete-ish")
-        s.finish_run(2, "abandoned")  # as `import` does for an export of an unfinished run
-        assert (s.run(2)["status"], s.run(2)["owner_pid"]) == ("abandoned", None)
+        for wrong in ("complete-ish", "running", "imported"):  # a run is imported whole, never finished so
+            with refused(2, "error", db, "unknown final run status"):
+                s.finish_run(2, wrong)
         s.claim(2)
 
 
@@ -445,16 +456,17 @@ def test_storing_a_cell_again_replaces_it_results_and_all(tmp_path):
     db = tmp_path / "store.db"
     with Store(db) as s:
         run_id = s.begin_run("x", {}, {}, planned=3, baseline="go")
-        first = s.add_cell(run_id, cell(n=1, status="failed"))
-        s.add_cell(run_id, cell(n=2), [(1, 0, RECORD)])
-        again = s.add_cell(run_id, cell(n=1), [(1, 0, RECORD), (2, 0, RECORD)],
-                           [{"process": 1, "tokens": 1, "seq": 0, "elapsed_ns": 1, "count": 1}])
-        s.add_cell(run_id, cell(n=1, cores="1"))  # another key: cores differ
+        first = s.save_cell(run_id, cell(n=1, status="failed"))
+        s.save_cell(run_id, cell(n=2, records=[RECORD]))
+        again = s.save_cell(run_id, cell(n=1, records=[RECORD, dict(RECORD, process=2)],
+                                         samples=[{"process": 1, "tokens": 1, "seq": 0, "elapsed_ns": 1, "count": 1}]))
+        s.save_cell(run_id, cell(n=1, cores="1"))  # another key: cores differ
         assert again == first  # it keeps its place in the run
-        cells = s.cells(run_id)
+        cells = cell_rows(s, run_id)
         assert [(json.loads(c["params"])["n"], c["cores"], c["status"]) for c in cells] == \
             [(1, "all", "ok"), (2, "all", "ok"), (1, "1", "ok")]
-        assert len(s.results(first)) == 2 and len(s.samples(first)) == 1
+        assert len(result_rows(s, first)) == 2
+        assert len(s.db.execute("SELECT * FROM samples WHERE cell_id=?", (first,)).fetchall()) == 1
         run = s.run(run_id)
         assert (run["done"], run["planned"], run["baseline"], run["status"]) == (3, 3, "go", "running")
     assert len(dump(db, "results")) == 3
@@ -463,16 +475,15 @@ def test_storing_a_cell_again_replaces_it_results_and_all(tmp_path):
 # -- ownership between real processes --------------------------------------------------------------
 
 CHILD = r"""
-import importlib.util, sys
-spec = importlib.util.spec_from_file_location("rbstore", sys.argv[1])
-m = importlib.util.module_from_spec(spec)
-sys.modules["rbstore"] = m
-spec.loader.exec_module(m)
+import sys
+from ringbench.catalogue.workloads import RING
+from ringbench.results import store as m
+from ringbench.results.model import Cell
 s = m.Store(sys.argv[2])
-cell = lambda n: m.Cell("fake", "ring", {"n": n, "m": 1}, "all")
+cell = lambda n: Cell("fake", RING, {"n": n, "m": 1}, "all", "timed", "ok")
 if sys.argv[3] == "begin":
     run_id = s.begin_run("child", {}, {}, planned=4)
-    s.add_cell(run_id, cell(1))
+    s.save_cell(run_id, cell(1))
     print(run_id, flush=True)
 else:  # claim run argv[4], then measure all four cells
     try:
@@ -481,7 +492,7 @@ else:  # claim run argv[4], then measure all four cells
         print("refused", e.kind, flush=True)
     else:
         for n in range(1, 5):
-            s.add_cell(int(sys.argv[4]), cell(n))
+            s.save_cell(int(sys.argv[4]), cell(n))
         print("claimed", flush=True)
 sys.stdin.read()  # hold on (stay the owner) until the test closes stdin
 """
@@ -506,7 +517,7 @@ def test_a_live_owner_in_another_process_keeps_its_run_until_it_is_killed(tmp_pa
                 s.claim(run_id)
             assert f"kill {owner.pid}" in str(e.value)
             with refused(1, "owned", db, "being measured"):
-                s.add_cell(run_id, cell(n=2))
+                s.save_cell(run_id, cell(n=2))
             with refused(1, "owned", db, "being measured"):
                 s.finish_run(run_id, "interrupted")
 
@@ -522,7 +533,7 @@ def test_a_live_owner_in_another_process_keeps_its_run_until_it_is_killed(tmp_pa
             s.claim(run_id)
             run = s.run(run_id)
             assert (run["status"], run["owner_pid"]) == ("running", os.getpid())
-            s.add_cell(run_id, cell(n=2))
+            s.save_cell(run_id, cell(n=2))
             s.finish_run(run_id, "complete")
             assert s.run(run_id)["done"] == 2
     finally:
@@ -567,7 +578,7 @@ def test_two_processes_resuming_one_run_cannot_both_measure_it(tmp_path):
     db = tmp_path / "store.db"
     with Store(db) as s:
         run_id = s.begin_run("x", {}, {}, planned=4)
-        s.add_cell(run_id, cell(n=1, status="failed"))
+        s.save_cell(run_id, cell(n=1, status="failed"))
         s.finish_run(run_id, "interrupted")
     rivals = [child(db, "claim", str(run_id)) for _ in range(2)]
     try:
@@ -579,7 +590,7 @@ def test_two_processes_resuming_one_run_cannot_both_measure_it(tmp_path):
             p.stdout.close()
     assert outcomes == ["claimed", "refused owned"]
     with Store(db) as s:
-        cells = s.cells(run_id)
+        cells = cell_rows(s, run_id)
         assert sorted(json.loads(c["params"])["n"] for c in cells) == [1, 2, 3, 4]
         assert all(c["status"] == "ok" for c in cells)
 

@@ -8,6 +8,7 @@ Adding a workload = one definition here + one function per driver.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -30,8 +31,11 @@ class Param:
     words: tuple[str, ...] = ()  # CLI words for the values 0, 1, … (e.g. spread, burst)
 
     def check(self, raw: object) -> int:
-        if self.words and isinstance(raw, str) and raw.strip() in self.words:
-            return self.words.index(raw.strip())
+        if self.words and isinstance(raw, str):
+            if raw.strip() in self.words:
+                return self.words.index(raw.strip())
+            if not raw.strip().isdigit():
+                raise ParamError(f"{self.flag or self.name} must be {' or '.join(self.words)}, got {raw!r}")
         if isinstance(raw, bool):
             raise ParamError(f"{self.name} must be an integer, got {raw!r}")
         if isinstance(raw, int):
@@ -74,6 +78,11 @@ class Workload:
     extra_checks: tuple[Callable[[Params], str | None], ...] = field(default=())
     # Processes alive at most in one iteration (driver params): limits and timeouts are sized by it.
     processes: Callable[[Params], int] = lambda p: p.get("n", 2)
+    # The figure whose iterations must agree before a driver process counts as settled (default: the
+    # headline; memory settles on its spawn time, as its headline is read once per process).
+    settles_on: Metric | None = None
+    # The feature (contract section 4) or workload a driver must describe to serve this workload.
+    needs: str = ""
 
     def __post_init__(self):
         if not self.verb:
@@ -82,6 +91,10 @@ class Workload:
     @property
     def headline(self) -> Metric:
         return self.metrics[0]
+
+    @property
+    def settle_metric(self) -> Metric:
+        return self.settles_on or self.headline
 
     def validate(self, given: Mapping[str, object]) -> dict[str, int]:
         """Return complete, checked parameters (one cell) or raise ParamError."""
@@ -132,7 +145,9 @@ class Workload:
         cells: list[dict[str, object]] = [dict(extra)]
         for name, choices in lists.items():
             cells = [{**c, name: v} for c in cells for v in choices]
-        return [self.validate(c) for c in cells]
+        # A value given twice (-n 100,100, or 1000,1_000) is one cell: a cell is never measured twice.
+        unique = {json.dumps(v, sort_keys=True): v for v in map(self.validate, cells)}
+        return list(unique.values())
 
 
 # -- parameters -----------------------------------------------------------------
@@ -238,6 +253,7 @@ MEMORY = Workload(
     hops=lambda p: 0,
     ready=lambda p: p["n"],
     metrics=(RSS_PER_PROC, RUNTIME_PER_PROC, SPAWN_US),
+    settles_on=SPAWN_US,
 )
 
 TOTAL_HOPS = Param(

@@ -19,7 +19,6 @@ import datetime as dt
 import html
 import json
 import math
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -293,7 +292,7 @@ def _machine(runs: list[Run]) -> str:
         which = "" if len(machines) == 1 else f" (runs {', '.join(str(r.run_id) for r in rs)})"
         loads = [(r.environment.get("loadavg") or [None])[0] for r in rs]
         loads = [x for x in loads if x is not None]
-        busy = [r.run_id for r in rs if any(w.startswith("load average") for w in r.warnings)]
+        busy = [r.run_id for r in rs if any(w.kind == "load" for w in r.warnings)]
         load_s = (
             (
                 f"load average {min(loads):.2f}"
@@ -1080,64 +1079,31 @@ def _wide(extra: dict[str, str]) -> str:
 
 # -- warnings -----------------------------------------------------------------------------------
 # A cell warning reads "<runtime> [<cores>] <k=v …>[ (<figure>)]: <advice>" (noise.cell).
-_CELL = re.compile(
-    r"^(?P<rt>\S+) \[(?P<cores>[^\]]+)\] (?P<params>(?:\w+=-?\d+ ?)*)"
-    r"(?:\((?P<figure>[^)]*)\))?: (?P<rest>.*)$",
-    re.S,
-)
-_NUM = re.compile(r"\d[\d,]*(?:\.\d+)?")
-
-
-def _merge(texts: list[str]) -> tuple[str, list[int]]:
-    """Texts that differ only in their numbers as one, each varying number shown as its range."""
-    nums = [_NUM.findall(t) for t in texts]
-    width = min(len(n) for n in nums)
-    same = [len({n[i] for n in nums}) == 1 for i in range(width)]
-    pieces = _NUM.split(texts[0])
-    out = pieces[0]
-    for i, num in enumerate(nums[0]):
-        out += (num if i >= width or same[i] else _range([n[i] for n in nums])) + pieces[i + 1]
-    return out, [i for i in range(width) if not same[i]]
-
-
 def _group_warnings(runs: list[Run]) -> list[dict]:
-    """One group per kind of warning: cell warnings by their text with the numbers taken out, run warnings alike."""
-    groups: dict[str, dict] = {}
+    """One group per kind of warning (typed: results.noise.RunWarning): cell warnings with the cells they
+    name and the range of their figures, run warnings with the runs they came from."""
+    groups: dict[tuple[str, str], dict] = {}
     for run in runs:
         for w in run.warnings:
-            m = _CELL.match(w)
-            rest = m["rest"] if m else w
-            g = groups.setdefault(_NUM.sub("#", rest), {"texts": [], "figures": [], "cells": [], "runs": []})
-            g["texts"].append(rest)
-            if m:
-                params = dict(p.split("=") for p in m["params"].split())
-                name = f"{m['rt']} · {_cores(m['cores'])} · " + ", ".join(
-                    f"{k.upper() if len(k) == 1 else k} = {fmt_count(int(v))}" for k, v in params.items()
+            key = (w.kind, w.what if w.cell else w.text)
+            g = groups.setdefault(key, {"text": key[1], "advice": w.advice, "cv": [], "cells": [], "runs": []})
+            if w.cell:
+                where = w.where or {"runtime": w.cell, "cores": "", "params": {}}
+                params = ", ".join(
+                    f"{k.upper() if len(k) == 1 else k} = {fmt_count(int(v))}" for k, v in where["params"].items()
                 )
-                g["cells"].append((name, m["figure"] or "", rest))
-                if m["figure"]:
-                    g["figures"].append(m["figure"])
+                g["cells"].append((f"{where['runtime']} · {_cores(where['cores'])} · {params}", w.detail))
+                if "cv" in w.figures:
+                    g["cv"].append(w.figures["cv"] * 100)
             elif run.run_id not in g["runs"]:
                 g["runs"].append(run.run_id)
     out = []
     for g in groups.values():
-        text, varying = _merge(g["texts"])
-        figures = _merge(g["figures"])[0] if g["figures"] and len(g["figures"]) == len(g["cells"]) else ""
-        cells = [
-            (name, fig or ", ".join(_NUM.findall(rest)[i] for i in varying if i < len(_NUM.findall(rest))))
-            for name, fig, rest in g["cells"]
-        ]
-        short = text.split(":")[0] + (f" ({figures})" if figures else "") if g["cells"] else text
-        out.append(
-            {"text": text + (f" ({figures})" if figures else ""), "short": short, "cells": cells, "runs": g["runs"]}
-        )
+        cv = g["cv"]
+        figures = f" (CV {min(cv):.1f}–{max(cv):.1f} %)" if len(cv) > 1 else f" (CV {cv[0]:.1f} %)" if cv else ""
+        text = g["text"] + figures + (f"; {g['advice']}" if g["cells"] else "")
+        out.append({"text": text, "short": g["text"].split(":")[0] + figures, "cells": g["cells"], "runs": g["runs"]})
     return sorted(out, key=lambda g: (bool(g["cells"]), -len(g["cells"])))
-
-
-def _range(texts: list[str]) -> str:
-    """'5.1–15.0' from the numbers one kind of warning gave for its cells."""
-    vals = sorted(texts, key=lambda t: float(t.replace(",", "")))
-    return vals[0] if vals[0] == vals[-1] else f"{vals[0]}–{vals[-1]}"
 
 
 def _warnings_html(groups: list[dict]) -> str:

@@ -1,4 +1,4 @@
-"""The arithmetic of continuous sampling and squeeze. Pure functions over sample records.
+"""The arithmetic of continuous sampling and squeeze: pure functions over sample records.
 
 A sample record is the driver's running hop count at one instant (contract section 5):
 {"seq": i, "elapsed_ns": t, "count": hops so far}. The first sample of a process is the
@@ -11,8 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..results.stats import cv
-from .protocol import MIN_NS_PER_HOP, DriverFailed
+from .stats import cv
 
 
 def intervals(samples: list[dict]) -> list[tuple[int, int]]:
@@ -27,24 +26,6 @@ def intervals(samples: list[dict]) -> list[tuple[int, int]]:
 def rates(samples: list[dict]) -> list[float]:
     """Hops per second of each counted interval."""
     return [h * 1e9 / ns for h, ns in intervals(samples) if ns > 0]
-
-
-def check_samples(samples: list[dict], n: int, expected: int) -> None:
-    """A believable sample stream, or DriverFailed: the right number, time and counts never go back,
-    counts in whole laps, no interval faster than physics allows."""
-    if len(samples) != expected:
-        raise DriverFailed("garbled", f"asked for {expected} samples, got {len(samples)}")
-    for s in samples:
-        for f in ("seq", "elapsed_ns", "count"):
-            if isinstance(s.get(f), bool) or not isinstance(s.get(f), int) or s[f] < 0:
-                raise DriverFailed("garbled", f"sample field {f!r} missing, negative or not an integer: {s}")
-        if s["count"] % n:
-            raise DriverFailed("garbled", f"sample count {s['count']} is not a whole number of laps of {n}")
-    for hops, ns in intervals(samples):
-        if hops < 0 or ns <= 0:
-            raise DriverFailed("absurd", f"sample counts or times went backwards ({hops} hops in {ns} ns)")
-        if hops * MIN_NS_PER_HOP > ns:
-            raise DriverFailed("absurd", f"{hops:,} hops in {ns:,} ns is impossibly fast")
 
 
 def describe_samples(samples: list[dict]) -> dict:

@@ -1,0 +1,300 @@
+"""The harness modes as values: what each mode's settings are and what its results mean (after erlperf's
+three). How a mode runs a driver is the harness's (`harness/measure.py`); what its values are, how
+they are summarised and which warnings they earn is here, so that every presenter reads one answer.
+
+    timed       R repeats spread over P fresh driver processes (pyperf's way); each process first runs
+                untimed iterations until the runtime has settled (or exactly --warmup N); `m`
+                calibrated on settled iterations to a target message-phase time unless given.
+    continuous  the ring runs without end; the driver reports its running hop count every sample
+                period (erlperf's sampling); the first sample is a warm-up and is not counted.
+    squeeze     continuous runs with 1, 2, 3… tokens until throughput stops growing.
+
+    >>> MODES["timed"].describe(Options(repeat=5), workloads.RING)
+    'ns/hop: median of 5 repeats (each in a fresh driver process, after warm-up until settled)'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING
+
+from ..catalogue import workloads
+from ..catalogue.workloads import NS_PER_HOP, Metric, Workload
+from . import noise, sampling, stats
+
+if TYPE_CHECKING:
+    from .model import Cell
+
+MIN_REPEATS = stats.MIN_REPEATS_FOR_TEST
+# Steady state: warm-up iterations run until the last two agree within SETTLE_PCT (of the order of a
+# quiet machine's spread between repeats), at most SETTLE_MAX iterations or SETTLE_S seconds a process.
+SETTLE_PCT = 5.0
+SETTLE_MAX = 10
+SETTLE_S = 20.0
+
+
+class ModeError(ValueError):
+    """A setting that does not fit the mode (bad input, exit 2)."""
+
+
+@dataclass(frozen=True)
+class Options:
+    """Every setting of a measurement; stored with the run, defaults filled in."""
+
+    mode: str = "timed"  # timed | continuous | squeeze
+    repeat: int = 5  # timed: measured repeats per cell
+    processes: int = 0  # timed: fresh driver processes the repeats are spread over (0: one per repeat)
+    warmup: int | None = None  # timed: None = until settled; N = exactly N untimed iterations a process
+    settle_pct: float = SETTLE_PCT
+    settle_max: int = SETTLE_MAX
+    settle_s: float = SETTLE_S
+    target_ms: float = 100.0  # timed: message-phase time per repeat that a calibrated `m` aims at
+    timeout: float | None = None  # seconds per driver process; None: derived from the size
+    order: str = "interleaved"  # timed: repeats of comparable cells taken in turn, or "sequential"
+    clean_env: bool = False  # start drivers without the variables that tune a runtime
+    samples: int = 5  # continuous: counted samples (after one warm-up sample); with cv the window
+    sample_ms: int = 1000  # continuous: sample period
+    cv: float | None = None  # continuous: sample until the last `samples` have CV below this
+    max_samples: int = 30  # continuous with cv: give up after this many samples
+    squeeze_min: int = 1
+    squeeze_max: int = 64
+    threshold: int = 3  # squeeze: steps that must fall short of the peak to stop
+    runtime_stats: bool = False  # ask drivers for runtime statistics records
+
+    @classmethod
+    def from_settings(cls, settings: dict) -> Options:
+        """Options from stored settings (older runs: unknown keys ignored, `in_process` understood)."""
+        known = {f.name for f in fields(cls)}
+        kw = {k: v for k, v in settings.items() if k in known}
+        if settings.get("in_process"):
+            kw["processes"] = 1
+        if "order" not in settings:  # runs before interleaving measured cell after cell
+            kw["order"] = "sequential"
+        return cls(**kw)
+
+    @property
+    def mode_object(self) -> Mode:
+        return MODES[self.mode]
+
+    @property
+    def process_count(self) -> int:
+        return self.processes or self.repeat
+
+    @property
+    def isolation(self) -> str:
+        if self.mode != "timed" or self.process_count == 1 and self.repeat > 1:
+            return "in-process"
+        return "process" if self.process_count == self.repeat else "processes"
+
+    @property
+    def warmup_text(self) -> str:
+        if self.warmup is None:
+            return "after warm-up until settled"
+        return "cold: no warm-up" if self.warmup == 0 else f"after {self.warmup} untimed warm-up iteration(s)"
+
+
+class Mode:
+    name = ""
+    own: tuple[str, ...] = ()  # Options fields that belong to this mode alone
+    value_name = "counted sample(s)"  # what one of the mode's values is, and the flag that gives more
+    more_flag = "--samples"
+    flags = {"squeeze_min": "--min", "squeeze_max": "--max", "target_ms": "--target"}
+    settles = False  # whether its cells record warm-up iterations
+
+    def check(self, w: Workload, opts: Options, given: set[str]) -> None:
+        """Raise ModeError for a setting given for another mode or out of range. `given`: fields set by the user."""
+        for name in sorted(given):
+            owners = [m for m in MODES.values() if name in m.own]
+            if owners and self not in owners:
+                flag = self.flags.get(name, "--" + name.replace("_", "-"))
+                raise ModeError(f"{flag} belongs to {' and '.join('--' + m.name for m in owners)} mode")
+        if self.name != "timed" and w.verb != "ring":
+            raise ModeError(f"{self.name} mode runs the ring (workloads ring and msgcost), not {w.name}")
+
+    def metrics(self, w: Workload) -> tuple[Metric, ...]:
+        return (NS_PER_HOP,)
+
+    def headline(self, w: Workload) -> Metric:
+        return self.metrics(w)[0]
+
+    def values(self, cell: Cell, metric: Metric | None = None) -> list[float]:
+        """ns per hop of each counted sample interval."""
+        return [ns / h for h, ns in sampling.intervals(self.counted_samples(cell)) if h > 0]
+
+    def counted_samples(self, cell: Cell) -> list[dict]:
+        return cell.samples
+
+    def describe(self, opts: Options, w: Workload) -> str:
+        return (
+            f"ns/hop per {opts.sample_ms} ms sample interval (the first sample of each driver process is a "
+            "warm-up and is not counted)"
+        )
+
+    def details(self, cell: Cell) -> str:
+        """The mode's facts about one cell in a few words (the wide table, the report)."""
+        x = cell.extra
+        parts = [f"{x.get('hops_per_sample_mean', 0):,.0f} hops/sample", f"CV {x.get('cv', 0) * 100:.1f} %"]
+        if x.get("slower_than_one_sample"):
+            parts.append("a lap > a sample")
+        if "converged" in x:
+            parts.append(
+                f"converged over the last {x['window']} of {x['all_samples']} samples"
+                if x["converged"]
+                else f"not converged in {x['all_samples']} samples"
+            )
+        return "; ".join(parts)
+
+    def warnings(self, cell: Cell) -> list[noise.RunWarning]:
+        vals = self.values(cell)
+        out = []
+        if len(vals) < MIN_REPEATS:
+            out.append(
+                noise.RunWarning(
+                    "few",
+                    f"too few {self.value_name} to tell a difference (significance needs {MIN_REPEATS})",
+                    f"use {self.more_flag} {MIN_REPEATS} or more",
+                    cell.label,
+                    f"{len(vals)}",
+                    where=cell.identity,
+                )
+            )
+        if len(vals) > 1:
+            out += noise.noisy(cell.label, stats.cv(vals), cell.identity)
+        if cell.extra.get("converged") is False:
+            out.append(
+                noise.RunWarning(
+                    "not-converged",
+                    "continuous sampling did not reach --cv",
+                    "sample longer (--max-samples) or on a quieter machine",
+                    cell.label,
+                    f"{cell.extra.get('all_samples')} samples",
+                    where=cell.identity,
+                )
+            )
+        return out
+
+
+class Timed(Mode):
+    name = "timed"
+    own: tuple[str, ...] = ("repeat", "processes", "warmup", "target_ms", "order")
+    value_name = "repeat(s)"
+    more_flag = "--repeat"
+    settles = True
+
+    def check(self, w: Workload, opts: Options, given: set[str]) -> None:
+        super().check(w, opts, given)
+        if not 1 <= opts.process_count <= opts.repeat:
+            raise ModeError(f"--processes must be between 1 and --repeat ({opts.repeat})")
+        if not 1 <= opts.target_ms <= 600_000:
+            raise ModeError("--target is a message-phase time per repeat between 1 ms and 10 min, e.g. 100ms")
+        if opts.order not in ("interleaved", "sequential"):
+            raise ModeError("--order is interleaved or sequential")
+
+    def metrics(self, w: Workload) -> tuple[Metric, ...]:
+        return w.metrics
+
+    def values(self, cell: Cell, metric: Metric | None = None) -> list[float]:
+        metric = metric or cell.workload.headline
+        return [v for v in map(metric.of, cell.records) if v is not None]
+
+    def describe(self, opts: Options, w: Workload) -> str:
+        where = (
+            "all in one driver process"
+            if opts.process_count == 1
+            else "each in a fresh driver process"
+            if opts.process_count == opts.repeat
+            else f"spread over {opts.process_count} fresh driver processes"
+        )
+        return f"{w.headline.label}: median of {opts.repeat} repeats ({where}, {opts.warmup_text})"
+
+    def details(self, cell: Cell) -> str:
+        x = cell.extra
+        parts = []
+        if x.get("calibrated"):
+            parts.append(f"m calibrated to {x.get('target_ms', 0):g} ms")
+        warm = warmups(cell)
+        if warm:
+            parts.append(f"warm-ups {'/'.join(map(str, warm))}{'' if settled(cell) else ' (not settled)'}")
+        if cell.records:
+            parts.append(f"{cell.processes} process(es)")
+        return "; ".join(parts)
+
+    def warnings(self, cell: Cell) -> list[noise.RunWarning]:
+        out = super().warnings(cell)
+        if not settled(cell):
+            out.append(
+                noise.RunWarning(
+                    "not-settled",
+                    f"not settled: no two warm-up iterations in a row within {SETTLE_PCT:g} % before the cap "
+                    f"({SETTLE_MAX} iterations or {SETTLE_S:g} s a process)",
+                    "its figures may still move between iterations; see `--in-process --repeat 10 --json`",
+                    cell.label,
+                    f"{'/'.join(map(str, warmups(cell)))} warm-ups",
+                    where=cell.identity,
+                )
+            )
+        return out
+
+
+class Continuous(Mode):
+    name = "continuous"
+    own: tuple[str, ...] = ("samples", "sample_ms", "cv", "max_samples")
+
+    def check(self, w: Workload, opts: Options, given: set[str]) -> None:
+        super().check(w, opts, given)
+        if opts.cv is not None and not 0 < opts.cv < 1:
+            raise ModeError("--cv is a fraction between 0 and 1 (e.g. 0.02 for 2 %)")
+        if opts.cv is not None and opts.max_samples < opts.samples:
+            raise ModeError("--max-samples must be at least --samples")
+
+    def counted_samples(self, cell: Cell) -> list[dict]:
+        """With --cv, only the window that converged (the last `samples` intervals) counts."""
+        window = cell.extra.get("window")
+        return cell.samples[-(window + 1) :] if window else cell.samples
+
+
+class Squeeze(Continuous):
+    name = "squeeze"
+    own: tuple[str, ...] = ("squeeze_min", "squeeze_max", "threshold")
+
+    def check(self, w: Workload, opts: Options, given: set[str]) -> None:
+        Mode.check(self, w, opts, given - set(Continuous.own) | ({"cv"} & given))
+        if not 1 <= opts.squeeze_min <= opts.squeeze_max:
+            raise ModeError("squeeze needs 1 ≤ --min ≤ --max")
+
+    def counted_samples(self, cell: Cell) -> list[dict]:
+        """The peak step's samples: the summary row is the peak."""
+        peak = cell.extra.get("peak_concurrency")
+        return [s for s in cell.samples if s.get("tokens") == peak]
+
+    def describe(self, opts: Options, w: Workload) -> str:
+        return "ns/hop of the peak step (the concurrency K with the highest throughput); " + super().describe(opts, w)
+
+    def details(self, cell: Cell) -> str:
+        return f"peak K = {cell.extra.get('peak_concurrency')}; " + super().details(cell)
+
+
+MODES: dict[str, Mode] = {m.name: m for m in (Timed(), Continuous(), Squeeze())}
+
+
+def warmups(cell: Cell) -> list[int]:
+    """Warm-up iterations each driver process of the cell ran before its measured ones."""
+    seen: dict[int, int] = {}
+    for r in cell.records:
+        if "warmups" in r:
+            seen.setdefault(r.get("process", 1), r["warmups"])
+    return list(seen.values())
+
+
+def settled(cell: Cell) -> bool:
+    """False when some driver process hit the warm-up cap without two iterations agreeing."""
+    return all(r.get("settled", True) for r in cell.records)
+
+
+def squeeze_history(cell: Cell) -> list[dict]:
+    """The squeeze search, one step a line: concurrency, hops/s (mean), sd, samples, and whether it is the peak."""
+    peak = cell.extra.get("peak_concurrency")
+    return [{**h, "peak": h["concurrency"] == peak} for h in cell.extra.get("history", [])]
+
+
+__all__ = ["MODES", "Mode", "ModeError", "Options", "workloads", "warmups", "settled", "squeeze_history"]
