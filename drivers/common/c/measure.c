@@ -139,6 +139,7 @@ void rb_tree_end(rb_result *r)
     if (!rb_mem_.read) {
         const int64_t hwm = rb_status_kb("VmHWM");
         read_after();
-        rb_mem_.rss_peak = hwm >= 0 ? hwm * 1024 : rb_mem_.rss_after;
+        /* the kernel folds RSS into VmHWM lazily: the peak is at least what is resident now */
+        rb_mem_.rss_peak = hwm * 1024 > rb_mem_.rss_after ? hwm * 1024 : rb_mem_.rss_after;
     }
 }
