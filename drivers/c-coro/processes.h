@@ -104,7 +104,7 @@ static msg_t *mp;            /* the message pool (index 0 unused), grown by doub
 static uint32_t mp_cap, mp_free;
 static int64_t procs_alive;
 /* Experiment switch, off in the build: -DRB_THP asks for transparent huge
- * pages on the process table (README: measured with 32-byte entries, it did not pay). */
+ * pages on the process table (README, "Variants and settings": measured, it does not pay). */
 #ifdef RB_THP
 static const int use_thp = 1;
 #else
@@ -429,7 +429,7 @@ static int64_t pools_bytes(void)
 
 /* ------------------------------------------------------------ ready signals */
 
-/* Contract 2: every process signals ready immediately before its first
+/* The ready signal (contract section 3): every process signals ready immediately before its first
  * blocking receive. Here a process is spawned in its *_START state: when
  * first scheduled it adds one to a counter (the last one tells main with one
  * message), moves to its real state and runs it, which finds the mailbox
