@@ -200,9 +200,13 @@ static void cgroup_file(const char *name, char *out, size_t cap)
 
 void rb_thread_create_failed(int err, int64_t index, int64_t want)
 {
+    char what[64];
+    if (index >= 0)
+        snprintf(what, sizeof what, "process %" PRId64, index + 1);
+    else
+        snprintf(what, sizeof what, "a process");
     if (err != EAGAIN && err != ENOMEM)
-        rb_failure("thread creation failed for process %" PRId64 " of %" PRId64 ": %s (errno %d)", index + 1, want,
-                   strerror(err), err);
+        rb_failure("creating the thread of %s of %" PRId64 " failed: %s (errno %d)", what, want, strerror(err), err);
     /* Which limit ran out: each one's figure against its limit. */
     long running = 0, tasks = -1;
     double a, b, c;
@@ -222,11 +226,16 @@ void rb_thread_create_failed(int err, int64_t index, int64_t want)
     const int64_t pids_max = path[0] ? rb_read_int_file(path) : -1;
     cgroup_file("pids.current", path, sizeof path);
     const int64_t pids_now = path[0] ? rb_read_int_file(path) : -1;
-    struct rlimit nproc;
+    struct rlimit nproc, as;
     getrlimit(RLIMIT_NPROC, &nproc);
+    getrlimit(RLIMIT_AS, &as);
     const int64_t nproc_max = nproc.rlim_cur == RLIM_INFINITY ? INT64_MAX : (int64_t)nproc.rlim_cur;
+    const int64_t as_max = as.rlim_cur == RLIM_INFINITY ? INT64_MAX : (int64_t)as.rlim_cur;
+    const int64_t vm_size = rb_status_kb("VmSize") * 1024;
     const char *which;
-    if (pids_max >= 0 && pids_max != INT64_MAX && pids_now >= pids_max - 1)
+    if (as_max != INT64_MAX && vm_size > as_max - (INT64_C(64) << 20))
+        which = "the address space, RLIMIT_AS (ulimit -v; each thread reserves its whole stack)";
+    else if (pids_max >= 0 && pids_max != INT64_MAX && pids_now >= pids_max - 1)
         which = "the cgroup's pids.max (raise it in the cgroup, e.g. systemd's TasksMax=)";
     else if (map_max > 0 && maps >= map_max - 4)
         which = "vm.max_map_count (sysctl -w vm.max_map_count=N; each thread takes about 2 mappings)";
@@ -240,12 +249,13 @@ void rb_thread_create_failed(int err, int64_t index, int64_t want)
         which = "memory for a thread stack (free memory, or smaller n)";
     else
         which = "one of the limits below (none is visibly reached: another program may have taken the room)";
-    rb_limit("creating the thread of process %" PRId64 " of %" PRId64 " failed: %s (errno %d). The limit that ran "
-             "out: %s. Figures: threads here %" PRId64 ", tasks on the machine %ld, kernel.pid_max %" PRId64
+    rb_limit("creating the thread of %s of %" PRId64 " failed: %s (errno %d). The limit that ran out: %s. "
+             "Figures: threads here %" PRId64 ", tasks on the machine %ld, kernel.pid_max %" PRId64
              ", kernel.threads-max %" PRId64 ", vm.max_map_count %" PRId64 " (mappings here %" PRId64
-             "), cgroup pids %" PRId64 " of %" PRId64 ", ulimit -u %" PRId64 ", MemAvailable %" PRId64
-             " MiB (-1: no such limit)",
-             index + 1, want, strerror(err), err, which, threads, tasks, pid_max, threads_max, map_max, maps,
-             pids_now, pids_max == INT64_MAX ? -1 : pids_max, nproc_max == INT64_MAX ? -1 : nproc_max,
+             "), cgroup pids %" PRId64 " of %" PRId64 ", ulimit -u %" PRId64 ", ulimit -v %" PRId64
+             " KiB (address space here %" PRId64 " KiB), MemAvailable %" PRId64 " MiB (-1: no such limit)",
+             what, want, strerror(err), err, which, threads, tasks, pid_max, threads_max, map_max, maps, pids_now,
+             pids_max == INT64_MAX ? -1 : pids_max, nproc_max == INT64_MAX ? -1 : nproc_max,
+             as_max == INT64_MAX ? -1 : as_max >> 10, vm_size >> 10,
              rb_proc_field_("/proc/meminfo", "MemAvailable") >> 10);
 }
