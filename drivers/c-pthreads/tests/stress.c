@@ -22,6 +22,7 @@ int64_t g_ready_want;
 #define LAPS 2000  /* laps of each token */
 #define SENDERS 4  /* senders to one receiver */
 #define EACH 20000 /* messages from each sender */
+#define ROUNDS 2   /* of every shape */
 
 static void check(int ok, const char *what)
 {
@@ -217,7 +218,7 @@ static void handoff_fanin(void)
 int main(void)
 {
     alarm(100); /* a lost wake-up hangs: SIGALRM ends the test */
-    for (int round = 0; round < 3; round++) {
+    for (int round = 0; round < ROUNDS; round++) {
         mailbox_ring(1, 0);
         mailbox_ring(3, 0);
         mailbox_ring(5, 1);
@@ -226,6 +227,6 @@ int main(void)
         handoff_ring(3);
         handoff_fanin();
     }
-    printf("stress: mailbox and hand-off passed (%d rounds)\n", 3);
+    printf("stress: mailbox and hand-off passed (%d rounds)\n", ROUNDS);
     return 0;
 }
