@@ -22,6 +22,7 @@ from rich.text import Text
 from ..catalogue.workloads import WORKLOADS
 from ..results import noise
 from ..results.model import Cell, Run
+from ..results.modes import MODES
 from ..results.relative import ordered
 from . import tables
 
@@ -181,7 +182,12 @@ def show_history(runs: list[dict], db: str, db_flag: str) -> None:
             escape(_runtimes_text(s.get("runtimes", []))),
         )
     out.print(t)
-    resumable = [r["id"] for r in runs if r["status"] in ("interrupted", "budget", "abandoned", "failed")]
+    resumable = [
+        r["id"]
+        for r in runs
+        if r["status"] in ("interrupted", "budget", "abandoned", "failed")
+        and getattr(MODES.get(r["settings"].get("mode", "timed")), "resumable", True)  # versus runs are not
+    ]
     if resumable:
         out.print(
             f"Cells = ok/planned. `ringbench sweep --resume {resumable[-1]}{db_flag}` finishes run "
