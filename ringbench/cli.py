@@ -813,7 +813,7 @@ def versus(
     _sigterm_as_interrupt()
 
     def say(text: str) -> None:
-        err.print(escape(f"versus: {text}"), highlight=False)
+        err.print(escape(f"versus: {text}"), highlight=False, soft_wrap=True)
 
     try:
         run = api.versus(
@@ -847,9 +847,11 @@ def versus(
                 out.print(escape(f"N = {p.params['n']:,}: {p.verdict}"), highlight=False)
     if run.status == "interrupted":
         done, planned = sum(p.failure is None for p in pairs), len(run.settings["grid"])
-        err.print(escape(f"interrupted: {done} of {planned} ring size(s) compared, {stored}"), highlight=False)
+        err.print(
+            escape(f"interrupted: {done} of {planned} ring size(s) compared, {stored}"), highlight=False, soft_wrap=True
+        )
         sys.exit(EXIT_INTERRUPTED)
-    err.print(escape(stored), highlight=False)
+    err.print(escape(stored), highlight=False, soft_wrap=True)
     sys.exit(0)
 
 
