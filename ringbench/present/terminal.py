@@ -70,7 +70,7 @@ def show_run(run: Run, wide: bool = False) -> None:
         wcols, wbody = tables.wide_block(cells, run.baseline)
         if wbody:
             out.print(_table("details", wcols, wbody, wrap_left=True))
-    elif o.mode != "timed":
+    elif run.mode_object.sampled:
         for c in cells:
             if c.ok:
                 out.print(escape(f"{c.label}: {c.mode_object.details(c)}"), highlight=False)
