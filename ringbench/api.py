@@ -157,6 +157,7 @@ def measure(
     resume: int | None = None,
     budget_s: float | None = None,
     keep_refusals: bool = False,
+    on_begin: Callable[[int], None] = lambda run_id: None,
     on_step: Callable[[CellSpec, str, int, int], None] = lambda s, what, i, n: None,
     on_done: Callable[[Cell], None] = lambda c: None,
     on_tick: Callable[[CellSpec, str], None] = lambda s, text: None,
@@ -169,7 +170,8 @@ def measure(
     runtime_stats); a field that belongs to another mode than `mode` is an InputError. `baseline`
     names the Rel % reference runtime (stored); `tuned` adds the tuned variants of the runtimes asked.
     `resume=RUN_ID` continues that run: cells it already finished are not run again.
-    `on_step(spec, "repeat 1–3 of 6", i, total)` before each driver process, `on_tick(spec, text)`
+    `on_begin(run_id)` once the run is stored (everything validated), `on_step(spec, "repeat 1–3 of 6", i,
+    total)` before each driver process, `on_tick(spec, text)`
     and `on_done(cell)` report progress. `budget_s` stops cleanly (between groups of cells) once that
     many seconds have passed; resume later. A cell the named runtimes cannot serve (too large for this
     machine, a workload or feature they lack) makes the whole request an InputError, unless
@@ -207,6 +209,7 @@ def measure(
             run_id = store.begin_run(command, settings, env, planned=len(cells), baseline=baseline)
             done_keys = set()
         todo = [i for i, c in enumerate(cells) if _key(c, opts) not in done_keys]
+        on_begin(run_id)
         total_steps = len(todo) * opts.mode_object.steps(opts)
         started = time.monotonic()
         status = "complete"

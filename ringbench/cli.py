@@ -293,29 +293,6 @@ def _execute(
     options = _options(kw, defaults)
     _sigterm_as_interrupt()
     command = "ringbench " + shlex.join(sys.argv[1:])
-    if resume is None and not Path(db).exists():
-        err.print(f"creating the store {db}", highlight=False)
-
-    def call(on_step, on_tick, on_done) -> Run:
-        if resume is not None:
-            return api.resume(resume, db, on_step=on_step, on_done=on_done, on_tick=on_tick, budget_s=budget)
-        return api.measure(
-            workload,
-            runtime,
-            params=params,
-            cores=cores,
-            db=db,
-            command=command,
-            budget_s=budget,
-            baseline=baseline,
-            tuned=tuned,
-            keep_refusals=many_cells or "all" in runtime.split(","),
-            on_step=on_step,
-            on_done=on_done,
-            on_tick=on_tick,
-            **options,
-        )
-
     if resume is not None:
         stored = api.load(resume, db)
         if stored.status == "complete":
@@ -326,8 +303,33 @@ def _execute(
     else:
         _, cells = api.plan(workload, runtime, params=params, cores=cores, tuned=tuned)
         size = api.estimate(len(cells), options)
-    with terminal.progress(size.seconds, size.processes) as (on_step, on_tick, on_done):
-        result = call(on_step, on_tick, on_done)
+    shown = terminal.ProgressDisplay(size.seconds, size.processes, None if Path(db).exists() else str(db))
+    try:
+        if resume is not None:
+            result = api.resume(
+                resume, db, budget_s=budget, on_begin=shown.begin, on_step=shown.step, on_done=shown.done,
+                on_tick=shown.tick,
+            )  # fmt: skip
+        else:
+            result = api.measure(
+                workload,
+                runtime,
+                params=params,
+                cores=cores,
+                db=db,
+                command=command,
+                budget_s=budget,
+                baseline=baseline,
+                tuned=tuned,
+                keep_refusals=many_cells or "all" in runtime.split(","),
+                on_begin=shown.begin,
+                on_step=shown.step,
+                on_done=shown.done,
+                on_tick=shown.tick,
+                **options,
+            )
+    finally:
+        shown.stop()
     _print_result(result, as_json, wide)
     if result.status == "interrupted":
         sys.exit(EXIT_INTERRUPTED)
@@ -413,7 +415,8 @@ def sweep(workload, resume, budget, **kw):
         given = [
             p.opts[0]
             for p in ctx.command.params
-            if p.name not in ("resume", "budget", "db", "as_json", "wide")
+            if isinstance(p, click.Option)
+            and p.name not in ("resume", "budget", "db", "as_json", "wide")
             and ctx.get_parameter_source(p.name) is click.core.ParameterSource.COMMANDLINE
         ]
         if workload is not None or given:

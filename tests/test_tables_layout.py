@@ -96,3 +96,30 @@ def test_squeeze_summary_is_the_peak_step(fake, db):
     assert cell["summary"]["ns_per_hop"]["median"] == pytest.approx(34, rel=0.02)
     assert cell["extra"]["hops_per_sample_mean"] > 0
     assert "peak K = 3" in cli("show", 1, "--db", db).output
+
+
+def test_compare_and_the_wide_block_fit_100_columns_with_every_row_named_and_no_figure_cut(zoo, db, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "100")
+    for _ in range(2):
+        r = cli("run", "ring", "-r", "all", "-n", "10000,1000000", "-m", 1, "--tokens", 3, "--cores", "1,all",
+                "--repeat", 5, "--wide", "--db", db)
+        assert r.exit_code == 0, r.output
+    lines = r.output.splitlines()
+    assert max(map(len, lines)) <= 100
+    details = r.output[r.output.index("details"):]
+    for name in ("rust-tokio/current-thread", "beam/stock", "fastgo"):  # each row of the wide block is named
+        assert name in details
+    c = cli("compare", 1, 2, "--db", db)
+    assert c.exit_code == 0, c.output
+    rows = [line for line in c.output.splitlines() if "N=" in line]
+    assert max(map(len, c.output.splitlines())) <= 100 and len(rows) == 24  # 4 runtimes × 2 N × 2 cores + K's
+    assert "…" not in c.output  # nothing cut: long parameters wrap instead
+    assert all(re.search(r"[+-]\d+\.\d%\s+[+-]\d+\.\.[+-]\d+%", line) for line in rows if "%" in line)
+
+
+def test_history_lists_grids_without_mixing_thousands_and_list_commas(zoo, db, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "100")
+    cli("run", "ring", "-r", "erlang,fastgo,rust-tokio,beam", "-n", "1000,10000", "-m", "100,1000", "--repeat", 1,
+        "--db", db)
+    h = cli("history", "--db", db).output
+    assert "n=1k,10k" in h and "m=100,1k" in h and "beam/stock,erlang +2" in h

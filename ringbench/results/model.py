@@ -222,7 +222,8 @@ class Run:
                     self.status,
                     f"{why}: {done} of {planned} cells finished and stored (a cell is all or nothing: "
                     "the repeats of one under way are not kept)",
-                    f"continue with `{self.hint('sweep --resume')}`",
+                    "continue with",
+                    hint=self.hint("sweep --resume"),
                 )
             )
         return out
