@@ -4,6 +4,7 @@ the fake driver's fake clock and its FAKE_CURVE (multipliers of successive itera
 import json
 
 import pytest
+from conftest import run_cli
 
 import ringbench
 from ringbench.results import modes, stats
@@ -68,3 +69,13 @@ def test_the_warmups_are_shown_in_the_wide_table_and_stored(fake, db):
     assert "warm-ups 3/3" in r.output
     doc = json.loads(run_cli("export", 1, "--db", db).stdout)
     assert [x["warmups"] for x in doc["cells"][0]["records"]] == [3, 3]
+
+
+def test_m_is_calibrated_to_the_target_and_stored(zoo, db):
+    # erlang's fake clock: 200 ns/hop; N=10 and a 40 ms target: 40e6 / (200 × 10) = 20,000 laps
+    r = run_cli("run", "ring", "-r", "erlang", "-n", 10, "--target", "40ms", "--repeat", 5, "--json", "--db", db)
+    (cell,) = json.loads(r.stdout)["cells"]
+    assert cell["extra"]["calibrated"] == {"m": 20_000}
+    assert {rec["m"] for rec in cell["records"]} == {20_000}
+    assert cell["params"] == {"n": 10, "tokens": 1, "burst": 0}  # the grid point as asked: comparable across runtimes
+
