@@ -29,19 +29,26 @@ from pathlib import Path
 
 from .catalogue import workloads
 from .catalogue.drivers import Driver, DriverError, discover, hop_group, select
+from .catalogue.drivers import build as build_driver
 from .harness import environment, runner
 from .harness.launch import run_driver
 from .harness.protocol import DriverFailed
 from .harness.spec import CellSpec
 from .results import document, noise, stats
 from .results.model import Cell, Run
-from .results.modes import ModeError, Options
+from .results.modes import SETTLE_PCT, ModeError, Options
 from .results.relative import NOT_RANKED, BaselineError, check_baseline
 from .results.store import DEFAULT_DB, Store, StoreError
 
 __all__ = [
+    "DEFAULT_DB",
+    "SETTLE_PCT",
     "InputError",
     "StoreError",
+    "Options",
+    "workloads",
+    "estimate",
+    "build",
     "measure",
     "resume",
     "load",
@@ -81,6 +88,50 @@ def plan(
     return w, runner.plan(drivers, w, grid, list(dict.fromkeys(cores)))
 
 
+@dataclass(frozen=True)
+class Estimate:
+    """How much a measurement will do, before it runs: for the progress display."""
+
+    cells: int
+    processes: int  # steps to take: driver processes in timed mode, cells otherwise
+    seconds: float  # a rough guess of the wall time
+
+
+def estimate(cells: int, options: dict) -> Estimate:
+    """A rough size of a measurement of `cells` cells with these mode options (Options fields)."""
+    o = Options(**{k: v for k, v in options.items() if v is not None})
+    mode = o.mode_object
+    return Estimate(cells, cells * mode.steps(o), cells * mode.seconds(o))
+
+
+def resume_estimate(run_id: int, db: Path | str = DEFAULT_DB) -> Estimate:
+    """What resuming a stored run still has to measure."""
+    run = load(run_id, db)
+    left = (run.planned or len(run.cells)) - sum(c.status in ("ok", "refused") for c in run.cells)
+    return estimate(max(left, 0), vars(run.options))
+
+
+def build(names: list[str], on_each: Callable[[str, str | None], None] = lambda name, problem: None) -> list[str]:
+    """Build the named drivers (all when none is named) with their own tools; `on_each(folder, problem)`
+    reports each (problem None when built); returns the folders that failed. Unknown names: InputError."""
+    drivers = discover()
+    folders = {d.base: d for d in drivers.values()}
+    wanted = list(names) or list(folders)
+    unknown = [n for n in wanted if n not in folders and n not in drivers]
+    if unknown:
+        raise InputError(f"unknown runtime(s) {', '.join(unknown)}; known: {', '.join(folders)}")
+    failed = []
+    for name in wanted:
+        d = folders.get(name) or drivers[name]
+        try:
+            build_driver(d)
+            on_each(d.base, None)
+        except DriverError as e:
+            failed.append(d.base)
+            on_each(d.base, str(e))
+    return failed
+
+
 def _check_baseline_of_plan(baseline: str | None, cells: list[CellSpec]) -> None:
     if not baseline:
         return
@@ -106,6 +157,7 @@ def measure(
     resume: int | None = None,
     budget_s: float | None = None,
     keep_refusals: bool = False,
+    on_begin: Callable[[int], None] = lambda run_id: None,
     on_step: Callable[[CellSpec, str, int, int], None] = lambda s, what, i, n: None,
     on_done: Callable[[Cell], None] = lambda c: None,
     on_tick: Callable[[CellSpec, str], None] = lambda s, text: None,
@@ -118,7 +170,8 @@ def measure(
     runtime_stats); a field that belongs to another mode than `mode` is an InputError. `baseline`
     names the Rel % reference runtime (stored); `tuned` adds the tuned variants of the runtimes asked.
     `resume=RUN_ID` continues that run: cells it already finished are not run again.
-    `on_step(spec, "repeat 1–3 of 6", i, total)` before each driver process, `on_tick(spec, text)`
+    `on_begin(run_id)` once the run is stored (everything validated), `on_step(spec, "repeat 1–3 of 6", i,
+    total)` before each driver process, `on_tick(spec, text)`
     and `on_done(cell)` report progress. `budget_s` stops cleanly (between groups of cells) once that
     many seconds have passed; resume later. A cell the named runtimes cannot serve (too large for this
     machine, a workload or feature they lack) makes the whole request an InputError, unless
@@ -156,7 +209,8 @@ def measure(
             run_id = store.begin_run(command, settings, env, planned=len(cells), baseline=baseline)
             done_keys = set()
         todo = [i for i, c in enumerate(cells) if _key(c, opts) not in done_keys]
-        total_steps = sum(opts.process_count if opts.mode == "timed" else 1 for _ in todo)
+        on_begin(run_id)
+        total_steps = len(todo) * opts.mode_object.steps(opts)
         started = time.monotonic()
         status = "complete"
         finished: list[Cell] = []

@@ -22,14 +22,9 @@ import click
 from rich.markup import escape
 
 from . import api
-from .catalogue import workloads
-from .catalogue.drivers import DriverError, discover
-from .catalogue.drivers import build as build_driver
+from .api import DEFAULT_DB, SETTLE_PCT, Run, StoreError, workloads
 from .present import PLOT_KINDS, exporting, terminal
 from .present.terminal import err, out
-from .results.model import Run
-from .results.modes import SETTLE_PCT, Options
-from .results.store import DEFAULT_DB, StoreError
 
 EXIT_BUDGET = 3
 EXIT_INTERRUPTED = 130
@@ -287,16 +282,6 @@ def _params(kw: dict) -> dict:
     return {k: v for k, v in given.items() if v is not None}
 
 
-def _estimate(plan_total: int, options: dict) -> float:
-    """A rough time for the whole measurement, for the progress display before anything has run."""
-    if options["mode"] != "timed":
-        per = (options.get("samples") or 5) + 1
-        return plan_total * per * (options.get("sample_ms") or 1000) / 1e3
-    o = Options(**{k: v for k, v in options.items() if v is not None})
-    per_process = 0.5 + (3 + o.repeat / o.process_count) * o.target_ms / 1e3 * 1.5
-    return plan_total * per_process
-
-
 def _execute(
     workload: str, kw: dict, *, many_cells: bool, defaults: dict, resume: int | None = None, budget: float | None = None
 ) -> None:
@@ -308,45 +293,43 @@ def _execute(
     options = _options(kw, defaults)
     _sigterm_as_interrupt()
     command = "ringbench " + shlex.join(sys.argv[1:])
-    if resume is None and not Path(db).exists():
-        err.print(f"creating the store {db}", highlight=False)
-
-    def call(on_step, on_tick, on_done) -> Run:
-        if resume is not None:
-            return api.resume(resume, db, on_step=on_step, on_done=on_done, on_tick=on_tick, budget_s=budget)
-        return api.measure(
-            workload,
-            runtime,
-            params=params,
-            cores=cores,
-            db=db,
-            command=command,
-            budget_s=budget,
-            baseline=baseline,
-            tuned=tuned,
-            keep_refusals=many_cells or "all" in runtime.split(","),
-            on_step=on_step,
-            on_done=on_done,
-            on_tick=on_tick,
-            **options,
-        )
-
     if resume is not None:
         stored = api.load(resume, db)
         if stored.status == "complete":
             err.print(f"run {resume} is complete: every planned cell is stored; nothing to resume", highlight=False)
             _print_result(stored, as_json, wide)
             sys.exit(0)
-        total = (stored.planned or 0) - sum(c.status in ("ok", "refused") for c in stored.cells)
-        options = {"mode": stored.options.mode, **vars(stored.options)}
+        size = api.resume_estimate(resume, db)
     else:
-        w, cells = api.plan(workload, runtime, params=params, cores=cores, tuned=tuned)
-        total = len(cells)
-    o = {k: v for k, v in options.items() if k in _MODE_FIELDS or k == "mode"}
-    processes = total * (Options(**{k: v for k, v in o.items() if v is not None}).process_count
-                         if o["mode"] == "timed" else 1)  # fmt: skip
-    with terminal.progress(_estimate(max(total, 0), o), processes) as (on_step, on_tick, on_done):
-        result = call(on_step, on_tick, on_done)
+        _, cells = api.plan(workload, runtime, params=params, cores=cores, tuned=tuned)
+        size = api.estimate(len(cells), options)
+    shown = terminal.ProgressDisplay(size.seconds, size.processes, None if Path(db).exists() else str(db))
+    try:
+        if resume is not None:
+            result = api.resume(
+                resume, db, budget_s=budget, on_begin=shown.begin, on_step=shown.step, on_done=shown.done,
+                on_tick=shown.tick,
+            )  # fmt: skip
+        else:
+            result = api.measure(
+                workload,
+                runtime,
+                params=params,
+                cores=cores,
+                db=db,
+                command=command,
+                budget_s=budget,
+                baseline=baseline,
+                tuned=tuned,
+                keep_refusals=many_cells or "all" in runtime.split(","),
+                on_begin=shown.begin,
+                on_step=shown.step,
+                on_done=shown.done,
+                on_tick=shown.tick,
+                **options,
+            )
+    finally:
+        shown.stop()
     _print_result(result, as_json, wide)
     if result.status == "interrupted":
         sys.exit(EXIT_INTERRUPTED)
@@ -432,7 +415,8 @@ def sweep(workload, resume, budget, **kw):
         given = [
             p.opts[0]
             for p in ctx.command.params
-            if p.name not in ("resume", "budget", "db", "as_json", "wide")
+            if isinstance(p, click.Option)
+            and p.name not in ("resume", "budget", "db", "as_json", "wide")
             and ctx.get_parameter_source(p.name) is click.core.ParameterSource.COMMANDLINE
         ]
         if workload is not None or given:
@@ -524,22 +508,12 @@ def runtimes(as_json):
 @click.argument("names", nargs=-1)
 def build(names):
     """Build the named drivers (default: every driver) with each runtime's own tools."""
-    drivers = discover()
-    folders = {d.base: d for d in drivers.values()}
-    wanted = list(names) or list(folders)
-    unknown = [n for n in wanted if n not in folders and n not in drivers]
-    if unknown:
-        raise BadInput(f"unknown runtime(s) {', '.join(unknown)}; known: {', '.join(folders)}")
-    failed = []
-    for name in wanted:
-        d = folders.get(name) or drivers[name]
-        with err.status(f"building {d.base} …"):
-            try:
-                build_driver(d)
-                err.print(f"  {d.base}: [green]built[/green]")
-            except DriverError as e:
-                failed.append(d.base)
-                err.print(f"  {d.base}: [red]{escape(str(e))}[/red]")
+
+    def each(name: str, problem: str | None) -> None:
+        err.print(f"  {name}: [green]built[/green]" if problem is None else f"  {name}: [red]{escape(problem)}[/red]")
+
+    with err.status("building …"):
+        failed = api.build(list(names), each)
     if failed:
         err.print(f"[red]{len(failed)} driver(s) failed to build: {', '.join(failed)}[/red]")
         sys.exit(1)

@@ -1,4 +1,6 @@
 import os
+import sqlite3
+import sys
 from pathlib import Path
 
 import pytest
@@ -8,6 +10,25 @@ from ringbench.harness import measure, runner
 
 FAKE_DIR = Path(__file__).parent / "fake_drivers"
 FAKE_PY = FAKE_DIR / "fake" / "fake.py"
+RINGBENCH = [sys.executable, "-m", "ringbench.cli"]  # the real command line, in a process of its own
+
+
+def q(db, sql, *args):
+    """Rows of an SQL query on a store file, read behind the store's back."""
+    con = sqlite3.connect(db)
+    con.row_factory = sqlite3.Row
+    try:
+        return con.execute(sql, args).fetchall()
+    finally:
+        con.close()
+
+
+def cells_stored(db) -> int:
+    """Cells in the store so far (0 while the store is still being created)."""
+    try:
+        return q(db, "SELECT count(*) AS k FROM cells")[0]["k"] if db.exists() else 0
+    except sqlite3.OperationalError:
+        return 0
 
 
 @pytest.fixture

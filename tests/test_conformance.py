@@ -146,7 +146,6 @@ def test_no_verb_is_bad_param(d):
 
 # -- the workload catalogue (issue: spawn, pingpong, fanin, selective, trace, continuous) -------
 from ringbench.catalogue.workloads import check_trace  # noqa: E402
-from ringbench.results import sampling  # noqa: E402
 from ringbench.harness.protocol import check_samples  # noqa: E402
 
 REQUIRED_WORKLOADS = {"ring", "spawn", "pingpong", "fanin", "tree", "trace"}

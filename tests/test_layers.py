@@ -19,7 +19,7 @@ ALLOWED = {
     "harness": {"results", "catalogue"},
     "present": {"results", "catalogue"},
     "api": {"catalogue", "results", "harness"},
-    "cli": {"api", "present", "results", "catalogue"},
+    "cli": {"api", "present"},
 }
 
 

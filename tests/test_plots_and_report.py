@@ -18,8 +18,8 @@ import pytest
 from click.testing import CliRunner
 
 from ringbench import api
-from ringbench.cli import cli as main
 from ringbench.catalogue import workloads
+from ringbench.cli import cli as main
 from ringbench.present import plots, report, seeds
 from ringbench.results.model import Cell
 from ringbench.results.modes import Options

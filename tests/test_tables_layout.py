@@ -2,12 +2,11 @@
 modes that agree with themselves, calibrated work per repeat. Exact, with fake drivers' fake clocks."""
 import json
 import re
-from pathlib import Path
 
-import pytest
 from click.testing import CliRunner
 
 from ringbench.cli import cli as main
+
 
 def cli(*args):
     return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
@@ -65,34 +64,34 @@ def test_a_thousands_separator_in_a_number_gets_a_hint(zoo, db):
     assert r.exit_code == 2 and "did you mean 1000" in r.output
 
 
-def test_m_is_calibrated_to_the_target_and_stored(zoo, db):
-    # erlang's fake clock: 200 ns/hop; N=10 and a 40 ms target: 40e6 / (200 × 10) = 20,000 laps
-    r = cli("run", "ring", "-r", "erlang", "-n", 10, "--target", "40ms", "--repeat", 5, "--json", "--db", db)
-    (cell,) = json.loads(r.stdout)["cells"]
-    assert cell["extra"]["calibrated"] == {"m": 20_000}
-    assert {rec["m"] for rec in cell["records"]} == {20_000}
-    assert cell["params"] == {"n": 10, "tokens": 1, "burst": 0}  # the grid point as asked: comparable across runtimes
 
 
-def test_cv_mode_reports_the_window_that_converged(fake, db):
-    # intervals: noisy (×3, ×1), then five steady ones at 100 ns/hop
-    fake(FAKE_NS_PER_HOP=100, FAKE_SAMPLE_JITTER="1,3,1,1,1,1,1,1,1,1,1,1")
-    r = cli("run", "ring", "-r", "fake", "-n", 100, "--continuous", "--samples", 5, "--sample-ms", 10, "--cv", 0.01,
-            "--max-samples", 12, "--json", "--db", db)
-    (cell,) = json.loads(r.stdout)["cells"]
-    assert cell["extra"]["converged"] and cell["extra"]["window"] == 5
-    assert cell["summary"]["ns_per_hop"]["count"] == 5
-    assert cell["summary"]["ns_per_hop"]["high"] == 100  # the noisy intervals before it settled are not counted
-    assert cell["extra"]["cv"] < 0.01
-    text = cli("show", 1, "--db", db).output
-    assert "converged over the last 5" in text and "sample(s): too few" not in text
 
 
-def test_squeeze_summary_is_the_peak_step(fake, db):
-    fake(FAKE_SQUEEZE="1:100,2:50,3:34,4:40,5:45,6:50,7:60,8:70")
-    r = cli("run", "ring", "-r", "fake", "-n", 100, "--squeeze", "--max", 8, "--sample-ms", 10, "--json", "--db", db)
-    (cell,) = json.loads(r.stdout)["cells"]
-    assert cell["extra"]["peak_concurrency"] == 3
-    assert cell["summary"]["ns_per_hop"]["median"] == pytest.approx(34, rel=0.02)
-    assert cell["extra"]["hops_per_sample_mean"] > 0
-    assert "peak K = 3" in cli("show", 1, "--db", db).output
+
+
+def test_compare_and_the_wide_block_fit_100_columns_with_every_row_named_and_no_figure_cut(zoo, db, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "100")
+    for _ in range(2):
+        r = cli("run", "ring", "-r", "all", "-n", "10000,1000000", "-m", 1, "--tokens", 3, "--cores", "1,all",
+                "--repeat", 5, "--wide", "--db", db)
+        assert r.exit_code == 0, r.output
+    lines = r.output.splitlines()
+    assert max(map(len, lines)) <= 100
+    details = r.output[r.output.index("details"):]
+    for name in ("rust-tokio/current-thread", "beam/stock", "fastgo"):  # each row of the wide block is named
+        assert name in details
+    c = cli("compare", 1, 2, "--db", db)
+    assert c.exit_code == 0, c.output
+    rows = [line for line in c.output.splitlines() if "N=" in line]
+    assert max(map(len, c.output.splitlines())) <= 100 and len(rows) == 24  # 4 runtimes × 2 N × 2 cores + K's
+    assert "…" not in c.output  # nothing cut: long parameters wrap instead
+    assert all(re.search(r"[+-]\d+\.\d%\s+[+-]\d+\.\.[+-]\d+%", line) for line in rows if "%" in line)
+
+
+def test_history_lists_grids_without_mixing_thousands_and_list_commas(zoo, db, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "100")
+    cli("run", "ring", "-r", "erlang,fastgo,rust-tokio,beam", "-n", "1000,10000", "-m", "100,1000", "--repeat", 1,
+        "--db", db)
+    h = cli("history", "--db", db).output
+    assert "n=1k,10k" in h and "m=100,1k" in h and "beam/stock,erlang +2" in h

@@ -9,13 +9,11 @@ import json
 import os
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 from rich import box
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 
@@ -71,7 +69,7 @@ def show_run(run: Run, wide: bool = False) -> None:
         wcols, wbody = tables.wide_block(cells, run.baseline)
         if wbody:
             out.print(_table("details", wcols, wbody, wrap_left=True))
-    elif o.mode != "timed":
+    elif run.mode_object.sampled or getattr(run.mode_object, "details_under_table", False):  # versus has it
         for c in cells:
             if c.ok:
                 out.print(escape(f"{c.label}: {c.mode_object.details(c)}"), highlight=False)
@@ -88,8 +86,14 @@ def show_run(run: Run, wide: bool = False) -> None:
 
 
 def print_warnings(warnings: list[noise.RunWarning]) -> None:
-    for w in noise.grouped(warnings):
-        out.print(f"[yellow]warning:[/yellow] {escape(w)}", highlight=False)
+    """One line per kind of warning; a command to run comes on a line of its own, whole, so it can be
+    pasted however long its --db path is."""
+    with_hint = [w for w in warnings if w.hint]
+    for line in noise.grouped([w for w in warnings if not w.hint]):
+        out.print(f"[yellow]warning:[/yellow] {escape(line)}", highlight=False)
+    for w in with_hint:
+        out.print(f"[yellow]warning:[/yellow] {escape(w.what)}; {escape(w.advice)}:", highlight=False)
+        out.print(f"  {escape(w.hint)}", highlight=False, soft_wrap=True)
 
 
 def show_header(run: Run) -> None:
@@ -202,23 +206,31 @@ _VERDICT = {True: "{}", False: "same", None: "few"}
 
 def show_compare(run_a: int, run_b: int, changes: list, metric: str) -> None:
     t = Table(title=f"run {run_a} → run {run_b}", title_justify="left", box=HEAD_RULE, pad_edge=False)
-    for col in ("Runtime", "Cores", "Params", f"run {run_a}", f"run {run_b}", "change", "95% CI", "p", "verdict"):
-        t.add_column(col, justify="left" if col in ("Runtime", "Params", "verdict") else "right", no_wrap=True)
+    rows = []
     for ch in changes:
         c, d = ch.after, ch.diff
         slower = ch.slower_pct
         verdict = ("slower" if slower > 0 else "faster") if d.significant else _VERDICT[d.significant]
-        t.add_row(
+        rows.append([
             c.runtime,
             tables.cores_text(c),
             escape(_short_params(c)),
             tables.fmt(ch.before.headline.median),
             tables.fmt(c.headline.median),
             f"{(d.ratio - 1) * 100:+.1f}%",
-            f"{(d.ratio_ci[0] - 1) * 100:+.0f}…{(d.ratio_ci[1] - 1) * 100:+.0f}%",
+            f"{(d.ratio_ci[0] - 1) * 100:+.0f}..{(d.ratio_ci[1] - 1) * 100:+.0f}%",
             "–" if d.p_value is None else f"{d.p_value:.3f}",
             verdict,
-        )
+        ])  # fmt: skip
+    heads = ("Runtime", "Cores", "Params", f"run {run_a}", f"run {run_b}", "change", "95% CI", "p", "verdict")
+    for i, col in enumerate(heads):
+        # Every column but the parameters keeps its whole width; the parameters wrap, never a figure.
+        widest = max([len(col), *(len(r[i]) for r in rows)])
+        wraps = col == "Params"
+        t.add_column(col, justify="left" if col in ("Runtime", "Params", "verdict") else "right",
+                     no_wrap=not wraps, min_width=None if wraps else widest, overflow="fold")  # fmt: skip
+    for r in rows:
+        t.add_row(*r)
     out.print(t)
     out.print(
         f"{metric}, median of repeats; change = run {run_b} / run {run_a} − 1 with its bootstrap 95 % interval. "
@@ -261,34 +273,49 @@ def _duration(s: float) -> str:
     return f"{s // 3600}h{s % 3600 // 60:02d}m" if s >= 3600 else f"{s // 60}m{s % 60:02d}s" if s >= 60 else f"{s}s"
 
 
-@contextmanager
-def progress(estimate_s: float, total: int) -> Iterator[tuple]:
-    """A progress display on stderr: the cell under way and what it does, driver processes done of all,
-    elapsed time and an estimate of what is left; yields (on_step, on_tick, on_done) callbacks."""
-    err.print(f"measuring: {total} driver process(es), about {_duration(estimate_s)}", highlight=False)
-    columns = [
-        TextColumn("{task.description}", table_column=None),
-        BarColumn(bar_width=10),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        _Eta(estimate_s),
-    ]
-    with Progress(*columns, console=err, transient=True) as bar:
-        task = bar.add_task("starting", total=total)
-        width = max(20, (err.width or 100) - 45)
+class ProgressDisplay:
+    """A progress display on stderr, shown once the measurement has begun (bad input prints only its error
+    line): the cell under way and what it does, steps done of all, elapsed time and an estimate of what
+    is left. `begin`, `step`, `tick` and `done` are the API's callbacks; `stop` ends the display."""
 
-        def describe(spec, text: str) -> str:
-            line = f"{spec.label} · {text}"
-            return escape(line if len(line) <= width else line[: width - 1] + "…")
+    def __init__(self, estimate_s: float, total: int, creating: str | None = None):
+        self.estimate_s, self.total, self.creating = estimate_s, total, creating
+        self.bar: Progress | None = None
+        self.task: TaskID | None = None
+        self.width = max(20, (err.width or 100) - 45)
 
-        def on_step(spec, what, i, n):
-            bar.update(task, completed=i - 1, total=n, description=describe(spec, what))
+    def begin(self, run_id: int) -> None:
+        if self.creating:
+            err.print(f"creating the store {self.creating}", highlight=False)
+        err.print(f"run {run_id}: {self.total} step(s), about {_duration(self.estimate_s)}", highlight=False)
+        columns = [
+            TextColumn("{task.description}", table_column=None),
+            BarColumn(bar_width=10),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            _Eta(self.estimate_s),
+        ]
+        self.bar = Progress(*columns, console=err, transient=True)
+        self.task = self.bar.add_task("starting", total=self.total)
+        self.bar.start()
 
-        def on_tick(spec, text):
-            bar.update(task, description=describe(spec, text))
+    def _describe(self, spec, text: str) -> str:
+        line = f"{spec.label} · {text}"
+        return escape(line if len(line) <= self.width else line[: self.width - 1] + "…")
 
-        def on_done(c: Cell):
-            mark = "[green]ok[/green]" if c.ok else f"[red]{tables.reason_line(c)}[/red]"
-            bar.console.print(f"  {escape(c.label)}: {mark}" if c.ok else f"  {escape(c.label)}: {mark}")
+    def step(self, spec, what: str, i: int, n: int) -> None:
+        if self.bar is not None and self.task is not None:
+            self.bar.update(self.task, completed=i - 1, total=n, description=self._describe(spec, what))
 
-        yield on_step, on_tick, on_done
+    def tick(self, spec, text: str) -> None:
+        if self.bar is not None and self.task is not None:
+            self.bar.update(self.task, description=self._describe(spec, text))
+
+    def done(self, c: Cell) -> None:
+        mark = "[green]ok[/green]" if c.ok else f"[red]{escape(tables.reason_line(c))}[/red]"
+        (self.bar.console if self.bar else err).print(f"  {escape(c.label)}: {mark}")
+
+    def stop(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+            self.bar = None

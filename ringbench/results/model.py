@@ -219,14 +219,14 @@ class Run:
                 "interrupted": "interrupted",
                 "abandoned": "the process measuring it stopped",
             }[self.status]
+            resumable = getattr(self.mode_object, "resumable", True)  # a versus run is measured again whole
             out.append(
                 noise.RunWarning(
                     self.status,
                     f"{why}: {done} of {planned} cells finished and stored (a cell is all or nothing: "
                     "the repeats of one under way are not kept)",
-                    f"continue with `{self.hint('sweep --resume')}`"
-                    if getattr(self.mode_object, "resumable", True)  # versus is not: measure it again
-                    else f"measure it again with its command (`{self.hint('show')}` shows it)",
+                    "continue with" if resumable else "measure it again with its command, shown by",
+                    hint=self.hint("sweep --resume" if resumable else "show"),
                 )
             )
         return out

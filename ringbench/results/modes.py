@@ -99,7 +99,21 @@ class Mode:
     value_name = "counted sample(s)"  # what one of the mode's values is, and the flag that gives more
     more_flag = "--samples"
     flags = {"squeeze_min": "--min", "squeeze_max": "--max", "target_ms": "--target"}
-    settles = False  # whether its cells record warm-up iterations
+    settles = False  # whether its cells record warm-up iterations (and are summarised per repeat)
+    sampled = True  # whether its values are sample intervals of a running ring
+
+    def processes(self, opts: Options) -> int:
+        """Driver processes one cell launches at most (calibration probes aside)."""
+        return 1
+
+    def steps(self, opts: Options) -> int:
+        """Steps one cell is measured in (the progress display counts them): a driver process each in
+        timed mode, where comparable cells take turns; one for a continuous or squeeze cell."""
+        return 1
+
+    def seconds(self, opts: Options) -> float:
+        """A rough wall time of one cell, for progress estimates."""
+        return self.processes(opts) * (opts.samples + 1) * opts.sample_ms / 1e3
 
     def check(self, w: Workload, opts: Options, given: set[str]) -> None:
         """Raise ModeError for a setting given for another mode or out of range. `given`: fields set by the user."""
@@ -180,6 +194,17 @@ class Timed(Mode):
     value_name = "repeat(s)"
     more_flag = "--repeat"
     settles = True
+    sampled = False
+
+    def processes(self, opts: Options) -> int:
+        return opts.process_count
+
+    def steps(self, opts: Options) -> int:
+        return opts.process_count
+
+    def seconds(self, opts: Options) -> float:
+        warm = 3 if opts.warmup is None else opts.warmup
+        return self.processes(opts) * (0.5 + (warm + opts.repeat / opts.process_count) * opts.target_ms / 1e3 * 1.5)
 
     def check(self, w: Workload, opts: Options, given: set[str]) -> None:
         super().check(w, opts, given)
@@ -262,6 +287,9 @@ class Squeeze(Continuous):
         if not 1 <= opts.squeeze_min <= opts.squeeze_max:
             raise ModeError("squeeze needs 1 ≤ --min ≤ --max")
 
+    def processes(self, opts: Options) -> int:
+        return max(opts.squeeze_max - opts.squeeze_min + 1, 1)
+
     def counted_samples(self, cell: Cell) -> list[dict]:
         """The peak step's samples: the summary row is the peak."""
         peak = cell.extra.get("peak_concurrency")
@@ -330,9 +358,21 @@ class Versus(Mode):
 
     name = "versus"
     resumable = False  # a stopped comparison is measured again whole (`sweep --resume` cannot run it)
+    sampled = False
+    details_under_table = True  # each row's laps, wall times and commands, printed under the table
     value_name = "rounds"
     more_flag = "--rounds"
     comparison_header = "ratio\ndriver/program"
+
+    def processes(self, opts: Options) -> int:
+        """One side's processes: its warm-up runs and two a round."""
+        return (opts.warmup or 0) + 2 * opts.repeat
+
+    def steps(self, opts: Options) -> int:
+        return opts.repeat
+
+    def seconds(self, opts: Options) -> float:
+        return self.processes(opts) * 0.5  # the program's speed is unknown: half a second a process
 
     def check(self, w: Workload, opts: Options, given: set[str]) -> None:
         raise ModeError(

@@ -28,13 +28,15 @@ class RunWarning:
     figures: dict[str, float] = field(default_factory=dict, compare=False)
     # the cell's identity, for presenters that name it their own way: runtime, cores, params (non-default)
     where: dict = field(default_factory=dict, compare=False)
+    hint: str = ""  # a command that acts on it, to be shown whole (on a line of its own in a terminal)
 
     @property
     def text(self) -> str:
         """The warning as one sentence (for a single warning; `grouped` joins several of one kind)."""
         where = f"{self.cell}: " if self.cell else ""
         detail = f" ({self.detail})" if self.detail else ""
-        return f"{where}{self.what}{detail}; {self.advice}"
+        hint = f" `{self.hint}`" if self.hint else ""
+        return f"{where}{self.what}{detail}; {self.advice}{hint}"
 
 
 def environment(env: dict) -> list[RunWarning]:

@@ -189,6 +189,20 @@ class StoreError(Exception):
         self.kind = kind
 
 
+def _make_writable(path: Path) -> str:
+    """What to do about a store that cannot be written: a read-only mount is not fixed by chmod."""
+    folder = path.parent if path.parent.exists() else Path("/")
+    try:
+        mounted_ro = bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
+    except OSError:
+        mounted_ro = False
+    if mounted_ro:
+        return f"the file system holding {folder} is mounted read-only; use --db with a file on a writable disk"
+    return (
+        "make the file and its folder writable (chmod u+w; chattr -i if it is immutable) or use --db with another file"
+    )
+
+
 def now() -> str:
     """The current UTC time as stored (ISO 8601, seconds)."""
     return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
@@ -290,8 +304,7 @@ def _classify(e: BaseException, path: Path, doing: str, timeout: float) -> Store
         )
     if primary == 8 or "readonly" in msg or "read-only" in msg:  # SQLITE_READONLY
         return StoreError(
-            f"{path} is read-only (while {doing}); make the file and its folder writable "
-            "(chattr -i, chmod u+w) or use --db with another file",
+            f"{path} is read-only (while {doing}); {_make_writable(path)}",
             1,
             "read-only",
         )
@@ -328,8 +341,7 @@ def _guarded(doing: str, writes: bool = False) -> Callable[[_Method[_P, _R]], _M
         def guarded(self: Store, *args: _P.args, **kw: _P.kwargs) -> _R:
             if writes and self.read_only:
                 raise StoreError(
-                    f"{self.path} is read-only, cannot {doing}; make the file and its folder "
-                    "writable (chattr -i, chmod u+w) or use --db with another file",
+                    f"{self.path} is read-only, cannot {doing}; {_make_writable(self.path)}",
                     1,
                     "read-only",
                 )
@@ -404,7 +416,7 @@ class Store:
             folder = p.parent
             if not os.access(folder, os.W_OK):
                 raise StoreError(
-                    f"cannot create {p}: folder {folder} is read-only; make it writable or use --db with another file",
+                    f"cannot create {p}: folder {folder} is read-only; {_make_writable(p)}",
                     1,
                     "read-only",
                 )
@@ -419,8 +431,7 @@ class Store:
             what = f"file {p}" if not file_ok else f"folder {p.parent}"
             if create:
                 raise StoreError(
-                    f"{p} cannot be written: the {what} is read-only; make it writable "
-                    "(chattr -i, chmod u+w) or use --db with another file",
+                    f"{p} cannot be written: the {what} is read-only; {_make_writable(p)}",
                     1,
                     "read-only",
                 )

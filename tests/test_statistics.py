@@ -3,9 +3,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ringbench.results import sampling
 from ringbench.harness.protocol import DriverFailed, check_samples
-from ringbench.results import stats
+from ringbench.results import sampling, stats
 
 
 def test_summary_of_known_values():
