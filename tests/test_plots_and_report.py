@@ -221,26 +221,7 @@ def matplotlib_colour(c) -> str:
     return to_hex(c)
 
 
-# -- the seeds ---------------------------------------------------------------------------------------
-def test_seed_figures_keep_their_sources_and_match_the_transcription():
-    raw = json.loads(seeds.DATA.read_text())
-    assert raw["series"] and all(s["source"] in raw["sources"] for s in raw["series"])
-    assert all(src["transcribed_from"].startswith("shared/seed-figures.md") for src in raw["sources"].values())
-    md = Path(__file__).resolve().parents[2] / "shared" / "seed-figures.md"
-    msg = {(s.year, s.system, s.machine): {p.n: p.ns for p in s.points} for s in seeds.message_series()}
-    assert msg[(1998, "Erlang R4b", "Pentium Pro 200 MHz, 64 MB, FreeBSD 2.2.7")][10_000] == pytest.approx(9520)
-    t60 = next(v for k, v in msg.items() if k[0] == 2009)
-    assert t60[499_900] == pytest.approx(666_953 * 1e6 / (499_900 * 1000))  # 1.33 µs per hop, M = 1,000
-    assert {p["value"] for p in seeds.ring_table() if p["n"] == 499_900 and p["m"] == 10_000} == {6_976_977}
-    if md.exists():  # beside a checkout (not in a bare copy): every published number is in the transcription
-        text = md.read_text().replace(",", "")
-        for s in raw["series"]:
-            for p in s["points"]:
-                v = p["value"]
-                if "low" not in p and "alt" not in p and s["metric"] != "memory":
-                    assert f"{v:g}" in text or str(v) in text, (s["system"], s["machine"], p)
-
-
+# -- the seeds (their figures: tests/test_seeds.py) -----------------------------------------------------
 def test_report_never_mixes_seeds_into_measured_tables(multi_html):
     tables_part = multi_html.split("id='tables'")[1].split("id='warnings'")[0]
     assert "1998" not in tables_part and "ThinkPad" not in tables_part
