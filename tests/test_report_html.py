@@ -238,3 +238,31 @@ def test_report_is_self_contained(fake, db, tmp_path):
     assert len(re.findall(r"<div class='chart' id=", page)) >= 3  # ns/hop, time against M, surface (+ then and now)
     outside = re.sub(r"<script>.*?</script>", "", page, flags=re.S)
     assert "http://" not in outside and "https://" not in outside
+
+
+def test_calibrated_m_and_new_runtime_ids(tmp_path):
+    """`make bench`'s run: M calibrated per runtime (absent from the parameters asked), runtimes named by
+    variant (erlang/stock, erlang/tuned, go/stock): the summary says M is calibrated, then and now matches
+    the families by base name."""
+    from report_fixtures import JITTER, begin, record
+
+    from ringbench.results.store import Cell, Store
+
+    db = tmp_path / "store.db"
+    st = Store(db)
+    rid = begin(st, "ring")
+    for rt, ns, m in (("erlang/stock", 130, 300), ("erlang/tuned", 120, 320), ("go/stock", 150, 260)):
+        for cores in ("1", "all"):
+            recs = [(i + 1, 1, record(1000, m, ns, 0.5, 2000, j, process=i + 1)) for i, j in enumerate(JITTER)]
+            st.add_cell(rid, Cell(rt, "ring", {"n": 1000, "tokens": 1, "burst": 0}, cores,
+                                  extra={"calibrated": {"m": m}, "target_ms": 40}), recs)
+    st.finish_run(rid, "complete", [])
+    st.close()
+    page = render(db, [1])
+    lines = [re.sub(r"<[^>]+>", "", html.unescape(li)) for li in _findings(page)]
+    assert lines[0] == "Message cost, 1 core, M calibrated per runtime: fastest erlang/tuned at N = 1k (120 ns/hop)."
+    then = page.split("id='then-and-now'")[1].split("id='tables'")[0]
+    erlang_row = then.split("Erlang: time per message, N = 10k")[1].split("</tr>")[0]
+    assert "erlang/stock · 1 core" in erlang_row and "erlang/tuned · 1 core" in erlang_row
+    spec = re.search(r"id='chart-then-now-message-data'>(.*?)</script>", page, flags=re.S).group(1)
+    assert {t["name"] for t in json.loads(spec)["data"]} >= {"erlang/stock · 1 core", "erlang/tuned · all cores"}

@@ -106,7 +106,7 @@ def figures(charts: dict[str, Chart], st: dict[str, Style]) -> list[tuple[str, s
             "2016: the skynet benchmark's README, one tree of 1M leaves with fanout 10",
         ),
     ):
-        xlabel = now.xlabel if now else "N (processes)"
+        xlabel = "N (leaves of the tree)" if key == "then-now-tree" else "N (processes)"
         made = chart(key, title, xlabel, ylabel, now.panels[0].series if now else [], seed, st)
         if made:
             ch, note = made
