@@ -231,9 +231,10 @@ class Threads(common.Runtime):
         for q in qs:
             self.start(ring_process, q, main_q, False, main_q)
         meter.spawn_ends(self.collect(main_q, n))
-        for q in qs:
-            q.put(-1)  # the stop message: each answers main and exits
-        self.collect(main_q, n)
+        get = main_q.get
+        for q in qs:  # one at a time: released all at once, n threads would wait for the GIL together
+            q.put(-1)  # the stop message: it answers main and exits
+            get()
         self.wait_exited(base)
         return meter.ready
 
