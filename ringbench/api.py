@@ -187,6 +187,7 @@ def measure(
     except (ModeError, TypeError) as e:
         raise InputError(str(e)) from None
     _check_baseline_of_plan(baseline, cells)
+    runner.describe_all(cells, opts.clean_env)
     refused = {i: why for i, c in enumerate(cells) if (why := runner.refusal(c) or runner.unsupported(c, opts))}
     if refused and not keep_refusals:
         raise InputError("; ".join(dict.fromkeys(refused.values())))

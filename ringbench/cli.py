@@ -653,7 +653,7 @@ def plot(run_id, kind, out_path, runtime, fixed_n, fixed_m, db):
         raise BadInput("--out must end in .png or .svg")
     result = api.load(run_id, db)
     if kind == "auto":
-        kind = plots.default_kind(result.workload.name, result.options.mode)
+        kind = plots.default_kind_for(result.cells)
     if not out_path.parent.exists():
         err.print(f"creating folder {out_path.parent}")
     try:

@@ -64,10 +64,16 @@ class Stop(Exception):
 
 
 def load() -> tuple[dict[str, dict], list[dict], list[dict]]:
-    try:
-        data = tomllib.loads(CATALOGUE.read_text())
-    except (OSError, tomllib.TOMLDecodeError) as e:
-        raise Stop(f"cannot read {CATALOGUE}: {e}") from None
+    """The catalogue: programs.toml, then each driver's own programs.d/<driver>.toml (a new driver adds
+    its programs and cases in a file of its own)."""
+    data: dict[str, list] = {"program": [], "case": [], "core": []}
+    for path in [CATALOGUE, *sorted((CATALOGUE.parent / "programs.d").glob("*.toml"))]:
+        try:
+            part = tomllib.loads(path.read_text())
+        except (OSError, tomllib.TOMLDecodeError) as e:
+            raise Stop(f"cannot read {path}: {e}") from None
+        for key in data:
+            data[key] += part.get(key, [])
     programs = {p["id"]: p for p in data.get("program", [])}
     for c in data.get("case", []):
         if c["program"] not in programs:

@@ -14,7 +14,9 @@ interruption loses the cells under way, at most one group's).
 from __future__ import annotations
 
 import itertools
+import os
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
 
@@ -50,6 +52,24 @@ def describe_cached(d: Driver, cores: str = "all", clean_env: bool = False) -> d
     if key not in _describe_cache:
         _describe_cache[key] = describe(d, cores, clean_env)
     return _describe_cache[key]
+
+
+def describe_all(cells: list[CellSpec], clean_env: bool = False) -> None:
+    """Ask every (driver, core setting) of the plan to describe itself, a few at a time, before anything is
+    measured: describes are short and independent, and a plan of many runtimes would otherwise wait for
+    each in turn."""
+    todo = list({(c.driver.name, c.cores): c for c in cells}.values())
+    if len(todo) < 2:
+        return
+
+    def one(c: CellSpec) -> None:
+        try:
+            describe_cached(c.driver, c.cores, clean_env)
+        except DriverFailed:
+            pass  # asked again, and reported, where the cell needs it
+
+    with ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as pool:
+        list(pool.map(one, todo))
 
 
 def workloads_of(d: Driver) -> list[str]:
