@@ -388,7 +388,10 @@ class Versus(Mode):
         return (OWN_NS_PER_HOP,)
 
     def values(self, cell: Cell, metric: Metric | None = None) -> list[float]:
-        metric = metric or VERSUS_NS_PER_HOP
+        """A metric is read by its name: ns_per_hop asked of a versus cell (by a chart, say) is its
+        differential figure, never the driver's own run_ns / count."""
+        mine = {m.name: m for m in self.metrics(cell.workload)}
+        metric = mine.get(metric.name, metric) if metric else VERSUS_NS_PER_HOP
         return [v for v in map(metric.of, cell.records) if v is not None]
 
     def describe(self, opts: Options, w: Workload) -> str:
