@@ -270,6 +270,11 @@ def resume(run_id: int, db: Path | str = DEFAULT_DB, **kw) -> Run:
     stored = load(run_id, db)
     if stored.status == "complete":
         return stored
+    if not stored.mode_object.resumable:
+        raise InputError(
+            f"run {run_id} is a {stored.options.mode} run: it is measured again whole; "
+            f"`{stored.hint('show')}` prints its command"
+        )
     if stored.status == "imported":
         raise InputError(
             f"run {run_id} was imported: it can be shown, compared, exported and reported, not resumed here"

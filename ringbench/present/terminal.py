@@ -69,7 +69,7 @@ def show_run(run: Run, wide: bool = False) -> None:
         wcols, wbody = tables.wide_block(cells, run.baseline)
         if wbody:
             out.print(_table("details", wcols, wbody, wrap_left=True))
-    elif run.mode_object.sampled or getattr(run.mode_object, "details_under_table", False):  # versus has it
+    elif run.mode_object.sampled or run.mode_object.details_under_table:
         for c in cells:
             if c.ok:
                 out.print(escape(f"{c.label}: {c.mode_object.details(c)}"), highlight=False)
@@ -190,7 +190,7 @@ def show_history(runs: list[dict], db: str, db_flag: str) -> None:
         r["id"]
         for r in runs
         if r["status"] in ("interrupted", "budget", "abandoned", "failed")
-        and getattr(MODES.get(r["settings"].get("mode", "timed")), "resumable", True)  # versus runs are not
+        and MODES[r["settings"].get("mode", "timed")].resumable
     ]
     if resumable:
         out.print(

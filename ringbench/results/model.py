@@ -219,7 +219,7 @@ class Run:
                 "interrupted": "interrupted",
                 "abandoned": "the process measuring it stopped",
             }[self.status]
-            resumable = getattr(self.mode_object, "resumable", True)  # a versus run is measured again whole
+            resumable = self.mode_object.resumable  # a versus run is measured again whole
             out.append(
                 noise.RunWarning(
                     self.status,

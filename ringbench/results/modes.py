@@ -101,6 +101,8 @@ class Mode:
     flags = {"squeeze_min": "--min", "squeeze_max": "--max", "target_ms": "--target"}
     settles = False  # whether its cells record warm-up iterations (and are summarised per repeat)
     sampled = True  # whether its values are sample intervals of a running ring
+    resumable = True  # whether `sweep --resume` can finish a stopped run of this mode
+    details_under_table = False  # whether each row's details are printed under the table (besides --wide)
 
     def processes(self, opts: Options) -> int:
         """Driver processes one cell launches at most (calibration probes aside)."""
