@@ -160,7 +160,9 @@ cross_check(W, #{n := N, m := M}) when (W =:= fanin orelse W =:= selective),
                                        N * M >= ?LIMIT_2_62 ->
     bad("n*m must be < 2^62, got ~p", [N * M]);
 cross_check(tree, #{n := N, fanout := F} = P) ->
-    is_power(N, F) orelse bad("n must be a power of fanout (~p^k), got ~p", [F, N]),
+    is_power(N, F) orelse
+        bad("n must be a power of fanout (~p^k), got ~p; the nearest are ~p and ~p",
+            [F, N, power_below(N, F, 1), power_below(N, F, 1) * F]),
     P;
 cross_check(_W, P) ->
     P.
@@ -168,6 +170,10 @@ cross_check(_W, P) ->
 is_power(1, _F) -> true;
 is_power(N, F) when N rem F =:= 0 -> is_power(N div F, F);
 is_power(_N, _F) -> false.
+
+%% The largest power of F not above N (N >= 1).
+power_below(N, F, P) when P * F =< N -> power_below(N, F, P * F);
+power_below(_N, _F, P) -> P.
 
 bad(Fmt, Args) ->
     throw({bad_param, lists:flatten(io_lib:format(Fmt, Args))}).

@@ -85,3 +85,7 @@ token_starts_test() ->
 workload_names_test() ->
     ?assertEqual({ok, tree}, ringbench_params:workload("tree")),
     ?assertEqual(error, ringbench_params:workload("no-such-workload")).
+
+tree_refusal_names_the_nearest_sizes_test() ->
+    {error, Msg} = ringbench_params:parse(tree, ["n=12", "fanout=10"]),
+    ?assertNotEqual(nomatch, string:find(Msg, "the nearest are 10 and 100")).
