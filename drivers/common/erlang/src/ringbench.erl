@@ -21,7 +21,7 @@
 %% without a run (spawn) reports run_ns = 0. Nothing of this module runs
 %% inside a timed phase but the clock reads that bound it.
 -module(ringbench).
--export([main/1, fail/3, otp_version/0, collector/0]).
+-export([main/1, main/2, fail/3, otp_version/0, collector/0]).
 
 -type workload() :: ringbench_params:workload().
 -type params() :: ringbench_params:params().
@@ -56,9 +56,15 @@
 %% ---------------------------------------------------------------------------
 %% Entry point
 
+%% The driver's arguments are erl's plain arguments (after -extra).
 -spec main(module()) -> no_return().
 main(Module) ->
-    Args = init:get_plain_arguments(),
+    main(Module, init:get_plain_arguments()).
+
+%% For a launcher that passes the arguments itself (an Elixir script's
+%% System.argv(), say): [--variant=<name>] describe | run <workload> ...
+-spec main(module(), [string()]) -> no_return().
+main(Module, Args) ->
     %% A fresh process (not the one init uses for -s): nothing of the boot
     %% sequence shares its heap or mailbox.
     {Pid, Ref} = spawn_monitor(fun() -> serve(Module, Args) end),
