@@ -30,7 +30,7 @@ from pathlib import Path
 from .catalogue import workloads
 from .catalogue.drivers import Driver, DriverError, discover, hop_group, select
 from .catalogue.drivers import build as build_driver
-from .harness import environment, runner
+from .harness import cluster, environment, runner
 from .harness.launch import run_driver
 from .harness.protocol import DriverFailed
 from .harness.spec import CellSpec
@@ -73,19 +73,41 @@ def plan(
     params: dict | None = None,
     cores: list[str] | str = "all",
     tuned: bool = False,
+    hosts: tuple[str, ...] | str = (),
 ) -> tuple[workloads.Workload, list[CellSpec]]:
-    """Validate and expand a request into cells, or raise InputError. Nothing runs."""
+    """Validate and expand a request into cells, or raise InputError. Nothing runs. `hosts` (a ring across
+    nodes on other hosts) makes the ring's nodes this machine's and one on each host, unless --nodes says."""
     try:
         w = workloads.get(workload)
+        if hosts and grid is None:
+            params = _nodes_for_hosts(w, params or {}, hosts)
         grid = [w.validate(p) for p in grid] if grid is not None else w.grid(params or {})
         drivers = select(runtimes, tuned=tuned)
-    except (workloads.ParamError, DriverError) as e:
+    except (workloads.ParamError, DriverError, cluster.ClusterError) as e:
         raise InputError(str(e)) from None
     cores = [c.strip() for c in cores.split(",")] if isinstance(cores, str) else list(cores)
     bad = [c for c in cores if c not in ("1", "all")] or ([] if cores else ["(none)"])
     if bad:
         raise InputError(f"cores must be 1 or all (or both: 1,all), got {','.join(cores)}")
     return w, runner.plan(drivers, w, grid, list(dict.fromkeys(cores)))
+
+
+def _nodes_for_hosts(w: workloads.Workload, params: dict, hosts: tuple[str, ...] | str) -> dict:
+    """A ring over other hosts has this machine's node and one on each host: --nodes, when given, may say
+    only that (and 1, the in-node ring, which is measured beside it anyway)."""
+    if "nodes" not in {p.name for p in w.params}:
+        raise cluster.ClusterError(f"--hosts spreads a ring over nodes on other hosts; {w.name} runs on one node")
+    k = cluster.nodes_of(cluster.parse_hosts(hosts))
+    given = params.get("nodes")
+    if given is None:
+        return {**params, "nodes": k}
+    values = {workloads.NODES.check(v) for v in str(given).split(",") if v.strip()}
+    if not values <= {1, k}:
+        raise cluster.ClusterError(
+            f"--hosts with {k - 1} host(s) makes {k} nodes (this machine's and one on each host); "
+            f"--nodes {given} asks for others"
+        )
+    return params
 
 
 @dataclass(frozen=True)
@@ -177,7 +199,12 @@ def measure(
     machine, a workload or feature they lack) makes the whole request an InputError, unless
     `keep_refusals` (sweeps, `all`): then it is stored and shown as refused, with the reason.
     """
-    w, cells = plan(workload, runtimes, grid, params, cores, tuned)
+    try:
+        if options.get("hosts"):
+            options["hosts"] = cluster.parse_hosts(options["hosts"])
+    except cluster.ClusterError as e:
+        raise InputError(str(e)) from None
+    w, cells = plan(workload, runtimes, grid, params, cores, tuned, options.get("hosts") or ())
     given = {k for k, v in options.items() if v is not None}
     try:
         opts = Options(**{k: v for k, v in options.items() if v is not None})
@@ -191,6 +218,8 @@ def measure(
     refused = {i: why for i, c in enumerate(cells) if (why := runner.refusal(c) or runner.unsupported(c, opts))}
     if refused and not keep_refusals:
         raise InputError("; ".join(dict.fromkeys(refused.values())))
+    if opts.hosts:
+        _check_hosts([c for i, c in enumerate(cells) if i not in refused], opts)
     settings = {
         "workload": w.name,
         "runtimes": sorted({c.driver.name for c in cells}),
@@ -256,6 +285,27 @@ def measure(
         run = store.load_run(run_id)
     assert run is not None
     return run
+
+
+def _check_hosts(cells: list[CellSpec], opts: Options) -> None:
+    """Before a run over other hosts: the cookie, then the smallest ring over them, once per driver, so that
+    an unreachable node, a cookie or OTP mismatch is bad input (one line, exit 2) and nothing is stored."""
+    try:
+        cluster.cookie(opts.cookie_file)
+    except cluster.ClusterError as e:
+        raise InputError(str(e)) from None
+    k = cluster.nodes_of(opts.hosts)
+    for d in {c.driver.name: c.driver for c in cells if c.params.get("nodes", 1) > 1}.values():
+        try:
+            with cluster.cluster_file(opts.hosts, opts.cookie_file) as path:
+                run_driver(
+                    d, ["run", "ring", f"n={k}", "m=1", f"nodes={k}"], n=k, timeout=120, clean_env=opts.clean_env,
+                    cluster=path,
+                )  # fmt: skip
+        except DriverFailed as e:
+            if e.kind in ("bad_param", "unsupported"):
+                raise InputError(f"--hosts {','.join(opts.hosts)}: {e.message}") from None
+            raise InputError(f"--hosts {','.join(opts.hosts)}: {d.name} could not run a ring over them ({e})") from None
 
 
 def _key(spec: CellSpec, opts: Options) -> str:

@@ -220,6 +220,16 @@ def _measure_options(cores_default: str, defaults: dict):
             help="squeeze: steps falling short of the peak (beyond noise) that end the search [3].",
         ),
         click.option(
+            "--hosts", default=None,
+            help="ring across nodes: nodes on other hosts, [name@]host[:port] comma-separated (name ringbench), "
+            "started by you (drivers/erlang/README.md); with this machine's node they make --nodes.",
+        ),
+        click.option(
+            "--cookie-file", default=None,
+            help="with --hosts: the file (mode 0600) holding their cookie [default: $RINGBENCH_COOKIE, "
+            "else ~/.erlang.cookie].",
+        ),
+        click.option(
             "--runtime-stats", "-v", "runtime_stats", is_flag=True,
             help="Ask each runtime for its own statistics (GC, schedulers, memory); shown and stored.",
         ),
@@ -250,7 +260,7 @@ def _measure_options(cores_default: str, defaults: dict):
 
 _MODE_FIELDS = (
     "repeat processes warmup target_ms timeout order clean_env runtime_stats samples sample_ms cv max_samples "
-    "squeeze_min squeeze_max threshold"
+    "squeeze_min squeeze_max threshold hosts cookie_file"
 ).split()
 
 
@@ -301,7 +311,9 @@ def _execute(
             sys.exit(0)
         size = api.resume_estimate(resume, db)
     else:
-        _, cells = api.plan(workload, runtime, params=params, cores=cores, tuned=tuned)
+        _, cells = api.plan(
+            workload, runtime, params=params, cores=cores, tuned=tuned, hosts=options.get("hosts") or ()
+        )
         size = api.estimate(len(cells), options)
     shown = terminal.ProgressDisplay(size.seconds, size.processes, None if Path(db).exists() else str(db))
     try:

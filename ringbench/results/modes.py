@@ -60,6 +60,8 @@ class Options:
     squeeze_max: int = 64
     threshold: int = 3  # squeeze: steps that must fall short of the peak to stop
     runtime_stats: bool = False  # ask drivers for runtime statistics records
+    hosts: tuple[str, ...] = ()  # a ring across nodes: the other hosts' nodes, [name@]host[:port] (contract 10)
+    cookie_file: str = ""  # the file holding their cookie (else $RINGBENCH_COOKIE or ~/.erlang.cookie)
 
     @classmethod
     def from_settings(cls, settings: dict) -> Options:
@@ -70,6 +72,8 @@ class Options:
             kw["processes"] = 1
         if "order" not in settings:  # runs before interleaving measured cell after cell
             kw["order"] = "sequential"
+        if "hosts" in kw:  # a list once stored as JSON
+            kw["hosts"] = tuple(kw["hosts"])
         return cls(**kw)
 
     @property
