@@ -78,11 +78,26 @@ def show_run(run: Run, wide: bool = False) -> None:
             head, rows_ = tables.squeeze_rows(c)
             title = f"squeeze: {c.label} — {c.extra.get('stopped_because', '')}"
             out.print(_table(title, [tables.Column(h) for h in head], rows_))
+    show_nodes(cells)
     st = tables.runtime_stats_rows(cells)
     if st:
         cols_ = [tables.Column(h, False) for h in ("Runtime", "Cores", "repeat", "statistics")]
         out.print(_table("runtime statistics (per repeat, as the runtime reports them)", cols_, st, wrap_left=True))
     print_warnings(run.warnings)
+
+
+def show_nodes(cells: list[Cell]) -> None:
+    """Rings across nodes: each beside its in-node ring (ns per cross-node hop), and the cluster views."""
+    ncols, nbody, nnotes = tables.nodes_rows(cells)
+    if nbody:
+        out.print(_table("across nodes: ns per cross-node hop, against the in-node ring of this run", ncols, nbody))
+        for n in nnotes:
+            out.print(escape(n), highlight=False, width=(out.width or 100) - 6)
+    for c in cells:
+        head, rows_ = tables.view_rows(c) if c.ok else ([], [])
+        if rows_:
+            cols = [tables.Column(h, i > 0) for i, h in enumerate(head)]
+            out.print(_table(f"cluster view: {c.label.strip()} (per node, over the counted samples)", cols, rows_))
 
 
 def print_warnings(warnings: list[noise.RunWarning]) -> None:

@@ -135,6 +135,8 @@ class Cell:
             return None, f"{self.mode} mode gives no memory figure"
         if self.records[0].get("ready") is None:
             return None, "recorded before contract 2 (memory may have been read after a warm-up)"
+        if self.params.get("nodes", 1) > 1:
+            return None, "a ring across nodes: one node's memory is not the ring's"
         if self.used_params.get("n", 0) < MIN_N_FOR_MEMORY:
             return None, f"fewer than {MIN_N_FOR_MEMORY:,} processes: a few pages of noise"
         vals = [v for v in map(RSS_PER_PROC.of, self.first_of_each_process()) if v is not None]
@@ -211,6 +213,9 @@ class Run:
         out = noise.environment({**self.environment, "clean_env": self.options.clean_env})
         for c in self.cells:
             out += c.warnings()
+        from .nodes import warnings as node_warnings  # (nodes reads this module's Cell)
+
+        out += node_warnings(self.cells, self.environment)
         done = sum(c.status in ("ok", "refused") for c in self.cells)
         planned = self.planned or len(self.cells)
         if self.status in ("budget", "interrupted", "abandoned"):
