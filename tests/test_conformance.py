@@ -430,3 +430,91 @@ def test_ring_of_a_million(d):
         pytest.skip("one OS thread per process cannot reach a million here (see the results document)")
     r, _ = results_of(d, "ring", "n=1000000", "m=2")
     assert r["count"] == 2_000_000
+
+
+# -- section 10: a ring across nodes (drivers that describe the feature `nodes`) -----------------------
+from ringbench.catalogue.workloads import cross_hops  # noqa: E402
+
+NODE_VECTORS = [  # (n, m, tokens, burst, nodes, node_placement)
+    (2, 1, 1, 0, 2, 0), (3, 3, 1, 0, 2, 0), (10, 2, 2, 0, 2, 1), (7, 13, 3, 0, 3, 0), (9, 2, 1, 0, 4, 1),
+    (100, 10, 4, 1, 4, 1), (1000, 3, 5, 1, 2, 0),
+]
+
+
+def node_of(i, n, k, placement):
+    return i * k // n if placement == 0 else i % k
+
+
+@pytest.mark.parametrize("d", DRIVERS, ids=IDS)
+def test_a_driver_without_nodes_refuses_them(d):
+    if "nodes" in features_of(d):
+        pytest.skip(f"{d.name} spreads rings over nodes")
+    code, recs, _ = invoke(d, "run", "ring", "n=3", "m=1", "nodes=2")
+    assert code == 2 and recs and recs[-1]["kind"] in ("bad_param", "unsupported"), recs
+
+
+def nodes_driver(d):
+    if "nodes" not in features_of(d):
+        pytest.skip(f"{d.name} runs every process on one node (no `nodes` feature)")
+
+
+@pytest.mark.parametrize("d", DRIVERS, ids=IDS)
+@pytest.mark.parametrize("n,m,tokens,burst,k,placement", NODE_VECTORS)
+def test_ring_across_nodes_proves_its_count_and_its_cross_node_hops(d, n, m, tokens, burst, k, placement):
+    nodes_driver(d)
+    r, _ = results_of(d, "ring", f"n={n}", f"m={m}", f"tokens={tokens}", f"burst={burst}", f"nodes={k}",
+                      f"node_placement={placement}")
+    assert (r["nodes"], r["node_placement"], r["count"], r["ready"]) == (k, placement, n * m * tokens, n)
+    want = cross_hops({"n": n, "m": m, "tokens": tokens, "nodes": k, "node_placement": placement})
+    assert r["cross_hops"] == want
+    if placement == 0:
+        assert r["cross_hops"] == k * m * tokens, "contiguous blocks: K cross-node hops a lap"
+
+
+@pytest.mark.parametrize("d", DRIVERS, ids=IDS)
+def test_ring_on_one_node_reports_no_cross_node_hops(d):
+    nodes_driver(d)
+    r, _ = results_of(d, "ring", "n=10", "m=2", "nodes=1")
+    assert r["count"] == 20 and "cross_hops" not in r
+
+
+@pytest.mark.parametrize("d", DRIVERS, ids=IDS)
+@pytest.mark.parametrize("n,m,placement", [(3, 2, 0), (3, 2, 1), (5, 3, 1)])
+def test_trace_across_two_nodes_follows_the_ring_and_names_each_node(d, n, m, placement):
+    nodes_driver(d)
+    r, recs = results_of(d, "trace", f"n={n}", f"m={m}", "nodes=2", f"node_placement={placement}")
+    hops = [x for x in recs if x["type"] == "hop"]
+    assert check_trace(hops, n, m, recs) is None
+    assert [h["node"] for h in hops] == [node_of(h["to"], n, 2, placement) for h in hops]
+    assert r["cross_hops"] == cross_hops({"n": n, "m": m, "tokens": 1, "nodes": 2, "node_placement": placement})
+
+
+@pytest.mark.parametrize("d", DRIVERS, ids=IDS)
+@pytest.mark.parametrize("args", [["nodes=0"], ["nodes=4"], ["nodes=257"], ["nodes=2", "node_placement=2"],
+                                  ["node_placement=-1"]])
+def test_nodes_out_of_bounds_are_bad_param(d, args):
+    nodes_driver(d)
+    code, recs, _ = invoke(d, "run", "ring", "n=3", "m=1", *args)
+    assert code == 2 and recs and recs[-1]["kind"] == "bad_param", recs
+
+
+@pytest.mark.parametrize("d", DRIVERS, ids=IDS)
+@pytest.mark.parametrize("k", [1, 2])
+def test_cluster_view_reports_every_node_after_every_sample(d, k):
+    nodes_driver(d)
+    code, recs, err = invoke(d, "run", "ring", "n=100", "sample_ms=100", "samples=3", "stats=1", f"nodes={k}",
+                             "cores=2")
+    assert code == 0, err
+    samples = [{**r, "process": 1} for r in recs if r["type"] == "sample"]
+    check_samples(samples, 100, 3)
+    views = [r for r in recs if r["type"] == "node"]
+    assert [(v["seq"], v["node"]) for v in views] == [(s, j) for s in (1, 2, 3) for j in range(k)]
+    assert sum(v["processes_in_ring"] for v in views if v["seq"] == 1) == 100
+    for v in views:
+        for f in ("elapsed_ns", "laps", "sched_active", "sched_total", "dist_in", "dist_out", "memory",
+                  "processes", "cpu_ns"):
+            assert isinstance(v[f], int) and v[f] >= 0, (f, v)
+    last = [v for v in views if v["seq"] == 3]
+    assert all(v["laps"] > 0 for v in last), "every node's first process counts the laps passing it"
+    if k == 2:
+        assert all(v["dist_in"] > 0 and v["dist_out"] > 0 for v in last), "hops cross between the nodes"
