@@ -310,8 +310,16 @@ connect({Name, Host, Port}) ->
     case net_kernel:connect_node(Node) of
         true -> Node;
         _ when Port =/= none ->
-            ringbench:fail(bad_param, "node ~s (port ~p) is unreachable, or refused the connection "
-                           "(a different cookie, or TLS distribution on one side only)", [Node, Port]);
+            case gen_tcp:connect(Host, Port, [], 5000) of
+                {ok, S} ->
+                    gen_tcp:close(S),
+                    ringbench:fail(bad_param, "node ~s refused the connection: its cookie differs "
+                                   "from ours (or it runs TLS distribution and we do not, or the "
+                                   "reverse)", [Node]);
+                {error, Why} ->
+                    ringbench:fail(bad_param, "node ~s is unreachable: nothing accepts connections "
+                                   "on ~s port ~p (~s)", [Node, Host, Port, inet:format_error(Why)])
+            end;
         _ ->
             case inet:getaddr(Host, inet) of
                 {error, _} ->
