@@ -125,14 +125,20 @@ public final class Meter {
         rssBefore = Proc.rss();
     }
 
-    /** The one collection between the phases, and the first spawn's memory after it. */
+    /**
+     * The one collection between the phases, and the first spawn's memory after it. VmRSS
+     * is read first, at once: after a full collection G1 shrinks the heap and its service
+     * thread uncommits the freed regions (start-up garbage, the archived-heap region) a
+     * fraction of a millisecond later, so a later read sees several MB less. The heap
+     * figure is the pools' usage as of the collection, whenever it is read.
+     */
     private void collect() {
         long t = System.nanoTime();
         System.gc();
         if (!after) {
             after = true;
-            heapAfter = heapAfterLastCollection(); // first, before this thread takes a new TLAB
             rssAfter = Proc.rss();
+            heapAfter = heapAfterLastCollection();
             if (threads) threadsAfter = Proc.threads();
         }
         betweenNs = System.nanoTime() - t;

@@ -8,7 +8,7 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 
 /**
- * The two C calls the drivers make, through the Foreign Function &amp; Memory API.
+ * The C calls the drivers make, through the Foreign Function &amp; Memory API.
  * Linker.downcallHandle is a restricted method: the launchers grant it with
  * --enable-native-access=ALL-UNNAMED, and javac's "restricted" lint, which
  * says just that, is silenced here, where the calls are.
@@ -21,6 +21,8 @@ public final class Native {
     private static final MethodHandle CLOCK_GETTIME = LINKER.downcallHandle(
             LINKER.defaultLookup().find("clock_gettime").orElseThrow(),
             FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.ADDRESS));
+    private static final MethodHandle GETPAGESIZE = LINKER.downcallHandle(
+            LINKER.defaultLookup().find("getpagesize").orElseThrow(), FunctionDescriptor.of(ValueLayout.JAVA_INT));
     /** struct timespec { long tv_sec; long tv_nsec; }, read under the class lock. */
     private static final MemorySegment TIMESPEC = Arena.global().allocate(16, 8);
 
@@ -37,6 +39,15 @@ public final class Native {
             return TIMESPEC.get(ValueLayout.JAVA_LONG, 0) * 1_000_000_000L + TIMESPEC.get(ValueLayout.JAVA_LONG, 8);
         } catch (Throwable t) {
             return -1;
+        }
+    }
+
+    /** The memory page size in bytes, getpagesize() (4096 if the call fails). */
+    public static long pageSize() {
+        try {
+            return (int) GETPAGESIZE.invokeExact();
+        } catch (Throwable t) {
+            return 4096;
         }
     }
 
