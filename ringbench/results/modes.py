@@ -103,6 +103,7 @@ class Mode:
     sampled = True  # whether its values are sample intervals of a running ring
     resumable = True  # whether `sweep --resume` can finish a stopped run of this mode
     details_under_table = False  # whether each row's details are printed under the table (besides --wide)
+    summarised = True  # whether the report's summary ranks its cells among the runtimes' (a versus run's are not)
 
     def processes(self, opts: Options) -> int:
         """Driver processes one cell launches at most (calibration probes aside)."""
@@ -360,6 +361,7 @@ class Versus(Mode):
 
     name = "versus"
     resumable = False  # a stopped comparison is measured again whole (`sweep --resume` cannot run it)
+    summarised = False  # a driver against a program: its own table says it, not the runtimes' summary
     sampled = False
     details_under_table = True  # each row's laps, wall times and commands, printed under the table
     value_name = "rounds"
