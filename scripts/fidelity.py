@@ -244,25 +244,15 @@ def versus_kwargs(item: dict, prog: dict, root: Path, rounds: int) -> dict:
 def versus_args(item: dict, prog: dict, root: Path, rounds: int) -> list[str]:
     """The same comparison as `ringbench versus` arguments (the command each record names)."""
     kw = versus_kwargs(item, prog, root, rounds)
-    args = [
-        "-r",
-        kw["runtime"],
-        "-p",
-        kw["program"],
-        "-n",
-        str(kw["n"]),
-        "--hops",
-        str(kw["hops"]),
-        "--cores",
-        kw["cores"],
-        "--rounds",
-        str(kw["rounds"]),
-        "--label",
-        kw["label"],
-    ]
-    if kw["tokens"] != 1:
+    args = ["-r", kw["runtime"], "-p", kw["program"], "-n", str(kw["n"])]
+    if kw.get("workload") == "tree":
+        args += ["-w", "tree", "--fanout", str(kw["fanout"])]
+    else:
+        args += ["--hops", str(kw["hops"])]
+    args += ["--cores", kw["cores"], "--rounds", str(kw["rounds"]), "--label", kw["label"]]
+    if kw.get("tokens", 1) != 1:
         args += ["--tokens", str(kw["tokens"])]
-    if kw["placement"] != "spread":
+    if kw.get("placement", "spread") != "spread":
         args += ["--placement", kw["placement"]]
     for pair in kw["env"]:
         args += ["--env", pair]
