@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import itertools
 import os
+import threading
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
 
@@ -62,14 +62,24 @@ def describe_all(cells: list[CellSpec], clean_env: bool = False) -> None:
     if len(todo) < 2:
         return
 
-    def one(c: CellSpec) -> None:
-        try:
-            describe_cached(c.driver, c.cores, clean_env)
-        except DriverFailed:
-            pass  # asked again, and reported, where the cell needs it
+    def work() -> None:
+        while todo:
+            try:
+                c = todo.pop()
+            except IndexError:
+                return
+            try:
+                describe_cached(c.driver, c.cores, clean_env)
+            except DriverFailed:
+                pass  # asked again, and reported, where the cell needs it
 
-    with ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as pool:
-        list(pool.map(one, todo))
+    # Plain threads, not concurrent.futures: that imports logging, whose fork hooks can swallow a Ctrl-C
+    # that lands while a driver process is being started.
+    workers = [threading.Thread(target=work, daemon=True) for _ in range(max(2, os.cpu_count() or 2))]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
 
 
 def workloads_of(d: Driver) -> list[str]:
