@@ -38,17 +38,43 @@ module Ringbench
   # ------------------------------------------------------------- memory
 
   # One "Name:   value kB" field of /proc/self/status, in bytes for kB fields.
+  # Read through a stack buffer: nothing allocated, so that reading memory
+  # around a phase changes neither the heap nor the collector's pacing.
   def self.status_field(name : String) : Int64
-    File.each_line("/proc/self/status") do |line|
-      next unless line.starts_with?(name) && line[name.size]? == ':'
-      f = line[name.size + 1..].split
-      return 0_i64 if f.empty?
-      v = f[0].to_i64? || 0_i64
-      return f[1]? == "kB" ? v * 1024 : v
+    buf = uninitialized UInt8[8192]
+    fd = LibC.open("/proc/self/status", LibC::O_RDONLY)
+    return 0_i64 if fd < 0
+    k = LibC.read(fd, buf.to_unsafe, buf.size)
+    LibC.close(fd)
+    return 0_i64 if k <= 0
+    text = Bytes.new(buf.to_unsafe, k)
+    at = 0
+    while at < text.size
+      eol = text.index('\n'.ord.to_u8, at) || text.size
+      line = text[at, eol - at]
+      if line.size > name.bytesize && line[name.bytesize] == ':'.ord && line[0, name.bytesize] == name.to_slice
+        return parse_field(line[name.bytesize + 1..])
+      end
+      at = eol + 1
     end
     0_i64
-  rescue IO::Error
-    0_i64
+  end
+
+  # "   1234 kB" -> 1234 * 1024; "   17" -> 17.
+  private def self.parse_field(f : Bytes) : Int64
+    i = 0
+    while i < f.size && (f[i] == ' '.ord || f[i] == '\t'.ord)
+      i += 1
+    end
+    v = 0_i64
+    while i < f.size && '0'.ord <= f[i] <= '9'.ord
+      v = v * 10 + (f[i] - '0'.ord)
+      i += 1
+    end
+    while i < f.size && f[i] == ' '.ord
+      i += 1
+    end
+    i + 1 < f.size && f[i] == 'k'.ord && f[i + 1] == 'B'.ord ? v * 1024 : v
   end
 
   def self.rss : Int64
@@ -94,9 +120,11 @@ module Ringbench
   # Resets the kernel's peak-RSS mark so that the first tree's rss_peak is
   # its own; where refused, rss_peak is the process's peak so far.
   def self.reset_peak_rss : Nil
-    File.write("/proc/self/clear_refs", "5")
-  rescue ex : IO::Error | File::Error
-    STDERR.puts "ringbench-crystal: cannot reset the peak RSS (#{ex.message}); rss_peak is the process's peak so far"
+    fd = LibC.open("/proc/self/clear_refs", LibC::O_WRONLY)
+    if fd < 0 || LibC.write(fd, "5".to_unsafe, 1) != 1
+      STDERR.puts "ringbench-crystal: cannot reset the peak RSS (#{Errno.value.message}); rss_peak is the process's peak so far"
+    end
+    LibC.close(fd) if fd >= 0
   end
 
   # ------------------------------------------------------------- stats
