@@ -65,7 +65,7 @@ class PyPyStats:
     def stats(self):
         s = gc.get_stats(memory_pressure=False)._s  # the raw numbers (the outer object formats them)
         now = (self.minor, self.steps, self.major, s.total_gc_time)
-        d = [b - a for a, b in zip(self._last, now)]
+        d = [now[i] - self._last[i] for i in range(4)]
         self._last = now
         return {"gc_minor_collections": d[0], "gc_major_steps": d[1], "gc_major_collections": d[2],
                 "gc_time_ms": d[3], "gc_memory": s.total_gc_memory, "gc_allocated": s.total_allocated_memory,
