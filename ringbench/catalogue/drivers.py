@@ -69,7 +69,8 @@ class Limit:
     def value(self, processes: int, bytes_per_process: int) -> int | None:
         """The raised limit for this cell ({value}), or None when the runtime's own default is enough."""
         if self.need == "processes":
-            return max_procs(processes) if processes > self._default() else None
+            # the runtime's own processes share the table (BEAM starts ~40): the same headroom max_procs adds
+            return max_procs(processes) if processes + 1024 > self._default() else None
         need = processes * bytes_per_process
         return math.ceil(2 * need / 2**20) if need > self._default() else None
 
