@@ -1,19 +1,22 @@
 """The Python API: the one facade every command of the CLI uses. Runs any workload in any mode and
-returns plain result objects (ringbench.results); reads the store; lists runtimes; traces; compares.
+returns plain result objects (ringbench.results); reads, imports and compares stored runs; lists
+runtimes; traces.
 
 Example (runnable after `make setup`):
 
     import ringbench
-    result = ringbench.measure("ring", runtimes="go,erlang", params={"n": 1000, "m": 100}, repeat=5)
+    result = ringbench.measure("ring", runtimes="go/stock,erlang", params={"n": 1000, "m": 100}, repeat=5)
     for cell in result.cells:
         print(cell.runtime, cell.cores, cell.status, cell.headline.median if cell.ok else cell.reason)
-    print(result.warnings)
+    for w in result.warnings:
+        print(w.text)
 
 `measure` validates everything first and raises `InputError` (nothing run, nothing stored) on bad
-input; a store that cannot be used raises `StoreError` (its `exit_code` says bad input or failure).
-Otherwise every finished cell is in the store (`db`, default results/ringbench.db in the checkout)
-before `measure` returns, even if it is interrupted (`result.status == "interrupted"`) or stopped by
-its time budget (`"budget"`).
+input, an impossible combination included (a workload or a token count a named runtime cannot
+serve); a store that cannot be used raises `StoreError` (its `exit_code` says bad input or
+failure). Otherwise every finished cell is in the store (`db`, default results/ringbench.db in the
+checkout) before `measure` returns, even if it is interrupted (`result.status == "interrupted"`) or
+stopped by its time budget (`"budget"`).
 """
 
 from __future__ import annotations
@@ -25,24 +28,32 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .catalogue import workloads
-from .catalogue.drivers import Driver, DriverError, discover, select
+from .catalogue.drivers import Driver, DriverError, discover, hop_group, select
+from .catalogue.drivers import build as build_driver
 from .harness import environment, runner
 from .harness.launch import run_driver
-from .harness.modes import ModeError, Options
 from .harness.protocol import DriverFailed
-from .harness.spec import CellSpec, Outcome
-from .results import noise, stats
+from .harness.spec import CellSpec
+from .results import document, noise, stats
 from .results.model import Cell, Run
-from .results.relative import BaselineError, check_baseline
+from .results.modes import SETTLE_PCT, ModeError, Options
+from .results.relative import NOT_RANKED, BaselineError, check_baseline
 from .results.store import DEFAULT_DB, Store, StoreError
 
 __all__ = [
+    "DEFAULT_DB",
+    "SETTLE_PCT",
     "InputError",
     "StoreError",
+    "Options",
+    "workloads",
+    "estimate",
+    "build",
     "measure",
     "resume",
     "load",
     "history",
+    "import_run",
     "runtimes",
     "trace",
     "compare",
@@ -61,12 +72,13 @@ def plan(
     grid: list[dict] | None = None,
     params: dict | None = None,
     cores: list[str] | str = "all",
+    tuned: bool = False,
 ) -> tuple[workloads.Workload, list[CellSpec]]:
     """Validate and expand a request into cells, or raise InputError. Nothing runs."""
     try:
         w = workloads.get(workload)
         grid = [w.validate(p) for p in grid] if grid is not None else w.grid(params or {})
-        drivers = select(runtimes)
+        drivers = select(runtimes, tuned=tuned)
     except (workloads.ParamError, DriverError) as e:
         raise InputError(str(e)) from None
     cores = [c.strip() for c in cores.split(",")] if isinstance(cores, str) else list(cores)
@@ -76,22 +88,59 @@ def plan(
     return w, runner.plan(drivers, w, grid, list(dict.fromkeys(cores)))
 
 
-def _cell(o: Outcome, mode: str) -> Cell:
-    s = o.spec
-    return Cell(
-        s.driver.name,
-        s.workload,
-        s.params,
-        s.cores,
-        mode,
-        o.status,
-        o.reason,
-        o.records,
-        o.samples,
-        o.extra,
-        o.version,
-        runner.cell_settings(s),
-    )
+@dataclass(frozen=True)
+class Estimate:
+    """How much a measurement will do, before it runs: for the progress display."""
+
+    cells: int
+    processes: int  # steps to take: driver processes in timed mode, cells otherwise
+    seconds: float  # a rough guess of the wall time
+
+
+def estimate(cells: int, options: dict) -> Estimate:
+    """A rough size of a measurement of `cells` cells with these mode options (Options fields)."""
+    o = Options(**{k: v for k, v in options.items() if v is not None})
+    mode = o.mode_object
+    return Estimate(cells, cells * mode.steps(o), cells * mode.seconds(o))
+
+
+def resume_estimate(run_id: int, db: Path | str = DEFAULT_DB) -> Estimate:
+    """What resuming a stored run still has to measure."""
+    run = load(run_id, db)
+    left = (run.planned or len(run.cells)) - sum(c.status in ("ok", "refused") for c in run.cells)
+    return estimate(max(left, 0), vars(run.options))
+
+
+def build(names: list[str], on_each: Callable[[str, str | None], None] = lambda name, problem: None) -> list[str]:
+    """Build the named drivers (all when none is named) with their own tools; `on_each(folder, problem)`
+    reports each (problem None when built); returns the folders that failed. Unknown names: InputError."""
+    drivers = discover()
+    folders = {d.base: d for d in drivers.values()}
+    wanted = list(names) or list(folders)
+    unknown = [n for n in wanted if n not in folders and n not in drivers]
+    if unknown:
+        raise InputError(f"unknown runtime(s) {', '.join(unknown)}; known: {', '.join(folders)}")
+    failed = []
+    for name in wanted:
+        d = folders.get(name) or drivers[name]
+        try:
+            build_driver(d)
+            on_each(d.base, None)
+        except DriverError as e:
+            failed.append(d.base)
+            on_each(d.base, str(e))
+    return failed
+
+
+def _check_baseline_of_plan(baseline: str | None, cells: list[CellSpec]) -> None:
+    if not baseline:
+        return
+    named = [c.driver for c in cells if c.driver.name == baseline or c.driver.base == baseline]
+    if not named:
+        have = ", ".join(dict.fromkeys(c.driver.name for c in cells))
+        raise InputError(f"--baseline {baseline} is not a runtime of this run (it has: {have})")
+    if not any(hop_group(d.hop) == "message" for d in named):
+        raise InputError(f"--baseline {baseline}: {NOT_RANKED.get(named[0].hop, 'it is not ranked')}")
 
 
 def measure(
@@ -104,174 +153,162 @@ def measure(
     db: Path | str = DEFAULT_DB,
     command: str = "ringbench (api)",
     baseline: str | None = None,
+    tuned: bool = False,
     resume: int | None = None,
     budget_s: float | None = None,
     keep_refusals: bool = False,
-    on_start: Callable[[CellSpec, int, int], None] = lambda s, i, n: None,
+    on_begin: Callable[[int], None] = lambda run_id: None,
+    on_step: Callable[[CellSpec, str, int, int], None] = lambda s, what, i, n: None,
     on_done: Callable[[Cell], None] = lambda c: None,
     on_tick: Callable[[CellSpec, str], None] = lambda s, text: None,
     **options,
 ) -> Run:
     """Run a workload on runtimes over a parameter grid; store and return every cell.
 
-    options are modes.Options fields (mode, repeat, processes, warmup, target_ms, timeout, samples,
-    sample_ms, cv, max_samples, squeeze_min, squeeze_max, threshold, runtime_stats); a field that belongs
-    to another mode than `mode` is an InputError. `baseline` names the Rel % reference runtime (stored).
+    options are modes.Options fields (mode, repeat, processes, warmup, target_ms, timeout, order,
+    clean_env, samples, sample_ms, cv, max_samples, squeeze_min, squeeze_max, threshold,
+    runtime_stats); a field that belongs to another mode than `mode` is an InputError. `baseline`
+    names the Rel % reference runtime (stored); `tuned` adds the tuned variants of the runtimes asked.
     `resume=RUN_ID` continues that run: cells it already finished are not run again.
-    `on_start(spec, i, total)`, `on_tick(spec, "repeat 2 of 5")` and `on_done(cell)` report progress.
-    `budget_s` stops cleanly (between cells) once that many seconds have passed; resume later.
-    A cell too large for this machine makes the whole request an InputError, unless `keep_refusals`
-    (sweeps): then it is stored and shown as refused, with the limit that refused it.
+    `on_begin(run_id)` once the run is stored (everything validated), `on_step(spec, "repeat 1–3 of 6", i,
+    total)` before each driver process, `on_tick(spec, text)`
+    and `on_done(cell)` report progress. `budget_s` stops cleanly (between groups of cells) once that
+    many seconds have passed; resume later. A cell the named runtimes cannot serve (too large for this
+    machine, a workload or feature they lack) makes the whole request an InputError, unless
+    `keep_refusals` (sweeps, `all`): then it is stored and shown as refused, with the reason.
     """
-    w, cells = plan(workload, runtimes, grid, params, cores)
+    w, cells = plan(workload, runtimes, grid, params, cores, tuned)
     given = {k for k, v in options.items() if v is not None}
     try:
         opts = Options(**{k: v for k, v in options.items() if v is not None})
         opts.mode_object.check(w, opts, given)
-        check_baseline(baseline, [c.driver.name for c in cells])
     except KeyError:
         raise InputError(f"unknown mode {options.get('mode')!r}") from None
-    except (ModeError, BaselineError, TypeError) as e:
+    except (ModeError, TypeError) as e:
         raise InputError(str(e)) from None
-    refused = runner.refusals(cells)
+    _check_baseline_of_plan(baseline, cells)
+    runner.describe_all(cells, opts.clean_env)
+    refused = {i: why for i, c in enumerate(cells) if (why := runner.refusal(c) or runner.unsupported(c, opts))}
     if refused and not keep_refusals:
-        raise InputError("; ".join(refused))
+        raise InputError("; ".join(dict.fromkeys(refused.values())))
     settings = {
         "workload": w.name,
         "runtimes": sorted({c.driver.name for c in cells}),
         "grid": sorted({json.dumps(c.params, sort_keys=True) for c in cells}),
         "cores": sorted({c.cores for c in cells}),
         "baseline": baseline,
+        "tuned": tuned,
         **vars(opts),
     }
-    env = environment.collect()
-    warnings = noise.environment(env)
     with Store(db) as store:
+        env = {**environment.collect(), "concurrent_runs": store.live_runs()}
         if resume is not None:
-            row = store.run(resume)
-            if row is None:
-                raise InputError(f"no run {resume} in {db} (see `ringbench history --db {db}`)")
             store.claim(resume)
             run_id = resume
-            done_keys = {
-                json.dumps([c["runtime"], c["workload"], json.loads(c["params"]), c["cores"]], sort_keys=True)
-                for c in store.cells(run_id)
-                if c["status"] in ("ok", "refused")
-            }
+            done_keys = store.cell_keys(run_id)
         else:
             run_id = store.begin_run(command, settings, env, planned=len(cells), baseline=baseline)
             done_keys = set()
-        todo = [
-            c for c in cells if json.dumps([c.driver.name, w.name, c.params, c.cores], sort_keys=True) not in done_keys
-        ]
-        results: list[Cell] = []
-        status = "complete"
+        todo = [i for i, c in enumerate(cells) if _key(c, opts) not in done_keys]
+        on_begin(run_id)
+        total_steps = len(todo) * opts.mode_object.steps(opts)
         started = time.monotonic()
+        status = "complete"
+        finished: list[Cell] = []
+        steps_done = 0
 
         class _OutOfBudget(Exception):
             pass
 
-        def start(spec: CellSpec) -> None:
+        def before_group() -> None:
             if budget_s is not None and time.monotonic() - started > budget_s:
                 raise _OutOfBudget
-            on_start(spec, len(results) + 1, len(todo))
 
-        def done(o: Outcome) -> None:
-            c = _cell(o, opts.mode)
-            results.append(c)
-            if c.ok:
-                warnings.extend(c.mode_object.warnings(c, opts))
-                if len(c.values()) > 1:
-                    warnings.extend(noise.cell(c.label, stats.cv(c.values())))
+        def step(spec: CellSpec, what: str) -> None:
+            nonlocal steps_done
+            steps_done += 1
+            on_step(spec, what, steps_done, total_steps)
+
+        def sink(c: Cell) -> None:
+            store.save_cell(run_id, c)
+            finished.append(c)
             on_done(c)
 
         try:
-            runner.run_cells(store, run_id, todo, opts, start, done, on_tick)
+            runner.measure_cells(
+                [cells[i] for i in todo],
+                opts,
+                sink,
+                refused={k: refused[i] for k, i in enumerate(todo) if i in refused},
+                on_step=step,
+                on_tick=on_tick,
+                before_group=before_group,
+            )
         except _OutOfBudget:
             status = "budget"
-            warnings.append(
-                f"time budget of {budget_s:g} s used up: {len(results)} of {len(todo)} cells run; "
-                f"continue with `ringbench sweep --resume {run_id}`"
-            )
         except KeyboardInterrupt:
             status = "interrupted"
-            warnings.append(
-                f"interrupted: {len(results)} of {len(todo)} cells finished and stored (the repeats "
-                f"of the cell under way are not kept: a cell is all or nothing); continue with "
-                f"`ringbench sweep --resume {run_id}`"
-            )
-        finally:
-            if status == "complete" and any(c.status not in ("ok", "refused") for c in results):
-                status = "failed"
-            store.finish_run(run_id, status, warnings)
-    return (
-        load(run_id, db)
-        if resume is not None
-        else Run(run_id, status, w, opts, settings, env, results, warnings, Path(db), command, baseline)
-    )
+        except StoreError:
+            raise  # the store cannot be written: the run stays 'running' with its owner gone (abandoned)
+        if status == "complete" and any(c.status not in ("ok", "refused") for c in finished):
+            status = "failed"
+        store.finish_run(run_id, status)
+        run = store.load_run(run_id)
+    assert run is not None
+    return run
+
+
+def _key(spec: CellSpec, opts: Options) -> str:
+    return json.dumps([spec.driver.name, spec.workload.name, spec.params, spec.cores, opts.mode], sort_keys=True)
 
 
 def resume(run_id: int, db: Path | str = DEFAULT_DB, **kw) -> Run:
-    """Continue an interrupted, budget-stopped or abandoned run with its stored settings; finished cells
-    are not run again. A run another live process is measuring is refused (StoreError)."""
-    with Store(db, create=False) as store:
-        row = store.run(run_id)
-    if row is None:
-        raise InputError(f"no run {run_id} in {db} (see `ringbench history --db {db}`)")
-    s = json.loads(row["settings"])
-    opts = {k: v for k, v in vars(Options.from_settings(s)).items() if v != getattr(Options(), k) or k == "mode"}
+    """Continue an interrupted, budget-stopped, failed or abandoned run with its stored settings; finished
+    cells are not run again. A complete run is returned as it is (nothing to do); an imported run is
+    an InputError (it was measured elsewhere); a run another live process is measuring is refused
+    (StoreError)."""
+    stored = load(run_id, db)
+    if stored.status == "complete":
+        return stored
+    if not stored.mode_object.resumable:
+        raise InputError(
+            f"run {run_id} is a {stored.options.mode} run: it is measured again whole; "
+            f"`{stored.hint('show')}` prints its command"
+        )
+    if stored.status == "imported":
+        raise InputError(
+            f"run {run_id} was imported: it can be shown, compared, exported and reported, not resumed here"
+        )
+    s = stored.settings
+    defaults = Options()
+    opts = {k: v for k, v in vars(stored.options).items() if v != getattr(defaults, k) or k == "mode"}
     return measure(
         s["workload"],
         ",".join(s["runtimes"]),
         grid=[json.loads(g) for g in s["grid"]],
         cores=s["cores"],
         db=db,
-        command=row["command"],
+        command=stored.command,
         resume=run_id,
         keep_refusals=True,
         baseline=s.get("baseline"),
+        tuned=True,  # the runtimes are named exactly, tuned variants among them
         **opts,
         **kw,
     )
 
 
 def load(run_id: int, db: Path | str = DEFAULT_DB) -> Run:
-    """A stored run as result objects (every figure recomputed from the raw records)."""
+    """A stored run as result objects (every figure and warning recomputed from the raw records)."""
     with Store(db, create=False) as store:
-        row = store.run(run_id)
-        if row is None:
-            raise InputError(f"no run {run_id} in {db} (see `ringbench history --db {db}`)")
-        s = json.loads(row["settings"])
-        cells = [
-            Cell(
-                c["runtime"],
-                workloads.get(c["workload"]),
-                json.loads(c["params"]),
-                c["cores"],
-                c["mode"],
-                c["status"],
-                c["reason"],
-                store.results(c["id"]),
-                store.samples(c["id"]),
-                json.loads(c["extra"]),
-                c["runtime_version"],
-                json.loads(c["runtime_settings"] or "{}"),
-            )
-            for c in store.cells(run_id)
-        ]
-    return Run(
-        run_id,
-        row["status"],
-        workloads.get(s["workload"]),
-        Options.from_settings(s),
-        s,
-        json.loads(row["environment"]),
-        cells,
-        json.loads(row["warnings"]),
-        Path(db),
-        row["command"],
-        row.get("baseline") or s.get("baseline"),
-    )
+        run = store.load_run(run_id)
+    if run is None:
+        raise InputError(f"no run {run_id} in {db} (see `ringbench history{_db_flag(db)}`)")
+    return run
+
+
+def _db_flag(db: Path | str) -> str:
+    return Run(0, "", workloads.RING, Options(), {}, {}, [], Path(db)).db_flag()
 
 
 def history(db: Path | str = DEFAULT_DB) -> list[dict]:
@@ -279,6 +316,29 @@ def history(db: Path | str = DEFAULT_DB) -> list[dict]:
     planned, ok, command, and the settings (workload, runtimes, grid, cores, mode)."""
     with Store(db, create=False) as store:
         return [{**r, "settings": json.loads(r["settings"])} for r in store.runs()]
+
+
+def import_run(path: Path | str, db: Path | str = DEFAULT_DB) -> int:
+    """Import a JSON export as a new run (status 'imported'), all or nothing; returns its id. A file
+    that is not a ringbench export, or one with a broken part, is an InputError naming the part."""
+    try:
+        doc = json.loads(Path(path).read_text())
+    except UnicodeDecodeError as e:
+        raise InputError(f"cannot import {path}: not text ({e.reason})") from None
+    except json.JSONDecodeError as e:
+        raise InputError(f"cannot import {path}: not JSON ({e})") from None
+    try:
+        run = document.run_from_doc(doc, Path(db))
+    except document.DocumentError as e:
+        raise InputError(f"cannot import {path}: {e}") from None
+    with Store(db) as store:
+        return store.import_run(run)
+
+
+def wait_until_idle(on_wait: Callable[[float], None] = lambda busy: None, most_s: float = 60.0) -> float | None:
+    """Before a default comparison: wait (at most `most_s`) for the CPUs to fall idle, so that the load a
+    set-up or build left behind is not measured; returns the busy share at the end."""
+    return environment.wait_until_idle(noise.BUSY_LIMIT, most_s, on_wait)
 
 
 # -- runtimes and trace ------------------------------------------------------------------------------
@@ -292,6 +352,8 @@ def runtimes() -> list[dict]:
             "description": d.description,
             "hop": d.hop,
             "mailbox": d.mailbox,
+            "tuned": d.tuned,
+            "single_threaded": d.single_threaded,
             "built": d.is_built(),
             "missing": d.missing_tools(),
             "version": None,
@@ -351,7 +413,10 @@ class Change:
     before: Cell
     after: Cell
     diff: stats.Difference
-    lower_is_better: bool
+
+    @property
+    def lower_is_better(self) -> bool:
+        return self.after.lower_is_better
 
     @property
     def slower_pct(self) -> float:
@@ -365,14 +430,15 @@ class Change:
 
 def compare(run_a: int, run_b: int, db: Path | str = DEFAULT_DB) -> tuple[Run, Run, list[Change]]:
     """Every cell of run B that run A has too (same runtime, workload, parameters, cores, mode)."""
+    if run_a == run_b:
+        raise InputError(f"compare needs two different runs (got {run_a} twice)")
     a, b = load(run_a, db), load(run_b, db)
-    before = {(c.key(), c.mode): c for c in a.cells if c.ok}
-    changes = []
-    for c in b.cells:
-        old = before.get((c.key(), c.mode))
-        if old and c.ok:
-            lower = c.mode != "timed" or c.workload.headline.lower_is_better
-            changes.append(Change(old, c, stats.compare(old.values(), c.values()), lower))
+    before = {c.key: c for c in a.cells if c.ok}
+    changes = [
+        Change(old, c, stats.compare(old.values(), c.values()))
+        for c in b.cells
+        if c.ok and (old := before.get(c.key)) is not None
+    ]
     if not changes:
         raise InputError(
             f"runs {run_a} and {run_b} have no cell in common (same runtime, workload, parameters, cores and mode)"
@@ -381,11 +447,183 @@ def compare(run_a: int, run_b: int, db: Path | str = DEFAULT_DB) -> tuple[Run, R
 
 
 def with_baseline(run: Run, baseline: str | None) -> Run:
-    """The run with another Rel % reference (InputError if it is not one of the run's runtimes)."""
+    """The run with another Rel % reference (InputError if it is not a ranked runtime of the run)."""
     if baseline is None:
         return run
     try:
-        check_baseline(baseline, [c.runtime for c in run.cells])
+        check_baseline(baseline, run.cells)
     except BaselineError as e:
         raise InputError(str(e)) from None
     return replace(run, baseline=baseline)
+
+
+# -- versus: a driver against a program of your own -----------------------------------------------------
+from collections.abc import Mapping, Sequence  # noqa: E402
+
+from .harness import versus as _versus  # noqa: E402
+from .results.modes import Versus  # noqa: E402
+from .results.relative import Relative, group_key, relatives  # noqa: E402
+
+
+class RunFailed(RuntimeError):
+    """A comparison that could not start (its build command failed): one line, exit 1, nothing stored."""
+
+
+def versus(
+    runtime: str,
+    program: str,
+    n: str | int | Sequence[int],
+    *,
+    m: str | int | Sequence[int] | None = None,
+    hops: int | None = None,
+    tokens: int = 1,
+    placement: str = "spread",
+    cores: str = "1",
+    rounds: int = 5,
+    warmup_runs: int = 1,
+    env: Mapping[str, str] | Sequence[str] = (),
+    no_driver_env: bool = False,
+    build: str | None = None,
+    timeout: float = 600.0,
+    label: str | None = None,
+    workload: str = "ring",
+    fanout: int = 10,
+    short: int | None = None,
+    db: Path | str = DEFAULT_DB,
+    command: str = "ringbench versus (api)",
+    on_progress: Callable[[str], None] = lambda text: None,
+) -> Run:
+    """One driver against an independent ring program, interleaved, both timed from outside; stored as a run.
+
+    `program` is a command line with placeholders {n}, {m}, {tokens}, {hops} (N×M×tokens) and {cores}; it
+    must contain {m} or {hops}. Each N is run with a short and a long lap count (`m`: "M2" or "M1,M2";
+    else `hops` of the long run, default 5,000,000, M1 = M2 / 10), `rounds` interleaved rounds after
+    `warmup_runs` untimed runs a side. The program gets the driver manifest's [env] (unless
+    `no_driver_env`) and `env` ("KEY=VALUE" strings or a mapping; {n}, {tokens}, {cores} allowed); `build`
+    is a shell command run once first. The run has two cells per N, the driver's and `program:<label>`'s
+    (label: the program's file name unless given), in the versus mode (results.modes.Versus).
+    `workload="tree"` compares the tree instead: each N is a tree of N leaves under `fanout` against a
+    short one of `short` leaves (default N / fanout); the program's placeholders are {n}, {fanout},
+    {processes} and {cores}.
+
+    Bad input is an InputError (nothing run, nothing stored); a build that fails is RunFailed (nothing
+    stored). Otherwise the run is returned as stored: status complete; failed (a run failed: the comparison
+    stopped there and the cells of that N hold the reason, `versus_pairs(run)[i].failure`); or interrupted.
+    `on_progress(text)` reports what is being run.
+    """
+    try:
+        req = _versus.plan(
+            runtime, program, n, m=m, hops=hops, tokens=tokens, placement=placement, cores=cores, rounds=rounds,
+            warmup_runs=warmup_runs, env=env, no_driver_env=no_driver_env, timeout=timeout, label=label,
+            workload=workload, fanout=fanout, short=short,
+        )  # fmt: skip
+        if build:
+            on_progress(f"building: {build}")
+            try:
+                _versus.build(build)
+            except _versus.Failed as e:
+                raise RunFailed(str(e)) from None
+        _versus.check_ready(req, built=bool(build))
+    except _versus.BadRequest as e:
+        raise InputError(str(e)) from None
+    settings = {
+        "workload": req.points[0].workload.name,
+        "runtimes": [req.driver.name, req.program_runtime],
+        "grid": [json.dumps(p.params, sort_keys=True) for p in req.points],
+        "cores": [req.cores],
+        "baseline": None,
+        "tuned": False,
+        **vars(req.options),
+        "versus": {
+            "program": req.program,
+            "label": req.label,
+            "program_env": dict(req.env),
+            "driver_env": not no_driver_env,
+            "build": build,
+            ("n1" if req.points[0].fanout else "m1"): {str(p.n): p.m1 for p in req.points},
+        },
+    }
+    if not Path(db).exists():
+        on_progress(f"creating the store {db}")
+    with Store(db) as store:
+        host = {**environment.collect(), "concurrent_runs": store.live_runs()}
+        run_id = store.begin_run(command, settings, host, planned=2 * len(req.points))
+        status = "complete"
+
+        def sink(c: Cell) -> None:
+            store.save_cell(run_id, c)
+
+        try:
+            _versus.measure(req, sink, on_progress)
+        except _versus.Failed:
+            status = "failed"
+        except KeyboardInterrupt:
+            status = "interrupted"
+        store.finish_run(run_id, status)
+        run = store.load_run(run_id)
+    assert run is not None
+    return run
+
+
+@dataclass(frozen=True)
+class VersusPair:
+    """One N of a versus run: the driver's cell, the program's, and the driver row's comparison with the
+    program's (the table's ratio driver/program; None unless both cells are ok)."""
+
+    driver: Cell
+    program: Cell
+    relative: Relative | None
+
+    @property
+    def params(self) -> dict:
+        return self.driver.used_params
+
+    @property
+    def m1(self) -> int:
+        """The short run's size: its laps (ring) or its leaves (tree)."""
+        x, y = self.driver.extra, self.program.extra
+        return int(x.get("m1") or y.get("m1") or x.get("n1") or y.get("n1") or 0)
+
+    @property
+    def difference(self) -> stats.Difference | None:
+        r = self.relative
+        if r is None or r.ratio is None or r.ratio_ci is None:
+            return None
+        return stats.Difference(r.ratio, r.ratio_ci, r.p_value, r.significant)
+
+    @property
+    def verdict(self) -> str | None:
+        d = self.difference
+        return None if d is None else Versus.verdict(d)
+
+    @property
+    def failure(self) -> str | None:
+        """Why this N was not compared (the one line naming the run that failed), or None."""
+        return next((c.reason or c.status for c in (self.driver, self.program) if not c.ok), None)
+
+    @property
+    def order(self) -> list[tuple[str, str, int]]:
+        """Every run of this N as it was launched: (phase, side, laps), warm-ups first."""
+        runs: list[tuple[int, str, str, int]] = []
+        for c in (self.driver, self.program):
+            side = c.settings.get("side", "")
+            short = int(c.extra.get("m1", c.extra.get("n1", 0)))
+            runs += [(k, "warm-up", side, short) for k in c.extra.get("warmup_launches", [])]
+            for r in c.records:
+                runs += [(r["launch_m1"], f"round {r['round']}", side, r.get("m1", r.get("n1", 0)))]
+                runs += [(r["launch_m2"], f"round {r['round']}", side, r.get("m", r["n"]))]
+        return [(phase, side, laps) for _, phase, side, laps in sorted(runs)]
+
+
+def versus_pairs(run: Run) -> list[VersusPair]:
+    """The N of a versus run in the order measured, each with its two cells and their comparison."""
+    rel = relatives(run.cells, run.baseline)
+    sides: dict[str, dict[str, int]] = {}
+    for i, c in enumerate(run.cells):
+        sides.setdefault(group_key(c), {})[c.settings.get("side", "")] = i
+    out = []
+    for members in sides.values():
+        if "driver" in members and "program" in members:
+            d, p = members["driver"], members["program"]
+            out.append(VersusPair(run.cells[d], run.cells[p], rel.get(d)))
+    return out

@@ -1,57 +1,37 @@
-"""The `ringbench` command line: options in, one ringbench.api call, a presenter out. No domain logic here.
+"""The `ringbench` command line: parse, call ringbench.api, hand the result to a presenter.
 
 Exit status of every command: 0 done; 1 some cell failed or a store/file could not be used;
 2 bad input (nothing run, nothing stored); 3 stopped by --budget (resumable); 130 interrupted
-(finished cells kept, resumable).
+(finished cells kept, resumable). Every error is one line on stderr, never a traceback.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shlex
 import signal
 import sys
+import tempfile
+import textwrap
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
 import click
-from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-from rich.table import Table
 
 from . import api
-from .catalogue import workloads
-from .catalogue.drivers import DriverError, discover
-from .catalogue.drivers import build as build_driver
-from .present import PLOT_KINDS, exporting, tables
-from .results import noise
-from .results.model import Cell, Run
-from .results.store import DEFAULT_DB, Store, StoreError
+from .api import DEFAULT_DB, SETTLE_PCT, Run, StoreError, workloads
+from .present import PLOT_KINDS, exporting, terminal
+from .present.terminal import err, out
 
 EXIT_BUDGET = 3
 EXIT_INTERRUPTED = 130
 
 
-def _width() -> int | None:
-    """A terminal's own width; piped, $COLUMNS or 100 (the compact table is made to fit 100), less a
-    few columns so that the odd two- or three-byte character (±, µ, ✓) keeps a line within that many
-    bytes too, for tools that count bytes."""
-    if sys.stdout.isatty():
-        return None
-    cols = os.environ.get("COLUMNS", "")
-    return (int(cols) if cols.isdigit() and int(cols) > 40 else 100) - 2
-
-
-out = Console(width=_width(), soft_wrap=False)
-err = Console(stderr=True)
-
-
 class BadInput(click.UsageError):
-    """Exit 2 with one clear line (click's usage-error convention)."""
+    """Exit 2 with one clear line."""
 
 
 class Failure(click.ClickException):
@@ -95,7 +75,7 @@ def _duration(text: str | None, what: str, unit: float = 1.0) -> float | None:
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(package_name="ringbench")
-def main() -> None:
+def cli() -> None:
     """ringbench: how fast does a runtime spawn a process, pass a message, and what does a process cost?
 
     Joe Armstrong's ring, measured the same way in every runtime: N processes in a ring, a token
@@ -115,6 +95,21 @@ def main() -> None:
     """
 
 
+def main() -> None:
+    """The console script: click's own usage errors as one line, like every other error."""
+    try:
+        rc = cli.main(standalone_mode=False)
+    except click.exceptions.Abort:
+        err.print("interrupted")
+        sys.exit(EXIT_INTERRUPTED)
+    except click.ClickException as e:
+        ctx = getattr(e, "ctx", None)
+        where = f" (see `{ctx.command_path} --help`)" if isinstance(e, click.UsageError) and ctx else ""
+        click.echo(f"Error: {e.format_message()}{where}", err=True)
+        sys.exit(e.exit_code)
+    sys.exit(rc if isinstance(rc, int) else 0)
+
+
 # -- options shared by run / bench / sweep, generated from the workload catalogue ---------------------
 _Command = TypeVar("_Command", bound=Callable[..., Any])
 
@@ -127,11 +122,10 @@ def _param_options(f: _Command) -> _Command:
             meanings.setdefault(q.help, []).append(w.name)
         help_ = "; ".join(f"{text} ({', '.join(names)})" for text, names in meanings.items())
         if p.words:
-            help_ += f". One of {', '.join(p.words)}"
+            help_ += f": {' or '.join(p.words)}"
         if name == "m":
-            help_ += ". Left out: calibrated so each repeat's timed phase lasts --target"
-        help_ += ". Comma-separated values make a grid (-n 1000,10000)." if not p.words else "."
-        f = click.option(p.flag, *p.aliases, name, default=None, help=help_)(f)
+            help_ += "; left out, calibrated so each repeat's timed phase lasts --target"
+        f = click.option(p.flag, *p.aliases, name, default=None, help=help_ + ".")(f)
     return f
 
 
@@ -139,120 +133,112 @@ _db_option = click.option(
     "--db",
     type=click.Path(dir_okay=False, path_type=Path),
     default=DEFAULT_DB,
-    show_default=True,
-    help="SQLite result store [default: the checkout's results/ringbench.db "
-    "from any folder, or $RINGBENCH_DB]; measuring creates it and its folder.",
+    help="SQLite result store [default: the checkout's results/ringbench.db from any folder, or "
+    "$RINGBENCH_DB]; measuring creates it (and says so).",
 )
 
 
-def _measure_options(cores_default: str, repeat_default: int, processes_default: int = 0):
+def _warmup(_ctx, _param, value: str | None) -> int | None | str:
+    if value is None or value == "auto":
+        return value
+    if not value.isdigit() or int(value) > 10_000:
+        raise click.BadParameter("auto (until settled) or a number of iterations, 0 to 10,000")
+    return int(value)
+
+
+def _measure_options(cores_default: str, defaults: dict):
+    repeat, processes, target = defaults["repeat"], defaults.get("processes", 0), defaults.get("target_ms", 100.0)
+    clean = defaults.get("clean_env", False)
     opts = [
         click.option(
-            "--runtime",
-            "-r",
-            default="all",
-            show_default=True,
-            help="Comma-separated runtimes (see `ringbench runtimes`), or `all` built ones.",
+            "--runtime", "-r", default="all", show_default=True,
+            help="Comma-separated runtimes (see `ringbench runtimes`), or `all` built ones (stock variants).",
         ),
+        click.option("--tuned", is_flag=True, help="Add the tuned variants of the runtimes asked (ranked apart)."),
         click.option(
-            "--cores",
-            default=cores_default,
-            show_default=True,
+            "--cores", default=cores_default, show_default=True,
             help="1 (pinned to one CPU, one scheduler thread), all, or 1,all for both.",
         ),
         click.option(
-            "--repeat",
-            default=None,
-            type=click.IntRange(1, 10_000),
-            help=f"timed: measured repeats per cell [default: {repeat_default}].",
+            "--repeat", default=None, type=click.IntRange(1, 10_000),
+            help=f"timed: measured repeats per cell [default: {repeat}].",
         ),
         click.option(
-            "--processes",
-            default=None,
-            type=click.IntRange(1, 10_000),
-            help="timed: fresh driver processes the repeats are spread over "
-            f"[default: {processes_default or 'one per repeat'}].",
+            "--processes", default=None, type=click.IntRange(1, 10_000),
+            help=f"timed: fresh driver processes the repeats are spread over [default: {processes or 'one a repeat'}].",
         ),
         click.option("--in-process", is_flag=True, help="timed: all repeats in one driver process (--processes 1)."),
         click.option(
-            "--warmup",
-            default=None,
-            type=click.IntRange(0, 10_000),
-            help="timed: untimed iterations first in each driver process [default: 1]; 0 for a cold start.",
+            "--warmup", default=None, callback=_warmup,
+            help=f"timed: untimed iterations first in each driver process: auto (until two in a row agree "
+            f"within {SETTLE_PCT:g} %) or N; 0 for a cold start [default: auto].",
         ),
         click.option(
-            "--target",
-            default=None,
-            help="timed: message-phase time per repeat that a calibrated M aims at [default: 100ms].",
+            "--target", default=None,
+            help=f"timed: message-phase time per repeat that a calibrated M aims at [default: {target:g}ms].",
         ),
         click.option(
-            "--continuous",
-            is_flag=True,
+            "--order", type=click.Choice(["interleaved", "sequential"]), default=None,
+            help="timed: take the repeats of comparable cells in turn, or measure cell after cell "
+            "[default: interleaved].",
+        ),
+        click.option(
+            "--clean-env/--keep-env", "clean_env", default=None,
+            help="Start drivers without the variables that tune a runtime (GOGC, JAVA_TOOL_OPTIONS, ERL_FLAGS…) "
+            f"[default: {'clean' if clean else 'keep, recorded and warned about'}].",
+        ),
+        click.option(
+            "--continuous", is_flag=True,
             help="Continuous mode (ring): the ring runs without end, sampled every --sample-ms.",
         ),
         click.option(
-            "--squeeze",
-            is_flag=True,
+            "--squeeze", is_flag=True,
             help="Squeeze mode (ring): raise the tokens from --min until throughput stops growing.",
         ),
         click.option(
-            "--samples",
-            type=click.IntRange(1, 10_000),
-            default=None,
+            "--samples", type=click.IntRange(1, 10_000), default=None,
             help="continuous/squeeze: counted samples after one warm-up sample; with --cv the window "
             "that must agree [default: 5].",
         ),
         click.option(
-            "--sample-ms",
-            type=click.IntRange(10, 600_000),
-            default=None,
+            "--sample-ms", type=click.IntRange(10, 600_000), default=None,
             help="continuous/squeeze: sample period in ms [default: 1000].",
         ),
         click.option(
-            "--cv",
-            type=float,
-            default=None,
-            help="continuous: sample until the last --samples have a coefficient of variation below "
-            "this fraction (e.g. 0.02), at most --max-samples; only that window is reported.",
+            "--cv", type=float, default=None,
+            help="continuous: sample until the last --samples have a coefficient of variation below this "
+            "fraction (e.g. 0.02), at most --max-samples; only that window is reported.",
         ),
         click.option(
-            "--max-samples",
-            type=click.IntRange(2, 100_000),
-            default=None,
+            "--max-samples", type=click.IntRange(2, 100_000), default=None,
             help="continuous with --cv: upper bound on samples [default: 30].",
         ),
         click.option("--min", "squeeze_min", type=click.IntRange(1), default=None, help="squeeze: first K [1]."),
         click.option("--max", "squeeze_max", type=click.IntRange(1), default=None, help="squeeze: last K [64]."),
         click.option(
-            "--threshold",
-            type=click.IntRange(1, 100),
-            default=None,
+            "--threshold", type=click.IntRange(1, 100), default=None,
             help="squeeze: steps falling short of the peak (beyond noise) that end the search [3].",
         ),
         click.option(
-            "--runtime-stats",
-            "-v",
-            "runtime_stats",
-            is_flag=True,
+            "--runtime-stats", "-v", "runtime_stats", is_flag=True,
             help="Ask each runtime for its own statistics (GC, schedulers, memory); shown and stored.",
         ),
         click.option(
-            "--baseline",
-            default=None,
-            help="Rel % reference: a runtime of this run [default: erlang if present, else the fastest].",
+            "--baseline", default=None,
+            help="Rel % reference: a message-passing runtime of this run [default: erlang if present, "
+            "else the fastest].",
         ),
         click.option(
-            "--timeout",
-            type=click.FloatRange(min=1),
-            default=None,
+            "--timeout", type=click.FloatRange(min=1), default=None,
             help="Seconds per driver process before it is killed [default: from the size].",
         ),
         _db_option,
+        click.option("--json", "as_json", is_flag=True, help="Print the run as JSON (every raw record, the summary)."),
         click.option(
-            "--json", "as_json", is_flag=True, help="Print every repeat's raw record and the summary as JSON."
+            "--wide", is_flag=True,
+            help="Also the details: spread, CPU/wall, p-value, count, warm-ups, version.",
         ),
-        click.option("--wide", is_flag=True, help="More columns: spread, CPU/wall, p-value, count, version, details."),
-    ]
+    ]  # fmt: skip
 
     def wrap(f):
         for o in reversed(opts):
@@ -260,6 +246,12 @@ def _measure_options(cores_default: str, repeat_default: int, processes_default:
         return f
 
     return wrap
+
+
+_MODE_FIELDS = (
+    "repeat processes warmup target_ms timeout order clean_env runtime_stats samples sample_ms cv max_samples "
+    "squeeze_min squeeze_max threshold"
+).split()
 
 
 def _options(kw: dict, defaults: dict) -> dict:
@@ -272,29 +264,16 @@ def _options(kw: dict, defaults: dict) -> dict:
         if kw.get("processes") not in (None, 1):
             raise BadInput("give --in-process or --processes, not both")
         kw["processes"] = 1
-    target = kw.pop("target")
-    kw["target_ms"] = _duration(target, "--target", 1e-3)
-    picked = {
-        k: kw.pop(k)
-        for k in (
-            "repeat",
-            "processes",
-            "warmup",
-            "target_ms",
-            "timeout",
-            "runtime_stats",
-            "samples",
-            "sample_ms",
-            "cv",
-            "max_samples",
-            "squeeze_min",
-            "squeeze_max",
-            "threshold",
-        )
-    }
+    kw["target_ms"] = _duration(kw.pop("target"), "--target", 1e-3)
+    picked = {k: kw.pop(k) for k in _MODE_FIELDS}
     picked["runtime_stats"] = picked["runtime_stats"] or None
+    auto = picked["warmup"] == "auto"
+    picked["warmup"] = None if auto else picked["warmup"]
     if mode == "timed":
-        picked = {**defaults, **{k: v for k, v in picked.items() if v is not None}}
+        given = {k: v for k, v in picked.items() if v is not None}
+        picked = {**{k: v for k, v in defaults.items() if k != "warmup"}, **given}
+    elif defaults.get("clean_env") and picked["clean_env"] is None:
+        picked["clean_env"] = True
     return {"mode": mode, **picked}
 
 
@@ -307,22 +286,32 @@ def _execute(
     workload: str, kw: dict, *, many_cells: bool, defaults: dict, resume: int | None = None, budget: float | None = None
 ) -> None:
     """Measure and print; exit with the run's status."""
-    runtime, cores, db, as_json, baseline, wide = (
-        kw.pop(k) for k in ("runtime", "cores", "db", "as_json", "baseline", "wide")
+    runtime, cores, db, as_json, baseline, wide, tuned = (
+        kw.pop(k) for k in ("runtime", "cores", "db", "as_json", "baseline", "wide", "tuned")
     )
     params = _params(kw)
     options = _options(kw, defaults)
     _sigterm_as_interrupt()
     command = "ringbench " + shlex.join(sys.argv[1:])
     if resume is not None:
-        result = _with_progress(
-            lambda s, d, t: api.resume(resume, db, on_start=s, on_done=d, on_tick=t, budget_s=budget)
-        )
+        stored = api.load(resume, db)
+        if stored.status == "complete":
+            err.print(f"run {resume} is complete: every planned cell is stored; nothing to resume", highlight=False)
+            _print_result(stored, as_json, wide)
+            sys.exit(0)
+        size = api.resume_estimate(resume, db)
     else:
-        if not Path(db).parent.exists():
-            err.print(f"creating folder {Path(db).parent} for the store {db}")
-        result = _with_progress(
-            lambda s, d, t: api.measure(
+        _, cells = api.plan(workload, runtime, params=params, cores=cores, tuned=tuned)
+        size = api.estimate(len(cells), options)
+    shown = terminal.ProgressDisplay(size.seconds, size.processes, None if Path(db).exists() else str(db))
+    try:
+        if resume is not None:
+            result = api.resume(
+                resume, db, budget_s=budget, on_begin=shown.begin, on_step=shown.step, on_done=shown.done,
+                on_tick=shown.tick,
+            )  # fmt: skip
+        else:
+            result = api.measure(
                 workload,
                 runtime,
                 params=params,
@@ -331,13 +320,16 @@ def _execute(
                 command=command,
                 budget_s=budget,
                 baseline=baseline,
+                tuned=tuned,
                 keep_refusals=many_cells or "all" in runtime.split(","),
-                on_start=s,
-                on_done=d,
-                on_tick=t,
+                on_begin=shown.begin,
+                on_step=shown.step,
+                on_done=shown.done,
+                on_tick=shown.tick,
                 **options,
             )
-        )
+    finally:
+        shown.stop()
     _print_result(result, as_json, wide)
     if result.status == "interrupted":
         sys.exit(EXIT_INTERRUPTED)
@@ -346,92 +338,30 @@ def _execute(
     sys.exit(0 if result.status == "complete" and all(c.ok for c in result.cells) else 1)
 
 
-def _with_progress(call):
-    """Run `call(on_start, on_done, on_tick)` with a progress bar: the cell under way and its repeat, cells
-    done of all, elapsed, ETA."""
-    columns = [
-        TextColumn("{task.description}"),
-        BarColumn(bar_width=20),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TextColumn("ETA"),
-        TimeRemainingColumn(),
-    ]
-    with Progress(*columns, console=err, transient=True) as progress:
-        task = progress.add_task("starting", total=None)
-
-        def start(spec, i, total):
-            progress.update(task, total=total, description=f"{escape(spec.label)}")
-
-        def tick(spec, text):
-            progress.update(task, description=f"{escape(spec.label)} · {text}")
-
-        def finished(c: Cell):
-            progress.advance(task)
-            mark = "[green]ok[/green]" if c.ok else f"[red]{c.status}[/red]: {escape((c.reason or '').splitlines()[0])}"
-            progress.console.print(f"  {escape(c.label)}: {mark}")
-
-        return call(start, finished, tick)
-
-
 def _print_result(result: Run, as_json: bool, wide: bool = False) -> None:
     if as_json:
-        click.echo(
-            json.dumps(
-                {
-                    "run_id": result.run_id,
-                    "status": result.status,
-                    "settings": result.settings,
-                    "baseline": result.baseline,
-                    "environment": result.environment,
-                    "warnings": result.warnings,
-                    "cells": tables.as_json(result.cells, result.baseline),
-                },
-                indent=1,
-                default=str,
-            )
-        )
+        click.echo(result.to_json())
         return
-    show_run(result, wide)
-
-
-def show_run(result: Run, wide: bool = False) -> None:
-    o = result.options
-    title = f"{result.workload.name} ({o.mode}), run {result.run_id} ({result.status})"
-    t, notes = tables.table(result.cells, title, result.baseline, wide)
-    out.print(t)
-    out.print(
-        result.mode_object.describe(o, result.workload) + "; ±95% = half-width of the bootstrap "
-        "95 % interval of the median.",
-        highlight=False,
-    )
-    for n in notes:
-        out.print(n, highlight=False, width=out.width - 6)  # notes carry ✓, ≈, µ: room for their bytes
-    if o.mode != "timed":
-        for c in result.cells:
-            if c.ok:
-                out.print(escape(f"{c.label}: {tables.mode_details(c)}"), highlight=False)
-    for c in result.cells:
-        if c.mode == "squeeze" and c.ok:
-            out.print(tables.squeeze_history(c))
-    st = tables.runtime_stats(result.cells)
-    if st:
-        out.print(st)
-    for w in noise.grouped(result.warnings):
-        out.print(f"[yellow]warning:[/yellow] {escape(w)}", highlight=False)
+    terminal.show_run(result, wide)
 
 
 def _workload_help() -> str:
-    return "\b\nWorkloads:\n" + "\n".join(f"  {w.name:<10} {w.summary}" for w in workloads.WORKLOADS.values())
+    lines = ["\b", "Workloads:"]
+    for w in workloads.WORKLOADS.values():
+        wrapped = textwrap.wrap(w.summary, 84)
+        lines.append(f"  {w.name:<10} {wrapped[0]}")
+        lines += [f"  {'':<10} {more}" for more in wrapped[1:]]
+    lines += ["", "Comma-separated values of -n, -m and the other parameters make a grid (-n 1000,10000)."]
+    return "\n".join(lines)
 
 
-_TIMED = {"repeat": 5, "warmup": 1}
+_TIMED = {"repeat": 5, "target_ms": 100.0}
 
 
-@main.command(epilog=_workload_help())
+@cli.command(epilog=_workload_help())
 @click.argument("workload")
 @_param_options
-@_measure_options("all", 5)
+@_measure_options("all", _TIMED)
 def run(workload, **kw):
     """Measure WORKLOAD on one or more runtimes; print a table and store every repeat.
 
@@ -445,31 +375,31 @@ def run(workload, **kw):
       ringbench run ring --runtime go -n 1000 --continuous --samples 5 --sample-ms 500
       ringbench run ring --runtime go -n 1000 --squeeze --max 16
       ringbench run spawn --runtime all -n 100000
+      ringbench run tree --runtime all -n 1000000
       ringbench run msgcost --runtime go -n 2,100,10000,1000000
       ringbench run selective --runtime erlang -n 1000 -m 10
 
-    A cell too large for this machine stops the command before anything runs (exit 2) when its
-    runtime was named; with `--runtime all` it is stored and shown as n/a, with the limit.
+    A cell the named runtimes cannot serve (too large for this machine, a workload or a token count
+    they lack) stops the command before anything runs (exit 2); with `--runtime all` it is stored
+    and shown as n/a, with the reason.
     """
     _execute(workload, kw, many_cells=False, defaults=_TIMED)
 
 
-@main.command(epilog=_workload_help())
+@cli.command(epilog=_workload_help())
 @click.argument("workload", required=False)
 @_param_options
-@_measure_options("all", 5)
+@_measure_options("all", _TIMED)
 @click.option(
-    "--resume",
-    type=int,
-    default=None,
-    help="Continue run RUN (from run, bench or sweep): its finished cells are not redone.",
-)
+    "--resume", type=int, default=None,
+    help="Continue run RUN (from run, bench or sweep) with its own settings: its finished cells are not redone.",
+)  # fmt: skip
 @click.option("--budget", default=None, help="Stop cleanly after this long (90s, 10m, 2h); exit 3; --resume later.")
 def sweep(workload, resume, budget, **kw):
     """Run a grid of cells (comma-separated values); every cell stored as it finishes.
 
     Cells a runtime cannot serve (too large for this machine, or a workload it lacks) are stored and
-    shown as refused, with the reason.
+    shown as n/a, with the reason.
 
     \b
     Examples:
@@ -480,34 +410,55 @@ def sweep(workload, resume, budget, **kw):
     """
     if resume is None and workload is None:
         raise BadInput("name a WORKLOAD, or --resume RUN")
+    if resume is not None:
+        ctx = click.get_current_context()
+        given = [
+            p.opts[0]
+            for p in ctx.command.params
+            if isinstance(p, click.Option)
+            and p.name not in ("resume", "budget", "db", "as_json", "wide")
+            and ctx.get_parameter_source(p.name) is click.core.ParameterSource.COMMANDLINE
+        ]
+        if workload is not None or given:
+            extra = ", ".join(([workload] if workload else []) + given)
+            raise BadInput(f"--resume continues a run with its own settings; leave out {extra}")
     _execute(workload or "", kw, many_cells=True, defaults=_TIMED, resume=resume, budget=_duration(budget, "--budget"))
 
 
-_BENCH_REPEAT, _BENCH_PROCESSES = 6, 2
-_BENCH = {"repeat": _BENCH_REPEAT, "processes": _BENCH_PROCESSES, "warmup": 1, "target_ms": 40.0}
+_BENCH = {"repeat": 6, "processes": 2, "target_ms": 40.0, "clean_env": True}
 
 
-@main.command()
+@cli.command()
 @click.option("-n", "n", default="1000", show_default=True, help="Processes in the ring.")
 @click.option("-m", "m", default=None, help="Laps [default: calibrated to --target].")
-@_measure_options("1,all", _BENCH_REPEAT, _BENCH_PROCESSES)
+@_measure_options("1,all", _BENCH)
 def bench(n, m, **kw):
     """The default comparison: the ring on every built runtime, on one core and on all cores.
 
-    Every built runtime and idiom (variants that only tune a runtime, such as java-virtual/tuned,
-    when named). Each cell: 6 repeats in 2 fresh driver processes (3 each, after one untimed warm-up in each,
-    so JIT runtimes are measured warm like compiled ones), M calibrated so a repeat's message phase
-    lasts about 40 ms. About a minute on a 2-core machine. Same as
-    `ringbench run ring --runtime all --cores 1,all -n 1000 --repeat 6 --processes 2 --target 40ms`.
+    Every built runtime and idiom as it comes (tuned variants with --tuned, ranked apart). Each cell:
+    6 repeats in 2 fresh driver processes (3 each, after warm-up until the runtime has settled, so
+    JIT runtimes are measured warm like compiled ones), M calibrated so a repeat's message phase
+    lasts about 40 ms; drivers start without the variables that tune a runtime. About a minute on a
+    2-core machine. Same as `ringbench run ring --runtime all --cores 1,all -n 1000 --repeat 6
+    --processes 2 --target 40ms --clean-env`.
     """
     kw.update({name: None for name in workloads.cli_params()}, n=n, m=m)
-    if kw["runtime"] == "all":  # every built runtime and idiom; tuning variants only when named
-        stock = [d for d in discover().values() if not d.tuned and d.is_built() and not d.missing_tools()]
-        kw["runtime"] = ",".join(d.name for d in stock) or "all"
+    waited = []
+    api.wait_until_idle(
+        lambda busy: (
+            waited.append(busy)
+            or (
+                len(waited) == 1
+                and err.print(
+                    f"waiting for the machine to settle: CPUs {busy * 100:.0f} % busy (a set-up or build just ran?)"
+                )
+            )
+        )
+    )
     _execute("ring", kw, many_cells=True, defaults=_BENCH)
 
 
-@main.command()
+@cli.command()
 @click.option("--runtime", "-r", required=True, help="Runtime(s) to trace, comma-separated.")
 @click.option("-n", "n", default="3", show_default=True, help=f"Processes (1…{workloads.TRACE_LIMIT}).")
 @click.option("-m", "m", default="3", show_default=True, help=f"Laps (1…{workloads.TRACE_LIMIT}).")
@@ -540,125 +491,48 @@ def trace(runtime, n, m, timeout):
     sys.exit(1 if failed else 0)
 
 
-def _workloads_text(have: list[str]) -> str:
-    every = set(workloads.WORKLOADS) - {"memory", "msgcost"} | {"trace"}
-    missing = sorted(every - set(have))
-    return "all" if not missing else "all but " + ", ".join(missing) if len(missing) < 3 else ", ".join(have)
-
-
-@main.command()
+@cli.command()
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output, with workloads and features.")
 def runtimes(as_json):
     """List every driver found under drivers/: built or not, kind of hop, version, workloads."""
     rows = api.runtimes()
     if as_json:
+        import json
+
         click.echo(json.dumps(rows, indent=1))
         return
-    t = Table(
-        title="ringbench runtimes", title_justify="left", box=tables.HEAD_RULE, pad_edge=False, collapse_padding=True
-    )
-    for col in ("Runtime", "hop", "State", "Version", "Workloads"):
-        t.add_column(col, no_wrap=True, overflow="ellipsis", max_width=28 if col == "Version" else None)
-    for r in rows:
-        state = (
-            "[red]needs " + ", ".join(r["missing"]) + "[/red]"
-            if r["missing"]
-            else "[red]broken[/red]"
-            if r["problem"]
-            else "[green]built[/green]"
-            if r["built"]
-            else "[yellow]not built[/yellow]"
-        )
-        hop = tables.HOP_SHORT.get(r["hop"], r["hop"]) + ("*" if r["mailbox"] == "hand-written" else "")
-        t.add_row(r["runtime"], hop, state, escape(r["version"] or ""), _workloads_text(r["workloads"]))
-    out.print(t)
-    out.print(
-        "hop: mbox mailbox, chan channel, rdv rendezvous, hand hand-off (slot + wake-up), floor not a runtime; "
-        "* the driver's own mailbox. Details: `ringbench runtimes --json`.",
-        highlight=False,
-    )
-    if any(not r["built"] for r in rows):
-        out.print("Build with `ringbench build [RUNTIME…]` (or `make setup`, which also installs toolchains).")
+    terminal.show_runtimes(rows)
 
 
-@main.command()
+@cli.command()
 @click.argument("names", nargs=-1)
 def build(names):
     """Build the named drivers (default: every driver) with each runtime's own tools."""
-    drivers = discover()
-    folders = {d.base: d for d in drivers.values()}
-    wanted = list(names) or list(folders)
-    unknown = [n for n in wanted if n not in folders and n not in drivers]
-    if unknown:
-        raise BadInput(f"unknown runtime(s) {', '.join(unknown)}; known: {', '.join(folders)}")
-    failed = []
-    for name in wanted:
-        d = folders.get(name) or drivers[name]
-        with err.status(f"building {d.base} …"):
-            try:
-                build_driver(d)
-                err.print(f"  {d.base}: [green]built[/green]")
-            except DriverError as e:
-                failed.append(d.base)
-                err.print(f"  {d.base}: [red]{escape(str(e))}[/red]")
+
+    def each(name: str, problem: str | None) -> None:
+        err.print(f"  {name}: [green]built[/green]" if problem is None else f"  {name}: [red]{escape(problem)}[/red]")
+
+    with err.status("building …"):
+        failed = api.build(list(names), each)
     if failed:
         err.print(f"[red]{len(failed)} driver(s) failed to build: {', '.join(failed)}[/red]")
         sys.exit(1)
 
 
 # -- the store ---------------------------------------------------------------------------------
-def _grid_text(s: dict) -> str:
-    values: dict[str, list] = {}
-    for g in s.get("grid", []):
-        for k, v in json.loads(g).items():
-            values.setdefault(k, [])
-            if v not in values[k]:
-                values[k].append(v)
-    return " ".join(
-        f"{k}={','.join(tables.count(v) for v in vs)}"
-        for k, vs in values.items()
-        if not (k in ("tokens", "burst") and vs in ([1], [0]))
-    )
-
-
-@main.command()
+@cli.command()
 @_db_option
 def history(db):
-    """List the stored runs, one line each: id, start, status, cells done/planned, workload, runtimes."""
+    """List the stored runs, one line each: id, start, status, cells ok/planned, workload, runtimes."""
     runs = api.history(db)
-    t = Table(title=f"runs in {db}", title_justify="left", box=tables.HEAD_RULE, pad_edge=False)
-    t.add_column("Run", justify="right", no_wrap=True, min_width=3)
-    t.add_column("Started (UTC)", no_wrap=True, min_width=16)
-    t.add_column("Status", no_wrap=True, min_width=11)
-    t.add_column("Cells", justify="right", no_wrap=True, min_width=7)
-    t.add_column("What", no_wrap=True, overflow="ellipsis", max_width=30)
-    t.add_column("Runtimes", no_wrap=True, overflow="ellipsis", max_width=18)
-    for r in runs:
-        s = r["settings"]
-        cells = f"{r['ok']}/{r['planned']}" if r.get("planned") else f"{r['ok']}/{r['done']}"
-        what = f"{s.get('workload', '')} {s.get('mode', '') if s.get('mode') != 'timed' else ''}".strip()
-        t.add_row(
-            str(r["id"]),
-            r["started_at"][:16].replace("T", " "),
-            r["status"],
-            cells,
-            f"{what} {_grid_text(s)} cores={','.join(s.get('cores', []))}",
-            ",".join(s.get("runtimes", [])),
-        )
-    out.print(t)
-    if any(r["status"] in ("interrupted", "budget", "abandoned") for r in runs):
-        out.print(
-            "Cells = ok/planned. An interrupted, budget-stopped or abandoned run: "
-            "`ringbench sweep --resume RUN` finishes it.",
-            highlight=False,
-        )
+    terminal.show_history(runs, str(db), api._db_flag(db))
 
 
-@main.command()
+@cli.command()
 @click.argument("run_id", type=int)
 @click.option("--baseline", default=None, help="Rel % against this runtime instead of the one the run used.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-@click.option("--wide", is_flag=True, help="More columns.")
+@click.option("--wide", is_flag=True, help="Also the details block.")
 @_db_option
 def show(run_id, baseline, as_json, wide, db):
     """Print stored run RUN_ID as `run` printed it: table, notes, warnings (recomputed from raw records)."""
@@ -666,26 +540,17 @@ def show(run_id, baseline, as_json, wide, db):
     if as_json:
         _print_result(result, True)
         return
-    env = result.environment
-    out.print(
-        f"run {run_id}: {env.get('date')}, {env.get('cpu_model')}, {env.get('usable_cpus')} CPU(s), "
-        f"Linux {env.get('kernel')}, ringbench {env.get('git_revision')}",
-        highlight=False,
-    )
-    out.print(f"command: {result.command}", highlight=False)
-    show_run(result, wide)
+    terminal.show_header(result)
+    terminal.show_run(result, wide)
 
 
-@main.command()
+@cli.command()
 @click.argument("run_a", type=int)
 @click.argument("run_b", type=int)
 @click.option(
-    "--fail-above",
-    type=click.FloatRange(min=0),
-    default=None,
-    metavar="PCT",
-    help="Exit 1 if some cell got slower by more than PCT % and the change is significant (a regression gate for CI).",
-)
+    "--fail-above", type=click.FloatRange(min=0), default=None, metavar="PCT",
+    help="Exit 1 if some cell got slower by more than PCT % and the change is significant (a regression gate).",
+)  # fmt: skip
 @_db_option
 def compare(run_a, run_b, fail_above, db):
     """Change from RUN_A to RUN_B for every cell both have, with its interval and significance.
@@ -699,33 +564,8 @@ def compare(run_a, run_b, fail_above, db):
       ringbench compare 12 13 --fail-above 5
     """
     _, _, changes = api.compare(run_a, run_b, db)
-    t = Table(title=f"run {run_a} → run {run_b}", title_justify="left", box=tables.HEAD_RULE, pad_edge=False)
-    for col in ("Runtime", "Cores", "Params", f"run {run_a}", f"run {run_b}", "95 % CI of change", "p", "verdict"):
-        t.add_column(
-            col,
-            justify="left" if col in ("Runtime", "Params", "verdict") else "right",
-            no_wrap=col in ("Runtime", "verdict"),
-        )
-    regressions = []
-    for ch in changes:
-        c, d = ch.after, ch.diff
-        t.add_row(
-            c.runtime,
-            c.cores,
-            tables.params_text(c),
-            tables.fmt(ch.before.headline.median),
-            tables.fmt(c.headline.median),
-            f"{(d.ratio_ci[0] - 1) * 100:+.0f}…{(d.ratio_ci[1] - 1) * 100:+.0f}%",
-            "–" if d.p_value is None else f"{d.p_value:.3f}",
-            d.verdict(ch.lower_is_better),
-        )
-        if fail_above is not None and ch.regression(fail_above):
-            regressions.append(ch)
-    out.print(t)
-    metric = changes[0].after.mode_object.headline_label(changes[0].after.workload)
-    out.print(
-        f"{metric}, median of repeats. Significant: Mann-Whitney U, p < 0.05, ≥ 5 repeats a side.", highlight=False
-    )
+    terminal.show_compare(run_a, run_b, changes, changes[0].after.headline_metric.label)
+    regressions = [ch for ch in changes if fail_above is not None and ch.regression(fail_above)]
     for ch in regressions:
         err.print(
             escape(
@@ -738,27 +578,39 @@ def compare(run_a, run_b, fail_above, db):
 
 
 def _write(path: Path, text: str) -> None:
+    """Write the file whole or not at all: a temporary file beside it, then renamed over it."""
     if not path.parent.exists():
         err.print(f"creating folder {path.parent}")
-        path.parent.mkdir(parents=True)
-    path.write_text(text)
+        try:
+            path.parent.mkdir(parents=True)
+        except OSError as e:
+            raise Failure(f"cannot create folder {path.parent}: {e.strerror}") from None
+    tmp = None
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except OSError as e:
+        if tmp and os.path.exists(tmp):
+            os.unlink(tmp)
+        raise Failure(f"cannot write {path}: {e.strerror or e}; nothing was written") from None
 
 
-@main.command()
+@cli.command()
 @click.argument("run_id", type=int)
-@click.option("--format", "fmt", type=click.Choice(["json", "csv", "markdown"]), default="json", show_default=True)
 @click.option(
-    "--out",
-    "out_path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
+    "--format", "fmt", type=click.Choice(sorted(exporting.EXPORTERS)), default="json", show_default=True,
+    help="json: everything, re-importable; csv: one line per repeat; markdown: the table, for a blog post.",
+)  # fmt: skip
+@click.option(
+    "--out", "out_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
     help="Write to this file (its folder is created) instead of stdout.",
-)
+)  # fmt: skip
 @_db_option
 def export(run_id, fmt, out_path, db):
-    """Export stored run RUN_ID: json (everything, re-importable), csv (one line per repeat), markdown."""
-    result = api.load(run_id, db)
-    text = {"json": exporting.to_json, "csv": exporting.to_csv, "markdown": exporting.to_markdown}[fmt](result)
+    """Export stored run RUN_ID as json, csv or markdown."""
+    text = exporting.EXPORTERS[fmt](api.load(run_id, db))
     if out_path:
         _write(out_path, text)
         err.print(f"wrote {out_path}")
@@ -766,36 +618,23 @@ def export(run_id, fmt, out_path, db):
         click.echo(text, nl=False)
 
 
-@main.command(name="import")
+@cli.command(name="import")
 @click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @_db_option
 def import_(path, db):
-    """Import a JSON export (from `ringbench export`) into the store as a new run."""
-    try:
-        doc = exporting.read_json(path)
-    except ValueError as e:
-        raise BadInput(f"cannot import {path}: {e}") from None
-    with Store(db) as store:
-        run_id = exporting.import_doc(doc, store, path)
-    click.echo(f"imported {path} as run {run_id}")
+    """Import a JSON export (from `ringbench export`) as a new run, all or nothing (status imported)."""
+    run_id = api.import_run(path, db)
+    click.echo(f"imported {path} as run {run_id}; `ringbench show {run_id}{api._db_flag(db)}` prints it")
 
 
-@main.command()
+@cli.command()
 @click.argument("run_id", type=int)
 @click.option(
-    "--kind",
-    type=click.Choice(["auto", *PLOT_KINDS]),
-    default="auto",
-    show_default=True,
+    "--kind", type=click.Choice(["auto", *PLOT_KINDS]), default="auto", show_default=True,
     help="What to draw (auto: chosen from the run's workload and mode).",
-)
-@click.option(
-    "--out",
-    "out_path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    required=True,
-    help="Image file; .png or .svg.",
-)
+)  # fmt: skip
+@click.option("--out", "out_path", type=click.Path(dir_okay=False, path_type=Path), required=True,
+              help="Image file; .png or .svg.")  # fmt: skip
 @click.option("--runtime", "-r", default=None, help="Only this runtime (needed for surface).")
 @click.option("--fixed-n", type=int, default=None, help="time-vs-m: the N to hold fixed [middle of the run's N].")
 @click.option("--fixed-m", type=int, default=None, help="hops-vs-n: the M to hold fixed [middle of the run's M].")
@@ -814,7 +653,7 @@ def plot(run_id, kind, out_path, runtime, fixed_n, fixed_m, db):
         raise BadInput("--out must end in .png or .svg")
     result = api.load(run_id, db)
     if kind == "auto":
-        kind = plots.default_kind(result.workload.name, result.options.mode)
+        kind = plots.default_kind_for(result.cells)
     if not out_path.parent.exists():
         err.print(f"creating folder {out_path.parent}")
     try:
@@ -824,15 +663,10 @@ def plot(run_id, kind, out_path, runtime, fixed_n, fixed_m, db):
     click.echo(f"wrote {out_path}")
 
 
-@main.command()
+@cli.command()
 @click.argument("run_ids", type=int, nargs=-1, required=True)
-@click.option(
-    "--out",
-    "out_path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    required=True,
-    help="The HTML file to write (its folder is created).",
-)
+@click.option("--out", "out_path", type=click.Path(dir_okay=False, path_type=Path), required=True,
+              help="The HTML file to write (its folder is created).")  # fmt: skip
 @_db_option
 def report(run_ids, out_path, db):
     """Write one self-contained HTML report (charts embedded, no network needed) of stored runs."""
@@ -842,6 +676,166 @@ def report(run_ids, out_path, db):
     with err.status("drawing charts …"):
         _write(out_path, report_mod.render([(r, r.command) for r in runs]))
     click.echo(f"wrote {out_path}")
+
+
+# -- versus: a driver against a program of your own --------------------------------------------------
+_VERSUS_HELP = """Measure one driver against an independent ring program of your own; store it as a run.
+
+\b
+Both sides are timed the same way, from outside, as whole processes: each
+runs with a short lap count M1 and a long one M2, and
+    ns/hop = (t(M2) - t(M1)) / (N x (M2 - M1) x tokens)
+so VM start-up, spawning the ring and teardown cancel out, whatever the
+program prints or however it times itself. The four runs of each round are
+interleaved (driver M1, program M1, program M2, driver M2; the sides swap
+places every other round) so a drift in machine speed hits both. The figures
+are medians over the rounds with bootstrap 95 % intervals; the ratio is
+driver/program (<= 1.0: the driver is at least as fast), tested with
+Mann-Whitney U (needs 5 rounds or more). The driver's own ns/hop (run_ns
+from its result record) is shown beside the differential figure.
+
+\b
+The program is any command line (split like a shell would, not run by one;
+wrap it in sh -c '...' for pipes) with placeholders:
+    {n} processes   {m} laps   {tokens} tokens   {hops} N x M x tokens
+    {cores} scheduler threads (1 for --cores 1, else the CPU count)
+It must contain {m} or {hops}, do N x M x tokens hops, and exit 0; it may
+print anything. It gets the driver's manifest environment (e.g.
+GOMAXPROCS=1 for go at --cores 1) unless --no-driver-env, plus --env.
+With --cores 1 both sides are pinned to the same CPU.
+
+\b
+The run is stored like any other (two rows per N: the driver, and the
+program as program:LABEL): `ringbench show`, `compare`, `export` and
+`report` read it.
+
+\b
+Example (a Go channel ring compiled to /tmp; see docs/versus.md):
+    ringbench versus --runtime go/stock \\
+        --build 'go build -o /tmp/ring/ring /tmp/ring/main.go' \\
+        --program '/tmp/ring/ring {n} {m}' -n 1000,10000 --hops 5000000
+
+\b
+Exit status: 0 compared (whatever the verdict); 1 a run failed (non-zero
+exit, timeout, a driver error, the long runs no longer than the short ones,
+a failed build); 2 bad input (nothing run); 130 interrupted.
+"""
+
+
+@cli.command(help=_VERSUS_HELP)
+@click.option(
+    "--runtime", "-r", required=True, metavar="RUNTIME",
+    help="The driver, as `ringbench runtimes` lists it (one runtime, e.g. go/stock).",
+)  # fmt: skip
+@click.option(
+    "--program", "-p", required=True, metavar="CMD",
+    help="The independent program's command line with {n} and {m} (or {hops}) placeholders.",
+)  # fmt: skip
+@click.option("-n", "ns", required=True, metavar="N[,N...]", help="Ring sizes, comma-separated: two rows per N.")
+@click.option(
+    "-m", "m_opt", metavar="M2|M1,M2",
+    help="Laps of the long run (the short run does M2/10), or both; the same for every N.",
+)  # fmt: skip
+@click.option(
+    "--hops", "hops_opt", type=click.IntRange(min=2), metavar="H",
+    help="Instead of -m: hops of the long run, M2 = H / (N x tokens), M1 = M2/10 [default: 5,000,000].",
+)  # fmt: skip
+@click.option(
+    "--tokens", "-k", type=click.IntRange(min=1), default=1, show_default=True,
+    help="Tokens circulating at once (the program needs {tokens} or {hops}).",
+)  # fmt: skip
+@click.option(
+    "--placement", type=click.Choice(["spread", "burst"]), default="spread", show_default=True,
+    help="The driver's token placement (burst: all tokens at p0); the program places its own.",
+)  # fmt: skip
+@click.option(
+    "--cores", type=click.Choice(["1", "all"]), default="1", show_default=True,
+    help="1: both sides pinned to one CPU with one scheduler thread; all: every CPU.",
+)  # fmt: skip
+@click.option(
+    "--rounds", type=click.IntRange(min=1), default=5, show_default=True,
+    help="Interleaved rounds (4 runs each); 5 or more for a significance test.",
+)  # fmt: skip
+@click.option(
+    "--warmup-runs", type=click.IntRange(min=0), default=1, show_default=True,
+    help="Untimed short runs of each side first (binaries into the page cache; fail fast).",
+)  # fmt: skip
+@click.option(
+    "--env", "env_pairs", multiple=True, metavar="KEY=VALUE",
+    help="Environment for the program (repeatable; {n}, {tokens}, {cores} allowed, e.g. GOMAXPROCS={cores}). "
+    "To give both sides a variable, export it before running versus.",
+)  # fmt: skip
+@click.option("--no-driver-env", is_flag=True, help="Do not give the program the driver manifest's [env].")
+@click.option(
+    "--build", "build_cmd", metavar="CMD",
+    help="A shell command run once first to build the program (e.g. go build -o /tmp/ring/ring ...).",
+)  # fmt: skip
+@click.option(
+    "--timeout", type=click.FloatRange(min=0.1), default=600, show_default=True,
+    help="Seconds allowed to any one run (its process group is killed).",
+)  # fmt: skip
+@click.option("--label", default=None, help="The program's name in the table, program:LABEL [its file name].")
+@click.option(
+    "--workload", "-w", type=click.Choice(["ring", "tree"]), default="ring", show_default=True,
+    help="ring: laps at N (placeholders {n} {m} {tokens} {hops}); tree: skynet's tree of N leaves against a short "
+    "one (placeholders {n} {fanout} {processes}).",
+)  # fmt: skip
+@click.option("--fanout", type=click.IntRange(2, 1000), default=10, show_default=True, help="tree: children a node.")
+@click.option("--short", "short_n", type=click.IntRange(min=1), default=None,
+              help="tree: leaves of the short tree [N / fanout].")  # fmt: skip
+@click.option("--json", "as_json", is_flag=True, help="Print the run as JSON (every round's wall times and records).")
+@click.option("--markdown", is_flag=True, help="Print the table as Markdown with the commands, for pasting into docs.")
+@_db_option
+def versus(
+    runtime, program, ns, m_opt, hops_opt, tokens, placement, cores, rounds, warmup_runs, env_pairs, no_driver_env,
+    build_cmd, timeout, label, workload, fanout, short_n, as_json, markdown, db,
+):  # fmt: skip
+    if as_json and markdown:
+        raise BadInput("--json and --markdown exclude each other")
+    _sigterm_as_interrupt()
+
+    def say(text: str) -> None:
+        err.print(escape(f"versus: {text}"), highlight=False, soft_wrap=True)
+
+    try:
+        run = api.versus(
+            runtime, program, ns, m=m_opt, hops=hops_opt, tokens=tokens, placement=placement, cores=cores,
+            rounds=rounds, warmup_runs=warmup_runs, env=env_pairs, no_driver_env=no_driver_env, build=build_cmd,
+            timeout=timeout, label=label, workload=workload, fanout=fanout, short=short_n, db=db,
+            command="ringbench " + shlex.join(sys.argv[1:]), on_progress=say,
+        )  # fmt: skip
+    except api.RunFailed as e:
+        raise Failure(str(e)) from None
+    pairs = api.versus_pairs(run)
+    stored = f"stored as run {run.run_id}: `{run.hint('show')}`"
+    if run.status == "failed":
+        why = next((p.failure for p in pairs if p.failure), None) or "a run failed"
+        raise Failure(f"{why} ({stored})")
+    if as_json:
+        click.echo(run.to_json())
+    elif markdown:
+        click.echo(exporting.EXPORTERS["markdown"](run), nl=False)
+        click.echo("".join(f"\n- N = {p.params['n']:,}: {p.verdict}\n" for p in pairs if p.verdict), nl=False)
+    elif any(c.ok for c in run.cells):
+        s = run.settings.get("versus", {})
+        pin = f", pinned to CPU {run.cells[0].settings.get('pinned_cpu')}" if run.cells[0].cores == "1" else ""
+        out.print(
+            escape(f"{run.settings['runtimes'][0]} against {run.settings['runtimes'][1]} = `{s.get('program')}`, "
+                   f"cores {run.cells[0].cores}{pin}"),
+            highlight=False,
+        )  # fmt: skip
+        terminal.show_run(run)
+        for p in pairs:
+            if p.verdict:
+                out.print(escape(f"N = {p.params['n']:,}: {p.verdict}"), highlight=False)
+    if run.status == "interrupted":
+        done, planned = sum(p.failure is None for p in pairs), len(run.settings["grid"])
+        err.print(
+            escape(f"interrupted: {done} of {planned} ring size(s) compared, {stored}"), highlight=False, soft_wrap=True
+        )
+        sys.exit(EXIT_INTERRUPTED)
+    err.print(escape(stored), highlight=False, soft_wrap=True)
+    sys.exit(0)
 
 
 if __name__ == "__main__":

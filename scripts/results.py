@@ -117,9 +117,13 @@ def previous(name: str) -> dict[str, float]:
 
 
 # Contract 1 named these runtimes without a variant.
-RENAMED = {"go": "go/channel", "c-pthreads": "c-pthreads/mailbox", "java-threads": "java-threads/stock",
-           "java-virtual": "java-virtual/stock", "python-threads": "python-threads/simplequeue",
-           "rust-threads": "rust-threads/channel"}
+RENAMED = {"go": "go/stock", "go/channel": "go/stock", "c-pthreads": "c-pthreads/stock",
+           "c-pthreads/mailbox": "c-pthreads/stock", "c-pthreads/sem": "c-pthreads/handoff",
+           "java-threads": "java-threads/stock", "java-virtual": "java-virtual/stock",
+           "python-threads": "python-threads/stock", "python-threads/simplequeue": "python-threads/stock",
+           "python-greenlet/mailbox": "python-greenlet/stock", "python-asyncio": "python-asyncio/stock",
+           "rust-threads": "rust-threads/stock", "rust-threads/channel": "rust-threads/stock",
+           "erlang": "erlang/stock"}
 
 
 def moved(name: str, run: int) -> str:
@@ -140,7 +144,7 @@ def moved(name: str, run: int) -> str:
 # per hop close to its 10,000 figure, and what stops it is named here with the figure).
 GROWTH_CLOSE = 1.5
 GROWTH_WHY = {
-    "go/channel": "a step at the last-level cache, not a slope: a hop touches ~17 cache lines (~1 KB) of "
+    "go/stock": "a step at the last-level cache, not a slope: a hop touches ~17 cache lines (~1 KB) of "
                   "each goroutine (its g, stack, channel, sudog); cachegrind with a 32 MiB cache counts 0 "
                   "misses a hop at N = 10,000 and 16 at 100,000, and ns/hop steps from 151 to 450 between "
                   "N = 10,000 and 30,000, then stays flat to 1,000,000 (drivers/go/README.md, \"Why a hop "
@@ -159,7 +163,7 @@ GROWTH_WHY = {
                      "so each park allocates a new ~0.7 KB chunk and a million of them fill the young "
                      "generation (drivers/java-virtual/README.md, \"Why the ring is ~20× slower per hop "
                      "at 1,000,000 processes than at 10,000\")",
-    "python-greenlet/mailbox": "each process adds its 760-byte deque to the working set the token walks "
+    "python-greenlet/stock": "each process adds its 760-byte deque to the working set the token walks "
                                "(drivers/python-greenlet/README.md, \"What one hop costs\")",
 }
 

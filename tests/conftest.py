@@ -1,12 +1,34 @@
 import os
+import sqlite3
+import sys
 from pathlib import Path
 
 import pytest
 
 from ringbench.catalogue import drivers
-from ringbench.harness import modes, runner
+from ringbench.harness import measure, runner
 
 FAKE_DIR = Path(__file__).parent / "fake_drivers"
+FAKE_PY = FAKE_DIR / "fake" / "fake.py"
+RINGBENCH = [sys.executable, "-m", "ringbench.cli"]  # the real command line, in a process of its own
+
+
+def q(db, sql, *args):
+    """Rows of an SQL query on a store file, read behind the store's back."""
+    con = sqlite3.connect(db)
+    con.row_factory = sqlite3.Row
+    try:
+        return con.execute(sql, args).fetchall()
+    finally:
+        con.close()
+
+
+def cells_stored(db) -> int:
+    """Cells in the store so far (0 while the store is still being created)."""
+    try:
+        return q(db, "SELECT count(*) AS k FROM cells")[0]["k"] if db.exists() else 0
+    except sqlite3.OperationalError:
+        return 0
 
 
 @pytest.fixture
@@ -17,13 +39,21 @@ def fake(monkeypatch, tmp_path):
     for var in ("FAKE_FAULT", "FAKE_FAULT_ON", "FAKE_JITTER", "FAKE_NS_PER_HOP", "FAKE_RSS_PER_PROC"):
         monkeypatch.delenv(var, raising=False)
     runner._describe_cache.clear()
-    modes._calibrated.clear()
+    measure._calibrated.clear()
 
     def set_env(**kw):
         for k, v in kw.items():
             monkeypatch.setenv(k, str(v))
     yield set_env
     runner._describe_cache.clear()
+
+
+def run_cli(*args):
+    """The command line in this process (click's runner): exit code, stdout and stderr of one command."""
+    from click.testing import CliRunner
+
+    from ringbench.cli import cli
+    return CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False)
 
 
 @pytest.fixture
@@ -55,3 +85,28 @@ def live_processes_with(marker: str) -> list[int]:
         except OSError:
             continue
     return found
+
+
+@pytest.fixture
+def zoo(fake, tmp_path, monkeypatch):
+    """Fake runtimes of known speed: erlang (200 ns/hop), fastgo (100), a floor (5), a hand-off (50),
+    a single-threaded one with a long variant name (150), and beam/stock (200) with beam/tuned (80);
+    only these are discoverable."""
+    root = tmp_path / "drivers"
+
+    def driver(name, ns, hop="mailbox", variants=""):
+        folder = root / name
+        folder.mkdir(parents=True)
+        (folder / "driver.toml").write_text(
+            f'name = "{name}"\ncommand = ["{{python}}", "{FAKE_PY}"]\nhop = "{hop}"\n'
+            f'[env]\nFAKE_NS_PER_HOP = "{ns}"\n{variants}')
+    driver("erlang", 200)
+    driver("fastgo", 100, "channel")
+    driver("floor", 5, "floor")
+    driver("baton", 50, "handoff")
+    driver("rust-tokio", 150, "channel", '[variants.current-thread]\nargs = []\nsingle_threaded = true\n')
+    driver("beam", 200, "mailbox", '[variants.stock]\nargs = []\n[variants.tuned]\nargs = []\ntuned = true\n'
+           'env = { FAKE_NS_PER_HOP = "80" }\n')
+    monkeypatch.setenv("RINGBENCH_DRIVERS_DIR", str(root))
+    monkeypatch.delenv("RINGBENCH_DRIVER_PATH")
+    return root

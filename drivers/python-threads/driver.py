@@ -1,355 +1,306 @@
-"""ringbench driver: CPython threads, one OS thread per process.
+"""ringbench driver: CPython threads, one OS thread per process, a queue.SimpleQueue each.
 
-Hop: every process owns a queue.SimpleQueue (the standard library's C queue,
-unbounded, FIFO); send = put, receive = blocking get, which parks the thread on
-a lock with the GIL released. Threads are started with the low-level _thread
-module. Variants (see README.md):
-  simplequeue  --variant=simplequeue: the runtime as it comes (default thread stack size)
-  tuned        --variant=tuned: 64 KiB thread stacks, futex hash sized per thread
+send = put (unbounded, never blocks); receive = a blocking get, which parks the thread on a lock with
+the GIL released. Threads are started with the low-level _thread module. Variants (README.md):
+  stock  the runtime as it comes (the platform's default thread stack size, the kernel's futex hash).
+  tuned  64 KiB thread stacks, a futex hash sized per thread, the collector settings of
+         ringbench_driver_common.tune_collector.
+The shared module ringbench_driver_common is found through PYTHONPATH (driver.toml).
 """
-import os
-import resource
+import _thread
 import sys
+import threading
+from queue import SimpleQueue
+from time import perf_counter_ns, sleep
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(__file__))), "common", "python"))
-import ringbench_driver_common as common  # noqa: E402
-from ringbench_driver_common import DriverError, emit, flush  # noqa: E402
+import oslimits
+import ringbench_driver_common as common
 
 NAME = "python-threads"
-WORKLOADS = ["ring", "spawn", "pingpong", "fanin", "trace"]
+VARIANTS = ("stock", "tuned")
+WORKLOADS = ["ring", "spawn", "pingpong", "fanin", "tree", "trace"]
 FEATURES = ["tokens", "continuous", "stats"]
-OPTIONS = {"--variant=simplequeue": "simplequeue", "--variant=tuned": "tuned"}
-TUNED_STACK_SIZE = 64 * 1024    # threading.stack_size in the tuned variant (32 KiB is the minimum)
+TUNED_STACK_SIZE = 64 * 1024  # threading.stack_size in the tuned variant (32 KiB is CPython's minimum)
 
 
-# ---------------------------------------------------------------- OS limits
+def ring_process(q, sq, first, main_q):
+    """One process of the ring (and, with main as its successor, of spawn).
 
-def read_int(path):
-    try:
-        with open(path) as f:
-            s = f.read().split()[0]
-    except (OSError, IndexError):
-        return None
-    return None if s == "max" else int(s) if s.isdigit() else None
-
-
-def start_failed(index, want, err):
-    """A thread could not be started: a `limit` error naming the machine's figures, so the user
-    sees which limit ran out. The orchestrator checks these limits before launch (from the
-    manifest); this is the real failure, when one it could not see was reached. Python reports
-    every failure of pthread_create as RuntimeError("can't start new thread"), without errno."""
-    try:
-        with open("/proc/loadavg") as f:
-            tasks = f.read().split()[3].split("/")[1]
-    except (OSError, IndexError):
-        tasks = "?"
-    soft, _ = resource.getrlimit(resource.RLIMIT_NPROC)
-    vsoft, _ = resource.getrlimit(resource.RLIMIT_AS)
-    avail = None
-    try:
-        with open("/proc/meminfo") as f:
-            for line in f:
-                if line.startswith("MemAvailable:"):
-                    avail = int(line.split()[1]) // 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    figures = [("kernel.pid_max", read_int("/proc/sys/kernel/pid_max")),
-               ("kernel.threads-max", read_int("/proc/sys/kernel/threads-max")),
-               ("vm.max_map_count", read_int("/proc/sys/vm/max_map_count")),
-               ("ulimit -u", None if soft == resource.RLIM_INFINITY else soft),
-               ("ulimit -v KiB", None if vsoft == resource.RLIM_INFINITY else vsoft // 1024),
-               ("cgroup pids.max", read_int("/sys/fs/cgroup/pids.max")),
-               ("MemAvailable MiB", avail)]
-    raise DriverError("limit", "could not start thread %d of %d (%s). Tasks on the machine: %s; %s. "
-                      "Raise the limit that ran out (sysctl -w kernel.pid_max=N, kernel.threads-max=N, "
-                      "vm.max_map_count=N; ulimit -u N; ulimit -v; cgroup pids.max; memory) or use a smaller n"
-                      % (index, want, err, tasks,
-                         ", ".join("%s %s" % (k, "unlimited" if v is None else v) for k, v in figures)))
+    A hop: get() returns (the thread was woken by the sender's put), one compare, one receipt count,
+    put(v - 1) into the successor's queue (which wakes it), get() again.
+    """
+    get = q.get
+    put = sq.put
+    cnt = 0
+    main_q.put(1)  # ready: about to block in its first receive
+    while True:
+        v = get()
+        if v > 1:
+            cnt += 1
+            put(v - 1)
+        elif v == 1:
+            cnt += 1
+            main_q.put(0)  # a token finished
+        else:  # the proof: v = -(1 + receipts so far); p0 sees it twice
+            put(v - cnt)
+            if first:
+                main_q.put(-get() - 1)
+            return
 
 
-def futex_hash_setup(threads):
-    """Tuned variant only: size the process's private futex hash for `threads` threads.
-
-    Since Linux 6.16 a process gets a private futex hash table sized by the CPU
-    count (16 buckets on 2 cores), not the thread count, so with thousands of
-    parked threads every futex wake walks a long chain. Like drivers/c-pthreads
-    (futex_hash_setup), ask for slots = next power of two >= threads, clamped to
-    [16, 2^22]: prctl(PR_FUTEX_HASH=78, PR_FUTEX_HASH_SET_SLOTS=1, slots, 0, 0).
-    RINGBENCH_FUTEX_HASH_SLOTS overrides the count (negative: skip the call).
-    Older kernels reject the option; any failure is ignored. Returns prctl's
-    result, or None when the call was not made."""
-    slots = 16
-    while slots < threads and slots < (1 << 22):
-        slots <<= 1
-    env = os.environ.get("RINGBENCH_FUTEX_HASH_SLOTS", "")
-    try:
-        if env:
-            slots = int(env)
-        if slots < 0:
-            return None
-        import ctypes
-        libc = ctypes.CDLL(None, use_errno=True)
-        prctl = libc.prctl
-        prctl.restype = ctypes.c_int
-        ul = ctypes.c_ulong
-        return prctl(ctypes.c_int(78), ul(1), ul(slots), ul(0), ul(0))
-    except Exception:  # noqa: BLE001 - no ctypes, no prctl, bad override: keep the default table
-        return None
+def ring_head_continuous(q, sq, main_q, laps):
+    """p0 in continuous mode: counts the laps (only p0 writes the count; main reads it)."""
+    get = q.get
+    put = sq.put
+    main_q.put(1)
+    while True:
+        v = get()
+        laps.count += 1
+        put(v)
 
 
-# ---------------------------------------------------------------- workloads
+def pinger(q, pong_q, main_q, m):
+    get = q.get
+    put = pong_q.put
+    main_q.put(1)
+    get()  # the start signal
+    for _ in range(m):
+        put(1)
+        get()
+    put(0)
+    main_q.put(0)  # done
 
-def make_runtime(tuned, threads):
-    import _thread
-    import threading
-    from queue import SimpleQueue
-    from time import perf_counter_ns, sleep
 
-    # threading.stack_size() with no argument would also reset the size: keep what was set
-    stack_size = TUNED_STACK_SIZE if tuned else 0    # 0: the platform default (RLIMIT_STACK, 8 MiB)
-    threading.stack_size(stack_size)
-    base_threads = _thread._count()
-    sys.unraisablehook = common.die_in_thread    # a process thread that fails ends the driver
+def ponger(q, ping_q, main_q, result_q):
+    get = q.get
+    put = ping_q.put
+    cnt = 0
+    main_q.put(1)
+    while get():
+        cnt += 1
+        put(1)
+    result_q.put(cnt)  # the round trips it counted
 
-    def start(fn, *args):
+
+def fanin_receiver(q, main_q, total):
+    get = q.get
+    cnt = 0
+    main_q.put(1)
+    while cnt < total:
+        get()
+        cnt += 1
+    main_q.put(cnt)
+
+
+def fanin_sender(q, to_q, main_q, m):
+    put = to_q.put
+    main_q.put(1)
+    q.get()  # the start signal
+    for _ in range(m):
+        put(1)
+
+
+def tree_node(start, lo, n, fanout, to_q):
+    """Covers leaves lo .. lo+n-1: a thread per child (start is Threads.start_in_turn), sums their
+    messages, sends the sum to its parent and exits. A thread that cannot be started ends the driver
+    with a `limit` error."""
+    if n > 1:
+        q = SimpleQueue()
+        k = n // fanout
+        for i in range(fanout):
+            start(tree_node, start, lo + i * k, k, fanout, q)
+        get = q.get
+        lo = 0
+        for _ in range(fanout):
+            lo += get()
+    to_q.put(lo)
+
+
+def trace_process(i, q, sq, main_q, log):
+    """A ring process of the trace: the token carries its sender's index; each hop is printed here,
+    by the receiving thread."""
+    main_q.put(1)
+    while True:
+        msg = q.get()
+        if msg is None:  # released after the run
+            return
+        v, sender = msg
+        log.hop(sender, i)
+        if v == 1:
+            main_q.put(0)
+            return
+        sq.put((v - 1, i))
+
+
+def planned_threads(workload, p):
+    if workload == "tree":
+        return (p["fanout"] * p["n"] - 1) // (p["fanout"] - 1)
+    return {"pingpong": 2, "fanin": p.get("n", 0) + 1}.get(workload, p.get("n", 0))
+
+
+class Threads(common.Runtime):
+    def __init__(self, stack_size, planned):
+        self.stack_size = stack_size  # 0: the platform's default (RLIMIT_STACK, 8 MiB)
+        self.planned = planned
+        threading.stack_size(stack_size)
+        sys.unraisablehook = common.die_in_thread  # a process thread that fails ends the driver
+
+    def start(self, fn, *args):
+        """A process thread running fn(*args); main goes on at once."""
         try:
             _thread.start_new_thread(fn, args)
         except RuntimeError as e:
-            start_failed(_thread._count() - base_threads + 1, threads, e)
+            oslimits.start_failed(common.threads_now(), self.planned, e)
 
-    def wait_exited():
-        """Untimed teardown: wait until every process thread has exited."""
-        while _thread._count() > base_threads:
+    def start_in_turn(self, fn, *args):
+        """A process thread running fn(*args), the everyday way: threading.Thread.start returns once
+        the new thread runs, so the starting thread hands it the GIL. Where processes start processes
+        (tree), starting them all at once leaves thousands of threads waiting for the GIL, each waking
+        every switch interval to ask for it: at 11,111 threads that took minutes of system time."""
+        try:
+            threading.Thread(target=fn, args=args, daemon=True).start()
+        except RuntimeError as e:
+            oslimits.start_failed(common.threads_now(), self.planned, e)
+
+    def collect(self, main_q, k):
+        """The sum of k messages to main (the ready signals)."""
+        get = main_q.get
+        return sum(get() for _ in range(k))
+
+    def wait_exited(self, base):
+        """Untimed teardown: wait until the process's OS threads are back to `base` (Threads: of
+        /proc/self/status), so that the next iteration starts with none of this one's."""
+        while common.threads_now() > base:
             sleep(0.0005)
 
-    cont = [0]
+    def stats(self):
+        return {"switch_interval_us": int(round(sys.getswitchinterval() * 1e6)),
+                "thread_stack_size": self.stack_size,
+                "threads_alive": common.threads_now()}
 
-    # A hop: get() returns (the thread was woken by the sender's put), one compare, one
-    # receipt count, put(v - 1) into the successor's queue (which wakes it), get() again.
-    def ring_proc(q, sq, first, mq):
-        get = q.get
-        put = sq.put
-        cnt = 0
-        mq.put(1)          # ready: linked, about to block in its first receive
-        while True:
-            v = get()
-            if v > 1:
-                cnt += 1
-                put(v - 1)
-            elif v == 1:
-                cnt += 1
-                mq.put(0)
-            else:          # the proof: v = -(1 + receipts so far); p0 sees it twice
-                put(v - cnt)
-                if first:
-                    mq.put(-get() - 1)
-                return
-
-    def ring_proc_cont(q, sq, first, mq):
-        get = q.get
-        put = sq.put
-        mq.put(1)
-        if first:
-            while True:
-                v = get()
-                cont[0] += 1     # only p0 writes; main reads (under the GIL: a word store)
-                put(v)
-        while True:
-            put(get())
-
-    def ring(p, meter, emit_hops):
+    def ring(self, p, meter, emit_hops):
         n = p["n"]
-        tokens = p["tokens"]
-        starts = common.token_starts(p)
         continuous = p["sample_ms"] > 0
-        procfn = ring_proc_cont if continuous else ring_proc
-        mq = SimpleQueue()
-        mget = mq.get
+        laps = common.Laps()
+        base = common.threads_now()
+        main_q = SimpleQueue()
         meter.spawn_begins()
         qs = [SimpleQueue() for _ in range(n)]
         for i in range(n):
-            start(procfn, qs[i], qs[i + 1 if i + 1 < n else 0], i == 0, mq)
-        ready = 0
-        for _ in range(n):
-            ready += mget()
-        meter.spawn_ends(ready)
+            sq = qs[i + 1 if i + 1 < n else 0]
+            if continuous and i == 0:
+                self.start(ring_head_continuous, qs[0], sq, main_q, laps)
+            else:
+                self.start(ring_process, qs[i], sq, i == 0, main_q)
+        meter.spawn_ends(self.collect(main_q, n))
+        starts = common.token_starts(p)
         if continuous:
-            sample_ms, samples = p["sample_ms"], p["samples"]
-            t_start = perf_counter_ns()
-            for k in starts:
-                qs[k].put(2)
-            for seq in range(1, samples + 1):
-                d = t_start + seq * sample_ms * 1_000_000 - perf_counter_ns()
-                if d > 0:
-                    sleep(d / 1e9)
-                now = perf_counter_ns()
-                emit({"type": "sample", "seq": seq, "elapsed_ns": now - t_start, "count": cont[0] * n})
-                flush()
-            return None
+            return self._samples(p, qs, starts, laps)
         v = n * p["m"]
+        get = main_q.get
         meter.run_begins()
         for k in starts:
             qs[k].put(v)
-        for _ in range(tokens):
-            mget()
+        for _ in starts:
+            get()
         meter.run_ends()
         qs[0].put(-1)
-        count = mget()
-        wait_exited()
+        count = get()
+        self.wait_exited(base)
         return count
 
-    def spawn(p, meter, emit_hops):
+    def _samples(self, p, qs, starts, laps):
+        period = p["sample_ms"] * 1_000_000
+        t_start = perf_counter_ns()
+        for k in starts:
+            qs[k].put(common.ENDLESS_TOKEN)
+        for seq in range(1, p["samples"] + 1):
+            d = t_start + seq * period - perf_counter_ns()
+            if d > 0:
+                sleep(d / 1e9)  # the GIL is released: the ring runs
+            common.print_sample(seq, perf_counter_ns() - t_start, laps.count * p["n"])
+        return None
+
+    def spawn(self, p, meter, emit_hops):
+        """n ring processes whose successor is main: each holds what a ring process holds."""
         n = p["n"]
-        mq = SimpleQueue()
-        mget = mq.get
-
-        def proc(q):
-            mq.put(1)      # ready, then block in the first receive
-            q.get()
-
+        base = common.threads_now()
+        main_q = SimpleQueue()
         meter.spawn_begins()
         qs = [SimpleQueue() for _ in range(n)]
         for q in qs:
-            start(proc, q)
-        count = 0
-        for _ in range(n):
-            count += mget()
-        meter.spawn_ends(count)
-        for q in qs:
-            q.put(0)
-        wait_exited()
-        return count
+            self.start(ring_process, q, main_q, False, main_q)
+        meter.spawn_ends(self.collect(main_q, n))
+        get = main_q.get
+        for q in qs:  # one at a time: released all at once, n threads would wait for the GIL together
+            q.put(-1)  # the stop message: it answers main and exits
+            get()
+        self.wait_exited(base)
+        return meter.ready
 
-    def pingpong(p, meter, emit_hops):
-        m = p["m"]
-        mq, aq, bq = SimpleQueue(), SimpleQueue(), SimpleQueue()
-        res = [0]
-
-        def proc_a():
-            get = aq.get
-            put = bq.put
-            mq.put(1)
-            get()              # the start signal
-            for _ in range(m):
-                put(1)
-                get()
-            put(0)
-            mq.put(0)
-
-        def proc_b():
-            get = bq.get
-            put = aq.put
-            cnt = 0
-            mq.put(1)
-            while get():
-                cnt += 1
-                put(1)
-            res[0] = cnt
-
+    def pingpong(self, p, meter, emit_hops):
+        base = common.threads_now()
+        main_q, result_q, aq, bq = SimpleQueue(), SimpleQueue(), SimpleQueue(), SimpleQueue()
         meter.spawn_begins()
-        start(proc_a)
-        start(proc_b)
-        ready = mq.get() + mq.get()
-        meter.spawn_ends(ready)
+        self.start(pinger, aq, bq, main_q, p["m"])
+        self.start(ponger, bq, aq, main_q, result_q)
+        meter.spawn_ends(self.collect(main_q, 2))
         meter.run_begins()
         aq.put(1)
-        mq.get()
+        main_q.get()  # A is done
         meter.run_ends()
-        wait_exited()
-        return res[0]
+        count = result_q.get()
+        self.wait_exited(base)
+        return count
 
-    def fanin(p, meter, emit_hops):
+    def fanin(self, p, meter, emit_hops):
         n, m = p["n"], p["m"]
-        mq, rq = SimpleQueue(), SimpleQueue()
-        res = [0]
-
-        def receiver():
-            get = rq.get
-            total = n * m
-            cnt = 0
-            mq.put(1)
-            while cnt < total:
-                get()
-                cnt += 1
-            res[0] = cnt
-            mq.put(0)
-
-        def sender(q):
-            put = rq.put
-            mq.put(1)
-            q.get()            # the start signal
-            for _ in range(m):
-                put(1)
-
+        base = common.threads_now()
+        main_q, rq = SimpleQueue(), SimpleQueue()
         meter.spawn_begins()
-        start(receiver)
+        self.start(fanin_receiver, rq, main_q, n * m)
         qs = [SimpleQueue() for _ in range(n)]
         for q in qs:
-            start(sender, q)
-        ready = 0
-        for _ in range(n + 1):
-            ready += mq.get()
-        meter.spawn_ends(ready)
+            self.start(fanin_sender, q, rq, main_q, m)
+        meter.spawn_ends(self.collect(main_q, n + 1))
         meter.run_begins()
         for q in qs:
-            q.put(1)
-        mq.get()
+            q.put(1)  # the start signal
+        count = main_q.get()
         meter.run_ends()
-        wait_exited()
-        return res[0]
+        self.wait_exited(base)
+        return count
 
-    def trace(p, meter, emit_hops):
+    def tree(self, p, meter, emit_hops):
+        base = common.threads_now()
+        main_q = SimpleQueue()
+        meter.tree_begins()
+        self.start_in_turn(tree_node, self.start_in_turn, 0, p["n"], p["fanout"], main_q)
+        total = main_q.get()
+        meter.tree_ends()
+        self.wait_exited(base)
+        return total
+
+    def trace(self, p, meter, emit_hops):
         n, m = p["n"], p["m"]
-        mq = SimpleQueue()
-        hops = [0]
-
-        def proc(i, q, sq):
-            mq.put(1)
-            while True:
-                msg = q.get()
-                if msg is None:        # released after the run
-                    return
-                v, frm = msg
-                hops[0] += 1
-                if emit_hops:
-                    h = hops[0]
-                    emit({"type": "hop", "hop": h, "lap": (h - 1) // n + 1, "from": frm, "to": i})
-                    flush()   # printed as the hop happens, by the receiving thread
-                if v == 1:
-                    mq.put(0)
-                    return
-                sq.put((v - 1, i))
-
+        base = common.threads_now()
+        main_q = SimpleQueue()
+        log = common.HopLog(n, emit_hops)
         meter.spawn_begins()
         qs = [SimpleQueue() for _ in range(n)]
         for i in range(n):
-            start(proc, i, qs[i], qs[(i + 1) % n])
-        ready = 0
-        for _ in range(n):
-            ready += mq.get()
-        meter.spawn_ends(ready)
+            self.start(trace_process, i, qs[i], qs[(i + 1) % n], main_q, log)
+        meter.spawn_ends(self.collect(main_q, n))
         meter.run_begins()
         qs[0].put((n * m, -1))
-        mq.get()
+        main_q.get()
         meter.run_ends()
-        last = (n * m - 1) % n    # the process that finished the token has exited
-        for i in range(n):        # the others are still blocked in get(): release them
+        last = (n * m - 1) % n  # the process that finished the token has exited
+        for i in range(n):  # the others are still blocked in get(): release them
             if i != last:
                 qs[i].put(None)
-        wait_exited()
-        return hops[0]
-
-    class ThreadsRuntime(common.Runtime):
-        def reset(self):
-            cont[0] = 0
-
-        def stats(self):
-            return {"switch_interval_us": int(round(sys.getswitchinterval() * 1e6)),
-                    "thread_stack_size": stack_size,    # 0: the platform default
-                    "threads_alive": _thread._count()}
-
-    return ThreadsRuntime({"ring": ring, "spawn": spawn, "pingpong": pingpong, "fanin": fanin,
-                           "trace": trace})
+        self.wait_exited(base)
+        return log.hops
 
 
 def describe(variant):
@@ -358,15 +309,14 @@ def describe(variant):
 
 
 def prepare(variant, workload, p):
-    nthreads = {"ring": p.get("n", 0), "spawn": p.get("n", 0), "fanin": p.get("n", 0) + 1,
-                "pingpong": 2, "trace": p.get("n", 0)}[workload]
-    tuned = variant == "tuned"
-    if tuned:
-        futex_hash_setup(nthreads)
-    return make_runtime(tuned, nthreads)
+    planned = planned_threads(workload, p)
+    if variant == "tuned":
+        oslimits.futex_hash_setup(planned)
+        return Threads(TUNED_STACK_SIZE, planned)
+    return Threads(0, planned)
 
 
 if __name__ == "__main__":
-    common.serve(describe, prepare, OPTIONS, kernel_stack=True,
+    common.serve(describe, prepare, VARIANTS, threads=True,
                  selective_reason="Python threads have no selective receive: queue.SimpleQueue is strictly "
                                   "FIFO and there is no receive that skips non-matching messages")

@@ -8,6 +8,7 @@ Adding a workload = one definition here + one function per driver.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -30,8 +31,11 @@ class Param:
     words: tuple[str, ...] = ()  # CLI words for the values 0, 1, … (e.g. spread, burst)
 
     def check(self, raw: object) -> int:
-        if self.words and isinstance(raw, str) and raw.strip() in self.words:
-            return self.words.index(raw.strip())
+        if self.words and isinstance(raw, str):
+            if raw.strip() in self.words:
+                return self.words.index(raw.strip())
+            if not raw.strip().isdigit():
+                raise ParamError(f"{self.flag or self.name} must be {' or '.join(self.words)}, got {raw!r}")
         if isinstance(raw, bool):
             raise ParamError(f"{self.name} must be an integer, got {raw!r}")
         if isinstance(raw, int):
@@ -54,6 +58,11 @@ class Metric:
     label: str
     of: Callable[[Mapping], float | None]
     lower_is_better: bool = True
+    column: str = ""  # its header in a narrow table's column, where shorter than the label
+
+    @property
+    def header(self) -> str:
+        return self.column or self.label
 
 
 @dataclass(frozen=True)
@@ -74,6 +83,13 @@ class Workload:
     extra_checks: tuple[Callable[[Params], str | None], ...] = field(default=())
     # Processes alive at most in one iteration (driver params): limits and timeouts are sized by it.
     processes: Callable[[Params], int] = lambda p: p.get("n", 2)
+    # The figure whose iterations must agree before a driver process counts as settled (default: the
+    # headline; memory settles on its spawn time, as its headline is read once per process).
+    settles_on: Metric | None = None
+    # The feature (contract section 4) or workload a driver must describe to serve this workload.
+    needs: str = ""
+    # The figures a compact table shows beside the headline (spawn cost and memory beside ns/hop).
+    beside: tuple[Metric, ...] = ()
 
     def __post_init__(self):
         if not self.verb:
@@ -82,6 +98,10 @@ class Workload:
     @property
     def headline(self) -> Metric:
         return self.metrics[0]
+
+    @property
+    def settle_metric(self) -> Metric:
+        return self.settles_on or self.headline
 
     def validate(self, given: Mapping[str, object]) -> dict[str, int]:
         """Return complete, checked parameters (one cell) or raise ParamError."""
@@ -132,7 +152,9 @@ class Workload:
         cells: list[dict[str, object]] = [dict(extra)]
         for name, choices in lists.items():
             cells = [{**c, name: v} for c in cells for v in choices]
-        return [self.validate(c) for c in cells]
+        # A value given twice (-n 100,100, or 1000,1_000) is one cell: a cell is never measured twice.
+        unique = {json.dumps(v, sort_keys=True): v for v in map(self.validate, cells)}
+        return list(unique.values())
 
 
 # -- parameters -----------------------------------------------------------------
@@ -171,7 +193,7 @@ def _per(field_: str, divisor: Callable[[Mapping], float], scale: float = 1.0):
 
 
 NS_PER_HOP = Metric("ns_per_hop", "ns/hop", _per("run_ns", lambda r: r["count"]))
-SPAWN_US = Metric("spawn_us_per_process", "spawn µs/proc", _per("setup_ns", lambda r: r["n"], 1e3))
+SPAWN_US = Metric("spawn_us_per_process", "spawn µs/proc", _per("setup_ns", lambda r: r["n"], 1e3), column="spawn\nµs")
 CPU_PER_WALL = Metric(
     "cpu_per_wall", "CPU/wall", lambda r: r["run_cpu_ns"] / r["run_ns"] if r["run_ns"] else None, lower_is_better=False
 )
@@ -217,6 +239,7 @@ RING = Workload(
     metrics=(NS_PER_HOP, SPAWN_US, CPU_PER_WALL, RSS_PER_PROC),
     calibrates="m",
     extra_checks=(_tokens_fit,),
+    beside=(SPAWN_US, RSS_PER_PROC),
 )
 
 SPAWN = Workload(
@@ -227,6 +250,7 @@ SPAWN = Workload(
     hops=lambda p: 0,
     ready=lambda p: p["n"],
     metrics=(SPAWN_US, RSS_PER_PROC, RUNTIME_PER_PROC),
+    beside=(RSS_PER_PROC,),
 )
 
 MEMORY = Workload(
@@ -238,6 +262,8 @@ MEMORY = Workload(
     hops=lambda p: 0,
     ready=lambda p: p["n"],
     metrics=(RSS_PER_PROC, RUNTIME_PER_PROC, SPAWN_US),
+    settles_on=SPAWN_US,
+    beside=(SPAWN_US,),
 )
 
 TOTAL_HOPS = Param(
@@ -259,6 +285,7 @@ MSGCOST = Workload(
     hops=lambda p: p["n"] * p["m"] * p["tokens"],
     ready=lambda p: p["n"],
     metrics=(NS_PER_HOP, CPU_PER_WALL, SPAWN_US),
+    beside=(SPAWN_US,),
 )
 
 PINGPONG = Workload(
@@ -280,6 +307,7 @@ FANIN = Workload(
     hops=lambda p: p["n"] * p["m"],
     ready=lambda p: p["n"] + 1,
     metrics=(NS_PER_MESSAGE, SPAWN_US, CPU_PER_WALL),
+    beside=(SPAWN_US,),
     calibrates="m",
     extra_checks=(lambda p: "n × m must stay below 2^62" if p["n"] * p["m"] >= _MAX_HOPS else None,),
 )
@@ -297,6 +325,7 @@ SELECTIVE = Workload(
     hops=lambda p: p["n"] * p["m"],
     ready=lambda p: p["n"],
     metrics=(NS_PER_REPLY, SPAWN_US),
+    beside=(SPAWN_US,),
     calibrates="m",
 )
 
@@ -339,6 +368,7 @@ TREE = Workload(
     expected=lambda p: p["n"] * (p["n"] - 1) // 2,
     hops=tree_processes,
     metrics=(TREE_MS, NS_PER_TREE_PROCESS, PEAK_PER_PROC, CPU_PER_WALL),
+    beside=(NS_PER_TREE_PROCESS, PEAK_PER_PROC),
     processes=tree_processes,
     extra_checks=(_power_of_fanout,),
 )

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import datetime as dt
+import fnmatch
 import os
 import platform
 import subprocess
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 from ..catalogue.drivers import REPO
@@ -45,6 +48,77 @@ def git_revision() -> str:
     return (rev or "unknown") + ("-dirty" if dirty else "")
 
 
+# Variables that tune a runtime (contract section 1, "The environment"): recorded with every run, named in a
+# warning, and removed from the drivers' environment by --clean-env. Patterns in fnmatch's syntax.
+TUNING_ENV = (
+    "GOGC", "GODEBUG", "GOMEMLIMIT", "GOMAXPROCS", "GORACE",
+    "JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "_JAVA_OPTIONS", "JAVA_OPTS",
+    "ERL_AFLAGS", "ERL_FLAGS", "ERL_ZFLAGS", "ELIXIR_ERL_OPTIONS",
+    "GLIBC_TUNABLES", "MALLOC_*", "LD_PRELOAD", "LD_BIND_NOW",
+    "PYTHONMALLOC", "PYTHONOPTIMIZE", "PYTHONDEVMODE", "PYTHONHASHSEED", "PYTHONPATH", "PYTHONHOME",
+    "PYTHONTRACEMALLOC", "PYPY*",
+    "RUST_MIN_STACK", "TOKIO_*",
+    "GHCRTS", "NODE_OPTIONS", "UV_THREADPOOL_SIZE", "CRYSTAL_*", "OMP_*",
+    "RINGBENCH_*",
+)  # fmt: skip
+# The orchestrator's own settings, which name files rather than tune a driver.
+_ORCHESTRATOR_ENV = ("RINGBENCH_DB", "RINGBENCH_DRIVER_PATH", "RINGBENCH_DRIVERS_DIR", "RINGBENCH_SLOW")
+
+
+def tuning_env(environ: dict[str, str] | None = None) -> dict[str, str]:
+    """The variables of `environ` (default: this process's) that can change a runtime's behaviour."""
+    environ = dict(os.environ) if environ is None else environ
+    return {
+        k: v
+        for k, v in sorted(environ.items())
+        if k not in _ORCHESTRATOR_ENV and any(fnmatch.fnmatchcase(k, pat) for pat in TUNING_ENV)
+    }
+
+
+def driver_environ(manifest_env: dict[str, str], clean: bool) -> dict[str, str]:
+    """The environment a driver starts with: ours (without the tuning variables when `clean`), then the
+    manifest's own variables, which always win."""
+    env = dict(os.environ)
+    if clean:
+        for k in tuning_env(env):
+            del env[k]
+    env.update(manifest_env)
+    return env
+
+
+def cpu_busy(window_s: float = 0.5) -> float | None:
+    """The share of the usable CPUs' time spent on work (anything but idle and I/O wait) over a short
+    window: what is running now, unlike the load average, which still shows work that has ended."""
+
+    def times() -> tuple[int, int] | None:
+        try:
+            fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+        except (OSError, ValueError):
+            return None
+        idle = fields[3] + (fields[4] if len(fields) > 4 else 0)
+        return sum(fields[:8]), idle
+
+    a = times()
+    time.sleep(window_s)
+    b = times()
+    if a is None or b is None or b[0] == a[0]:
+        return None
+    return max(0.0, 1 - (b[1] - a[1]) / (b[0] - a[0]))
+
+
+def wait_until_idle(
+    limit: float, most_s: float = 60.0, on_wait: Callable[[float], None] = lambda busy: None
+) -> float | None:
+    """Wait (at most `most_s`) until the CPUs are less than `limit` busy — the work a set-up or build just
+    did has stopped — calling `on_wait(busy)` while waiting; return the last busy share seen."""
+    deadline = time.monotonic() + most_s
+    busy = cpu_busy()
+    while busy is not None and busy > limit and time.monotonic() < deadline:
+        on_wait(busy)
+        busy = cpu_busy(1.0)
+    return busy
+
+
 def collect() -> dict:
     mem_total = None
     try:
@@ -62,6 +136,8 @@ def collect() -> dict:
         "os": platform.platform(),
         "python": platform.python_version(),
         "loadavg": list(os.getloadavg()),
+        "cpu_busy": cpu_busy(),
         "cpu_governor": _governor(),
         "git_revision": git_revision(),
+        "tuning_env": tuning_env(),
     }

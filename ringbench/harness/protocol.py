@@ -11,6 +11,8 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from ..results.sampling import intervals
+
 RECORD_TYPES = {"describe", "result", "stats", "sample", "hop", "error"}
 RESULT_FIELDS = ("count", "setup_ns", "run_ns", "setup_cpu_ns", "run_cpu_ns", "rss_before", "rss_after")
 ERROR_KINDS = {"bad_param", "unknown_workload", "unsupported", "limit", "failure"}
@@ -81,3 +83,21 @@ def check_result(rec: Mapping, want: Expectation) -> dict:
     if want.hops and values["run_ns"] < want.hops * MIN_NS_PER_HOP:
         raise DriverFailed("absurd", f"run_ns={values['run_ns']} for {want.hops:,} hops is impossibly fast")
     return dict(rec)
+
+
+def check_samples(samples: list[dict], n: int, expected: int) -> None:
+    """A believable sample stream, or DriverFailed: the right number, time and counts never go back,
+    counts in whole laps, no interval faster than physics allows."""
+    if len(samples) != expected:
+        raise DriverFailed("garbled", f"asked for {expected} samples, got {len(samples)}")
+    for s in samples:
+        for f in ("seq", "elapsed_ns", "count"):
+            if isinstance(s.get(f), bool) or not isinstance(s.get(f), int) or s[f] < 0:
+                raise DriverFailed("garbled", f"sample field {f!r} missing, negative or not an integer: {s}")
+        if s["count"] % n:
+            raise DriverFailed("garbled", f"sample count {s['count']} is not a whole number of laps of {n}")
+    for hops, ns in intervals(samples):
+        if hops < 0 or ns <= 0:
+            raise DriverFailed("absurd", f"sample counts or times went backwards ({hops} hops in {ns} ns)")
+        if hops * MIN_NS_PER_HOP > ns:
+            raise DriverFailed("absurd", f"{hops:,} hops in {ns:,} ns is impossibly fast")

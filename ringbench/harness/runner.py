@@ -1,22 +1,35 @@
-"""Running cells: planning them, refusing what cannot fit, measuring each in its mode, storing each at once.
+"""Running cells: planning them, refusing what cannot be measured, measuring each in its mode, handing each
+finished cell to a sink (the API stores it at once; the harness never opens the store).
 
-Every cell is stored as soon as it finishes (one transaction), so an interruption loses only the
-cell under way — including any repeats of that cell already finished: a cell is all or nothing.
+Order. The cells that a table ranks against each other (one grid point, one core setting) are measured
+in turn — the first driver process of each, then the second of each, … (`order="interleaved"`, the
+default) — so that a slow minute of a shared machine falls on every runtime alike; groups follow one
+another. `order="sequential"` measures cell after cell. Every result record carries `launch`, the
+driver process's number in the run, so the order is stored with the figures.
+
+A cell is all or nothing: it reaches the sink once its last driver process has finished (an
+interruption loses the cells under way, at most one group's).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import itertools
+import os
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from functools import partial
 
 from ..catalogue.drivers import Driver
 from ..catalogue.workloads import Workload
-from ..results.store import Cell, Store
+from ..results.model import Cell
+from ..results.modes import Options
 from . import limits
-from .launch import cores_value, describe, pin_cpu, settings
-from .modes import Options, Tick
+from .environment import tuning_env
+from .launch import describe, driver_process
+from .measure import Measured, Step, steps
 from .protocol import DriverFailed
-from .spec import CellSpec, Outcome
+from .spec import CellSpec
 
 # How a driver's refusal is stored: a request it cannot honestly serve is not applicable, not a failure.
 _STATUS_OF_KIND = {"timeout": "timeout", "limit": "refused", "unsupported": "refused", "unknown_workload": "refused"}
@@ -27,25 +40,46 @@ def plan(drivers: list[Driver], workload: Workload, grid: list[dict], cores: lis
 
 
 def refusal(cell: CellSpec) -> str | None:
-    """Why this cell cannot fit this machine, checked before launch; None if it can.
-
-    (A workload the runtime cannot serve, such as selective receive, is the driver's to refuse:
-    it answers `unsupported` with its own reason, stored as a refused cell.)"""
+    """Why this cell cannot fit this machine, checked before launch; None if it can."""
     return limits.check(cell.driver, cell.processes)
 
 
-def refusals(cells: list[CellSpec]) -> list[str]:
-    return list(dict.fromkeys(r for r in map(refusal, cells) if r))
+_describe_cache: dict[tuple[str, str, str, bool], dict] = {}
 
 
-_describe_cache: dict[str, dict] = {}
-
-
-def describe_cached(d: Driver) -> dict:
-    key = f"{d.folder}:{d.name}"
+def describe_cached(d: Driver, cores: str = "all", clean_env: bool = False) -> dict:
+    key = (str(d.folder), d.name, cores, clean_env)
     if key not in _describe_cache:
-        _describe_cache[key] = describe(d)
+        _describe_cache[key] = describe(d, cores, clean_env)
     return _describe_cache[key]
+
+
+def describe_all(cells: list[CellSpec], clean_env: bool = False) -> None:
+    """Ask every (driver, core setting) of the plan to describe itself, a few at a time, before anything is
+    measured: describes are short and independent, and a plan of many runtimes would otherwise wait for
+    each in turn."""
+    todo = list({(c.driver.name, c.cores): c for c in cells}.values())
+    if len(todo) < 2:
+        return
+
+    def work() -> None:
+        while todo:
+            try:
+                c = todo.pop()
+            except IndexError:
+                return
+            try:
+                describe_cached(c.driver, c.cores, clean_env)
+            except DriverFailed:
+                pass  # asked again, and reported, where the cell needs it
+
+    # Plain threads, not concurrent.futures: that imports logging, whose fork hooks can swallow a Ctrl-C
+    # that lands while a driver process is being started.
+    workers = [threading.Thread(target=work, daemon=True) for _ in range(max(2, os.cpu_count() or 2))]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
 
 
 def workloads_of(d: Driver) -> list[str]:
@@ -55,68 +89,136 @@ def workloads_of(d: Driver) -> list[str]:
         return []
 
 
-def run_cell(spec: CellSpec, opts: Options, tick: Tick = lambda text: None) -> Outcome:
-    """Measure one cell; never raises DriverFailed (a failure is an Outcome)."""
+def unsupported(spec: CellSpec, opts: Options) -> str | None:
+    """Why the driver cannot serve this cell, from what it describes of itself; None if it can. Answered
+    before anything runs, so that an impossible request is refused without creating a run."""
     try:
-        version = describe_cached(spec.driver).get("version")
-        out = opts.mode_object.run(spec, opts, tick)
+        desc = describe_cached(spec.driver, spec.cores, opts.clean_env)
     except DriverFailed as e:
-        return Outcome(spec, _STATUS_OF_KIND.get(e.kind, "failed"), str(e), stderr_tail=e.stderr_tail)
-    out.version = version
-    return out
+        return f"{spec.driver.name}: `describe` failed ({e})"
+    w = spec.workload
+    have, features = set(desc.get("workloads", [])), set(desc.get("features", []))
+    if w.verb not in have:
+        extra = " (no selective receive)" if w.verb == "selective" else ""
+        return f"{spec.driver.name} does not implement {w.name}{extra}"
+    if spec.params.get("tokens", 1) > 1 and "tokens" not in features:
+        return f"{spec.driver.name} cannot run {spec.params['tokens']} tokens at once (tokens > 1 unsupported)"
+    if opts.mode != "timed" and "continuous" not in features:
+        return f"{spec.driver.name} has no continuous mode"
+    return None
 
 
-def cell_settings(spec: CellSpec) -> dict:
+def cell_settings(spec: CellSpec, opts: Options) -> dict:
     """Every setting of the driver process that can move a result, stored with the cell."""
-    argv, overrides, _ = settings(spec.driver, spec.cores, spec.processes)
+    how = driver_process(spec.driver, spec.cores, spec.processes, opts.clean_env)
+    try:
+        collector = describe_cached(spec.driver, spec.cores, opts.clean_env).get("collector")
+    except DriverFailed:
+        collector = None
+    d = spec.driver
     return {
-        "argv": argv,
-        "env": overrides,
+        "argv": how.argv,
+        "env": how.manifest_env,
+        "inherited_tuning_env": {} if opts.clean_env else tuning_env(how.env),
+        "clean_env": opts.clean_env,
         "cores": spec.cores,
-        "schedulers": cores_value(spec.cores),
-        "pinned_cpu": pin_cpu() if spec.cores != "all" else None,
-        "hop": spec.driver.hop,
-        "mailbox": spec.driver.mailbox,
+        "schedulers": 1 if d.single_threaded else how.schedulers,
+        "pinned_cpu": how.cpu,
+        "hop": d.hop,
+        "mailbox": d.mailbox,
+        "tuned": d.tuned,
+        "single_threaded": d.single_threaded,
+        "collector": collector,
+        "limits_raised": how.limits_raised,
     }
 
 
-def store_outcome(store: Store, run_id: int, out: Outcome, opts: Options) -> int:
-    spec = out.spec
-    reason = out.reason and out.reason + (f"\n{out.stderr_tail}" if out.stderr_tail else "")
-    cell = Cell(
-        runtime=spec.driver.name,
-        workload=spec.workload.name,
-        params=spec.params,
-        cores=spec.cores,
-        mode=opts.mode,
-        isolation=opts.isolation,
-        warmup=opts.warmup,
-        status=out.status,
-        reason=reason,
-        runtime_version=out.version,
-        extra=out.extra,
-        runtime_settings=cell_settings(spec),
-    )
-    results = [(r["process"], r.get("iteration", i), r) for i, r in enumerate(out.records, 1)]
-    return store.add_cell(run_id, cell, results, out.samples)
+@dataclass
+class _Job:
+    spec: CellSpec
+    steps: list[Step]
+    measured: Measured
+    failure: DriverFailed | None = None
+    done: int = 0
+
+    @property
+    def finished(self) -> bool:
+        return self.failure is not None or self.done == len(self.steps)
 
 
-def run_cells(
-    store: Store,
-    run_id: int,
+Progress = Callable[[CellSpec, str], None]
+
+
+def measure_cells(
     cells: list[CellSpec],
     opts: Options,
-    on_start: Callable[[CellSpec], None] = lambda c: None,
-    on_done: Callable[[Outcome], None] = lambda o: None,
-    on_tick: Callable[[CellSpec, str], None] = lambda c, text: None,
-) -> list[Outcome]:
-    """Run and store each cell as soon as it finishes."""
-    outcomes = []
-    for spec in cells:
-        on_start(spec)
-        why = refusal(spec)
-        out = Outcome(spec, "refused", why) if why else run_cell(spec, opts, partial(on_tick, spec))
-        store_outcome(store, run_id, out, opts)
-        outcomes.append(out)
-        on_done(out)
-    return outcomes
+    sink: Callable[[Cell], None],
+    *,
+    refused: dict[int, str] | None = None,
+    on_step: Progress = lambda spec, what: None,
+    on_tick: Progress = lambda spec, text: None,
+    before_group: Callable[[], None] = lambda: None,
+) -> None:
+    """Measure `cells` in `opts.order` and hand each finished cell to `sink`, one at a time.
+
+    `refused` maps a cell's index to why it is not measured (stored as refused). `on_step(spec, what)`
+    is called before each driver process, `on_tick(spec, text)` as a process reports what it does,
+    `before_group()` before each group of comparable cells (where a time budget may stop the run).
+    """
+    refused = refused or {}
+    launches: Iterator[int] = itertools.count(1)
+    groups: dict[str, list[int]] = {}
+    for i, spec in enumerate(cells):
+        key = repr((spec.params, spec.cores)) if opts.order == "interleaved" and opts.mode == "timed" else str(i)
+        groups.setdefault(key, []).append(i)
+    for members in groups.values():
+        before_group()
+        jobs = []
+        for i in members:
+            spec = cells[i]
+            why = refused.get(i) or refusal(spec)
+            if why:
+                sink(_cell(spec, opts, "refused", why, Measured()))
+                continue
+            jobs.append(_Job(spec, steps(spec, opts, launches), Measured()))
+        while jobs:
+            for job in list(jobs):
+                step = job.steps[job.done]
+                on_step(job.spec, step.what)
+                try:
+                    step.run(job.measured, partial(on_tick, job.spec))
+                    job.done += 1
+                except DriverFailed as e:
+                    job.failure = e
+                if job.finished:
+                    jobs.remove(job)
+                    sink(_finished(job, opts))
+
+
+def _finished(job: _Job, opts: Options) -> Cell:
+    e = job.failure
+    if e is None:
+        return _cell(job.spec, opts, "ok", None, job.measured)
+    reason = e.message + (f"\n{e.stderr_tail}" if e.stderr_tail else "")
+    return _cell(job.spec, opts, _STATUS_OF_KIND.get(e.kind, "failed"), f"{e.kind}: {reason}", Measured())
+
+
+def _cell(spec: CellSpec, opts: Options, status: str, reason: str | None, m: Measured) -> Cell:
+    try:
+        version = describe_cached(spec.driver, spec.cores, opts.clean_env).get("version")
+    except DriverFailed:
+        version = None
+    return Cell(
+        spec.driver.name,
+        spec.workload,
+        spec.params,
+        spec.cores,
+        opts.mode,
+        status,
+        reason,
+        m.records,
+        m.samples,
+        m.extra,
+        version,
+        cell_settings(spec, opts),
+    )

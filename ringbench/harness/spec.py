@@ -1,8 +1,8 @@
-"""What one cell asks for (CellSpec) and what measuring it gave (Outcome): plain data for the harness."""
+"""What one cell asks for (CellSpec): plain data for the harness."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from ..catalogue.drivers import Driver
 from ..catalogue.workloads import Workload
@@ -40,15 +40,3 @@ class CellSpec:
         p = self.driver_params(**override)
         per_iteration = self.workload.hops(p) * TIMEOUT_PER_HOP_S + self.processes * TIMEOUT_PER_PROCESS_S
         return TIMEOUT_BASE_S + iterations * per_iteration
-
-
-@dataclass
-class Outcome:
-    spec: CellSpec
-    status: str  # ok, failed, refused, timeout
-    reason: str | None = None
-    records: list[dict] = field(default_factory=list)  # timed: result records (with "process")
-    samples: list[dict] = field(default_factory=list)  # continuous/squeeze: sample records (with "process", "tokens")
-    extra: dict = field(default_factory=dict)  # mode details: calibration, convergence, squeeze history
-    version: str | None = None
-    stderr_tail: str = ""

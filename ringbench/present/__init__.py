@@ -1,4 +1,6 @@
-"""Showing results: tables, exports, plots, the HTML report."""
+"""Showing results: tables, exports, charts (plot, report), the seeds' published figures."""
 
-# The kinds of `ringbench plot`, here so the command line can offer them without importing matplotlib.
-PLOT_KINDS = ("hops-vs-n", "time-vs-m", "surface", "heatmap", "spawn", "memory", "selective", "squeeze")
+from .charts import KINDS
+
+# The kinds of `ringbench plot`, from the chart registry (charts.py imports no drawing library).
+PLOT_KINDS = tuple(KINDS)

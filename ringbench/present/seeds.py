@@ -1,12 +1,16 @@
-"""The seeds' published figures (1998, 2009, 2010), for "then and now" beside today's measurements.
+"""The seeds' published figures (1998, 2009, 2010) and the skynet tree's (2016), for "then and now" beside
+today's measurements.
 
-The figures live in seed_figures.json, transcribed with their sources from shared/seed-figures.md. They
-were measured on other machines with other software and are shown only as a labelled historical
-reference: nothing here is ever stored with, or mixed into, ringbench's own measured data.
+The figures live in seed_figures.json, transcribed with their sources from shared/seed-figures.md and from
+the README of github.com/atemerev/skynet. They were measured on other machines with other software and are
+shown only as a labelled historical reference: nothing here is ever stored with, or mixed into,
+ringbench's own measured data.
 
     from ringbench.present import seeds
     for s in seeds.message_series():
         print(s.label, [(p.n, p.ns) for p in s.points])
+    for t in seeds.tree_table():
+        print(t.system, t.machine, t.published)
 """
 
 from __future__ import annotations
@@ -38,7 +42,7 @@ class SeedPoint:
 @dataclass(frozen=True)
 class SeedSeries:
     year: int
-    runtime: str  # the family today's runtimes are matched on: "erlang", "java"
+    runtime: str  # the family today's runtimes are matched on: "erlang", "java", "go"
     system: str
     machine: str
     source: Source
@@ -68,7 +72,7 @@ def _series(metric: str, scale: float, per_n: bool = False) -> list[SeedSeries]:
     src = sources()
     out = []
     for s in _raw()["series"]:
-        if s["metric"] != metric or s.get("chart", True) is False:
+        if s["metric"] != metric or s.get("chart", True) is False or not s["runtime"]:
             continue
         pts = []
         for p in s["points"]:
@@ -141,7 +145,7 @@ def selective_series() -> list[dict]:
     """The 2010 mailbox figures: total ms for N replies, in arrival and in reverse order."""
     src = sources()
     return [
-        {**p, "source": src[s["source"]], "year": s["year"], "system": s["system"]}
+        {**p, "source": src[s["source"]], "year": s["year"], "system": s["system"], "runtime": s["runtime"]}
         for s in _raw()["series"]
         if s["metric"] == "selective_total"
         for p in s["points"]
@@ -152,8 +156,66 @@ def ring_table() -> list[dict]:
     """The 2009 ring table as published: ms for N processes × M laps, each with its source and machine."""
     src = sources()
     return [
-        {**p, "source": src[s["source"]], "year": s["year"], "machine": s["machine"]}
+        {**p, "source": src[s["source"]], "year": s["year"], "machine": s["machine"], "runtime": s["runtime"]}
         for s in _raw()["series"]
         if s["metric"] == "ring_total"
         for p in s["points"]
     ]
+
+
+@dataclass(frozen=True)
+class TreeFigure:
+    """One line of the skynet README's results: a runtime's time for one tree, on one machine, as published."""
+
+    year: int
+    runtime: str | None  # the family today's runtimes are matched on (erlang, go); None: no ringbench driver
+    system: str  # the runtime as the README names it: "Erlang (non-HIPE)", "Go", "Scala/Akka"
+    machine: str
+    heading: str | None  # the README's kind of runtime: Actors, Coroutines / fibers / channels, Futures / promises
+    n: int  # leaves
+    fanout: int
+    ms: float  # the published time per tree, the middle of a published range
+    low: float
+    high: float
+    published: str  # the README's line, verbatim
+    note: str
+    source: Source
+
+    @property
+    def processes(self) -> int:
+        """Leaves and inner processes of the tree: (fanout·n − 1)/(fanout − 1)."""
+        return (self.fanout * self.n - 1) // (self.fanout - 1)
+
+    def matches(self, runtime: str) -> bool:
+        name = runtime.split("/")[0]
+        return bool(self.runtime) and (name == self.runtime or name.startswith(f"{self.runtime}-"))
+
+
+def tree_table() -> list[TreeFigure]:
+    """The skynet README's results tables, every figure with its runtime, machine and source, in its order."""
+    src = sources()
+    return [
+        TreeFigure(
+            s["year"],
+            s["runtime"],
+            s["system"],
+            s["machine"],
+            s.get("heading"),
+            p["n"],
+            p["fanout"],
+            p["value"],
+            p.get("low", p["value"]),
+            p.get("high", p["value"]),
+            s["published"],
+            p.get("note", ""),
+            src[s["source"]],
+        )
+        for s in _raw()["series"]
+        if s["metric"] == "tree_total"
+        for p in s["points"]
+    ]
+
+
+def tree_series() -> list[SeedSeries]:
+    """The skynet figures of the runtime families ringbench drives, as series of time per tree in ns."""
+    return _series("tree_total", 1e6)

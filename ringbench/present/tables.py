@@ -2,29 +2,27 @@
 
 The compact table fits 100 columns with every runtime name whole: runtime, kind of hop, cores,
 the workload's parameters, the headline median with its 95 % interval, spawn µs per process,
-bytes per process, Rel %. `wide=True` adds spread, CPU/wall, the runtime's own memory figure,
-p-value, count verified, runtime version and mode details.
+bytes per process, Rel %. The wide figures (spread, CPU/wall, the runtime's own memory figure,
+p-value, count verified, warm-ups, runtime version) come as a second block keyed by runtime and
+cores (`wide_block`), so that no row loses its name on a narrow terminal; `rows(wide=True)` gives
+them as extra columns of the one table, for HTML and Markdown, which have room.
+
+A cell that was not measured (failed, refused, timed out) shows its status in the figure column and
+a note number; its reason is the note under the table, never inside a figure column.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rich import box
-from rich.markup import escape
-from rich.table import Table
-
-from ..catalogue.workloads import RSS_PER_PROC, SPAWN_US
-from ..results import stats
+from ..catalogue.workloads import RSS_PER_PROC
+from ..results import modes, stats
 from ..results.model import Cell
-from ..results.relative import Relative, references, relatives
-
-# Tables are ruled with ASCII only: a line of box-drawing characters is three bytes a column, and
-# tools that count bytes (awk, mail, some CI logs) would see a 100-column table as 300 wide.
-HEAD_RULE = box.Box("    \n    \n -- \n    \n    \n    \n    \n    \n")
+from ..results.relative import Relative, ordered, own_comparison, ranked, references, relatives
 
 HOP_SHORT = {"mailbox": "mbox", "channel": "chan", "rendezvous": "rdv", "handoff": "hand", "floor": "floor"}
 SIG_MARK = {True: "✓", False: "≈", None: "?"}
+ONE_THREAD = "all:1t"  # the Cores cell of a single-threaded runtime offered all cores
 
 
 def fmt(x: float | None) -> str:
@@ -43,10 +41,15 @@ def count(x: int | None) -> str:
         return ""
     if x < 100_000:
         return f"{x:,}"
+    return short_count(x)
+
+
+def short_count(x: int) -> str:
+    """A count without thousands separators, so that lists of counts can be joined with commas: 1000 → 1k."""
     for div, unit in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
         if x >= div:
             v = x / div
-            return f"{v:.0f}{unit}" if v >= 100 or v == int(v) else f"{v:.1f}{unit}"
+            return f"{v:.0f}{unit}" if v >= 100 or v == int(v) else f"{v:.3g}{unit}"
     return str(x)
 
 
@@ -64,7 +67,7 @@ class Column:
 
 
 def _param_columns(cells: list[Cell]) -> list[str]:
-    """The workload's parameters, leaving out tokens and placement when they never differ from the default."""
+    """The workload's parameters, leaving out those with a single default that never differ from it."""
     w = cells[0].workload
     out = []
     for p in w.params:
@@ -91,6 +94,10 @@ def _param_text(name: str, v: int | None) -> str:
     return count(v)
 
 
+def cores_text(c: Cell) -> str:
+    return ONE_THREAD if c.cores == "all" and c.single_threaded else c.cores
+
+
 def _ci_text(values: list[float], median: float) -> str:
     if len(values) < 2 or not median:
         return "–"
@@ -105,8 +112,16 @@ def _memory_text(c: Cell) -> str:
 
 
 def _rel_text(c: Cell, r: Relative | None) -> str:
+    if own_comparison(c):  # the ratio row / reference with its interval (versus: driver/program)
+        if r is None or r.ratio is None or r.ratio_ci is None:
+            return "–"
+        if r.is_reference:
+            return "ref"
+        return f"{r.ratio:.2f} ({r.ratio_ci[0]:.2f}–{r.ratio_ci[1]:.2f}) {SIG_MARK[r.significant]}"
     if c.is_floor:
         return "floor"
+    if not ranked(c):
+        return "apart"
     if r is None:
         return "–"
     if r.is_reference:
@@ -114,19 +129,31 @@ def _rel_text(c: Cell, r: Relative | None) -> str:
     return f"{pct(r.rel_pct)} {SIG_MARK[r.significant]}"
 
 
+def _status_text(c: Cell) -> str:
+    return "n/a" if c.status == "refused" else c.status
+
+
+def reason_line(c: Cell) -> str:
+    """A cell's reason for not being measured, on one line (its first; a driver's stderr follows it)."""
+    return (c.reason or "").splitlines()[0] if c.reason else c.status
+
+
 def rows(
     cells: list[Cell], baseline: str | None = None, wide: bool = False
 ) -> tuple[list[Column], list[list[str]], list[str]]:
-    """(columns, text rows, notes under the table): the one place a table's content is decided."""
+    """(columns, text rows, notes under the table): the one place a table's content is decided. Rows come
+    in the order of `cells` (`relative.ordered` puts each group's reference first, as tables print them)."""
     if not cells:
         return [Column("nothing measured", False)], [], []
     w = cells[0].workload
     mode = cells[0].mode_object
     rel = relatives(cells, baseline)
     params = _param_columns(cells)
-    head = mode.headline_label(w)
-    show_spawn = mode.name == "timed" and SPAWN_US in w.metrics and w.headline is not SPAWN_US
-    show_mem = mode.name == "timed" and RSS_PER_PROC in w.metrics and w.headline is not RSS_PER_PROC
+    head = mode.headline(w).label
+    timed = mode.settles
+    own = own_comparison(cells[0])
+    beside = mode.beside(w)
+    show_mem = RSS_PER_PROC in beside or (timed and w.headline is RSS_PER_PROC)
     cols = [
         Column("Runtime", False),
         Column("hop", False),
@@ -134,103 +161,123 @@ def rows(
         *(Column(_param_header(p)) for p in params),
         Column(head),
         Column("±95%"),
+        *(Column(m.column or m.label.replace(" ", "\n", 1)) for m in beside),
+        Column(own.comparison_header if own else "Rel %"),
     ]
-    if show_spawn:
-        cols.append(Column("spawn\nµs"))
-    if show_mem:
-        cols.append(Column("B/proc"))
-    cols.append(Column("Rel %"))
-    extra_metrics = [m for m in mode.metrics(w)[1:] if m not in (SPAWN_US, RSS_PER_PROC)] if wide else []
-    if wide:
-        cols += [
-            Column("min–max"),
-            *(Column(m.label) for m in extra_metrics),
-            Column("p"),
-            Column("count"),
-            Column("details", False),
-            Column("version", False),
-        ]
+    extra_cols = _wide_columns(cells) if wide else []
+    cols += extra_cols
     out = []
+    failed: list[Cell] = []
     for i, c in enumerate(cells):
-        hand_written = c.mailbox == "hand-written" and not c.is_floor
-        hop = HOP_SHORT.get(c.hop, c.hop) + ("*" if hand_written else "")
-        row = [c.runtime, hop, c.cores, *(_param_text(p, c.used_params.get(p)) for p in params)]
-        if not c.ok:
-            label = "n/a" if c.status == "refused" else c.status
-            reason = (c.reason or "").splitlines()[0] if c.reason else ""
-            row += [label, reason[:60]] + [""] * (len(cols) - len(row) - 2)
-            out.append(row)
-            continue
-        vals = c.values()
-        if not vals:  # continuous: no lap completed within a sample
-            row += ["–", mode_details(c)[:60]] + [""] * (len(cols) - len(row) - 2)
+        row = [c.runtime, hop_text(c), cores_text(c), *(_param_text(p, c.used_params.get(p)) for p in params)]
+        vals = c.values() if c.ok else []
+        if not vals:
+            failed.append(c)
+            label = _status_text(c) if not c.ok else "–"
+            row += [label, f"[{len(failed)}]"] + [""] * (len(cols) - len(row) - 2)
             out.append(row)
             continue
         hl = stats.summarize(vals)
-        headline = _memory_text(c) if w.headline is RSS_PER_PROC and mode.name == "timed" else fmt(hl.median)
+        headline = _memory_text(c) if w.headline is RSS_PER_PROC and timed else fmt(hl.median)
         row += [headline, _ci_text(vals, hl.median)]
         summaries = c.summaries()
-        if show_spawn:
-            row.append(fmt(summaries[SPAWN_US.name].median) if SPAWN_US.name in summaries else "–")
-        if show_mem:
-            row.append(_memory_text(c))
-        r = rel.get(i)
-        row.append(_rel_text(c, r))
+        row += [
+            _memory_text(c) if m is RSS_PER_PROC else fmt(summaries[m.name].median) if m.name in summaries else "–"
+            for m in beside
+        ]
+        row.append(_rel_text(c, rel.get(i)))
         if wide:
-            row += [
-                f"{fmt(hl.low)}–{fmt(hl.high)}",
-                *(fmt(summaries[m.name].median) if m.name in summaries else "–" for m in extra_metrics),
-                "–" if r is None or r.p_value is None else f"{r.p_value:.3f}",
-                f"{c.records[0]['count']:,} ×{len(c.records)}" if c.records else f"{len(c.samples)} samples",
-                mode_details(c),
-                c.version or "",
-            ]
+            row += _wide_values(c, rel.get(i), extra_cols)
         out.append(row)
-    return cols, out, notes(cells, rel, show_mem)
+    return cols, out, notes(cells, rel, show_mem, failed)
 
 
-def mode_details(c: Cell) -> str:
-    x = c.extra
-    if c.mode == "timed":
-        cal = x.get("calibrated")
-        return (f"m calibrated to {x.get('target_ms', 0):g} ms" if cal else "") + (
-            f"; {c.processes} process(es)" if c.records else ""
-        )
-    parts = [f"{x.get('hops_per_sample_mean', 0):,.0f} hops/sample", f"CV {x.get('cv', 0) * 100:.1f} %"]
-    if x.get("slower_than_one_sample"):
-        parts.append("a lap > a sample")
-    if "converged" in x:
-        parts.append(
-            f"converged over the last {x['window']} of {x['all_samples']} samples"
-            if x["converged"]
-            else f"not converged in {x['all_samples']} samples"
-        )
-    if c.mode == "squeeze":
-        parts.insert(0, f"peak K = {x.get('peak_concurrency')}")
-    return "; ".join(parts)
+def _wide_metrics(cells: list[Cell]) -> list:
+    mode = cells[0].mode_object
+    beside = mode.beside(cells[0].workload)
+    return [m for m in mode.metrics(cells[0].workload)[1:] if m not in (RSS_PER_PROC, *beside)]
 
 
-def notes(cells: list[Cell], rel: dict[int, Relative], show_mem: bool) -> list[str]:
+def _wide_columns(cells: list[Cell]) -> list[Column]:
+    return [
+        Column("min–max"),
+        *(Column(m.label) for m in _wide_metrics(cells)),
+        Column("p"),
+        Column("count"),
+        Column("details", False),
+        Column("version", False),
+    ]
+
+
+def _wide_values(c: Cell, r: Relative | None, cols: list[Column]) -> list[str]:
+    vals = c.values()
+    if not vals:
+        return [""] * len(cols)
+    hl = stats.summarize(vals)
+    summaries = c.summaries()
+    return [
+        f"{fmt(hl.low)}–{fmt(hl.high)}",
+        *(fmt(summaries[m.name].median) if m.name in summaries else "–" for m in _wide_metrics([c])),
+        "–" if r is None or r.p_value is None else f"{r.p_value:.3f}",
+        f"{c.records[0]['count']:,} ×{len(c.records)}" if c.records else f"{len(c.samples)} samples",
+        c.mode_object.details(c),
+        c.version or "",
+    ]
+
+
+def wide_block(cells: list[Cell], baseline: str | None = None) -> tuple[list[Column], list[list[str]]]:
+    """The wide figures as a table of their own, each row named by runtime, cores and parameters."""
+    if not cells or not any(c.ok for c in cells):
+        return [], []
+    rel = relatives(cells, baseline)
+    params = _param_columns(cells)
+    extra = _wide_columns(cells)
+    cols = [Column("Runtime", False), Column("Cores"), *(Column(_param_header(p)) for p in params), *extra]
+    body = [
+        [c.runtime, cores_text(c), *(_param_text(p, c.used_params.get(p)) for p in params)]
+        + _wide_values(c, rel.get(i), extra)
+        for i, c in enumerate(cells)
+        if c.ok
+    ]
+    return cols, body
+
+
+def hop_text(c: Cell) -> str:
+    hand_written = c.mailbox == "hand-written" and not c.is_floor
+    return HOP_SHORT.get(c.hop, c.hop) + ("*" if hand_written else "")
+
+
+def notes(cells: list[Cell], rel: dict[int, Relative], show_mem: bool, failed: list[Cell] | None = None) -> list[str]:
     out = []
+    for k, c in enumerate(failed or [], 1):
+        out.append(f"[{k}] {c.label.strip()}: {reason_line(c)}")
     refs = references(cells, rel)
-    if refs:
+    own = own_comparison(cells[0]) if cells else None
+    if own and rel:
+        out.append(own.comparison_note())
+    elif refs:
         out.append(
-            f"Rel % = throughput against {', '.join(refs)} (ref), among rows that differ in the runtime "
-            f"alone. ✓ significant difference (Mann-Whitney U, p < 0.05), ≈ none, ? too few repeats to "
-            f"tell (a test needs {stats.MIN_REPEATS_FOR_TEST} a side)."
+            f"Rel % = throughput against {'; '.join(refs)} (the ref row of each group), among rows that "
+            f"differ in the runtime alone; – a row with nothing to compare. ✓ significant difference "
+            f"(Mann-Whitney U, p < 0.05), ≈ none, ? too few repeats to tell (a test needs "
+            f"{stats.MIN_REPEATS_FOR_TEST} a side)."
         )
-    kinds = sorted({c.hop for c in cells if c.hop_group != "message"})
+    kinds = sorted({c.hop for c in cells if not ranked(c)})
     if kinds:
         out.append(
             f"Not message passing, shown apart and not ranked: {', '.join(kinds)} "
             "(rdv = rendezvous, hand = hand-off: the value written into the next process's slot, "
             "floor = a stackless state machine, not a runtime)."
         )
+    if any(c.tuned for c in cells):
+        out.append("Tuned variants are ranked among themselves, never beside the runtimes as they come.")
     if any(c.mailbox == "hand-written" for c in cells):
         out.append(
             "hop: mbox = mailbox, chan = channel, hand = hand-off; * = the driver's own mailbox or slot, "
             "not the runtime's stock one."
         )
+    if any(cores_text(c) == ONE_THREAD for c in cells):
+        out.append(f"{ONE_THREAD} = all cores offered, but this runtime runs every process on one thread.")
     if show_mem:
         missing = sorted({why for c in cells if c.ok for fig, why in [c.memory_per_process()] if fig is None})
         out.append(
@@ -240,26 +287,9 @@ def notes(cells: list[Cell], rel: dict[int, Relative], show_mem: bool) -> list[s
     return out
 
 
-def table(cells: list[Cell], title: str, baseline: str | None = None, wide: bool = False) -> tuple[Table, list[str]]:
-    cols, body, foot = rows(cells, baseline, wide)
-    t = Table(
-        title=escape(title),
-        title_justify="left",
-        box=HEAD_RULE,
-        pad_edge=False,
-        padding=(0, 1),
-        collapse_padding=True,
-    )
-    for col in cols:
-        t.add_column(col.header, justify="right" if col.right else "left", no_wrap=not wide or col.right)
-    for r in body:
-        t.add_row(*map(escape, r))
-    return t, foot
-
-
 def markdown(cells: list[Cell], baseline: str | None = None, wide: bool = True) -> str:
     """A Markdown table (ready for a blog post), with the same notes as the terminal's."""
-    cols, body, foot = rows(cells, baseline, wide)
+    cols, body, foot = rows(ordered(cells, baseline), baseline, wide)
     lines = [
         # The terminal's two-line headers ("spawn\nµs") on one line: a newline would end the table.
         "| " + " | ".join(c.header.replace("\n", " ") for c in cols) + " |",
@@ -269,75 +299,30 @@ def markdown(cells: list[Cell], baseline: str | None = None, wide: bool = True) 
     return "\n".join(lines) + "\n" + "".join(f"\n{n}\n" for n in foot)
 
 
-def squeeze_history(cell: Cell) -> Table:
-    t = Table(
-        title=escape(f"squeeze: {cell.label} — {cell.extra.get('stopped_because', '')}"),
-        title_justify="left",
-        box=HEAD_RULE,
-    )
-    for col in ("tokens K", "hops/s (mean)", "sd", "samples", ""):
-        t.add_column(col, justify="right")
-    peak = cell.extra.get("peak_concurrency")
-    for h in cell.extra.get("history", []):
-        t.add_row(
-            str(h["concurrency"]),
-            f"{h['hops_per_s']:,.0f}",
-            f"{h['sd']:,.0f}",
-            str(h["samples"]),
-            "← peak" if h["concurrency"] == peak else "",
-        )
-    return t
+def squeeze_rows(cell: Cell) -> tuple[list[str], list[list[str]]]:
+    """The squeeze search as a table: one row per step, the peak marked."""
+    head = ["tokens K", "hops/s (mean)", "sd", "samples", ""]
+    body = [
+        [str(h["concurrency"]), f"{h['hops_per_s']:,.0f}", f"{h['sd']:,.0f}", str(h["samples"]), "← peak" * h["peak"]]
+        for h in modes.squeeze_history(cell)
+    ]
+    return head, body
 
 
-def runtime_stats(cells: list[Cell]) -> Table | None:
-    rows_ = [(c, r["runtime_stats"]) for c in cells for r in c.records if "runtime_stats" in r]
-    if not rows_:
-        return None
-    t = Table(title="runtime statistics (per repeat, as the runtime reports them)", title_justify="left", box=HEAD_RULE)
-    for col in ("Runtime", "Cores", "repeat", "statistics"):
-        t.add_column(col)
-    for c, st in rows_:
-        shown = ", ".join(
-            f"{k}={v:,}" if isinstance(v, int) else f"{k}={v}"
-            for k, v in st.items()
-            if k not in ("workload", "iteration")
-        )
-        t.add_row(c.runtime, c.cores, str(st.get("iteration", "")), shown)
-    return t
-
-
-def as_json(cells: list[Cell], baseline: str | None = None) -> list[dict]:
-    rel = relatives(cells, baseline)
+def runtime_stats_rows(cells: list[Cell]) -> list[list[str]]:
+    """Runtime, cores, repeat, the runtime's own statistics of that repeat."""
     out = []
-    for i, c in enumerate(cells):
-        item: dict[str, object] = {
-            "runtime": c.runtime,
-            "cores": c.cores,
-            "params": c.params,
-            "used_params": c.used_params,
-            "mode": c.mode,
-            "status": c.status,
-            "reason": c.reason,
-            "runtime_version": c.version,
-            "hop": c.hop,
-            "mailbox": c.mailbox,
-            # messages per repeat's run phase (timed; continuous modes count hops per sample)
-            "hops": c.workload.hops(c.workload.to_driver(c.used_params)) if c.ok and c.records else None,
-            "repeats": c.records,
-            "samples": c.samples,
-            "extra": c.extra,
-        }
-        if c.ok:
-            summary: dict[str, object] = {k: vars(v) for k, v in c.summaries().items()}
-            vals = c.values()
-            if len(vals) > 1:
-                summary["headline_ci95"] = stats.bootstrap_median_ci(vals)
-            fig, why = c.memory_per_process()
-            summary["bytes_per_process"] = fig if fig is not None else why
-            if i in rel:
-                summary["relative"] = vars(rel[i])
-            item["summary"] = summary
-        out.append(item)
+    for c in cells:
+        for r in c.records:
+            st = r.get("runtime_stats")
+            if not st:
+                continue
+            shown = ", ".join(
+                f"{k}={v:,}" if isinstance(v, int) else f"{k}={v}"
+                for k, v in st.items()
+                if k not in ("workload", "iteration")
+            )
+            out.append([c.runtime, c.cores, str(r.get("iteration", "")), shown])
     return out
 
 

@@ -1,99 +1,172 @@
-"""Like-for-like comparison within a run: which rows are compared, against which reference, how.
+"""Like-for-like comparison within a run: which rows are ranked, against which reference, how.
 
-Rows are compared only when they differ in the runtime alone: the same workload parameters (as
-asked: a calibrated `m` is work per repeat, not a condition), the same core setting, and a hop of
-comparable kind (mailboxes and channels are message passing; a rendezvous, a hand-off and the
-stackless floor are each kinds of their own and are shown apart). Each such group has one
-reference: the runtime the user named with --baseline when it is in the group, else the
-reference runtime (erlang), else the fastest real runtime. The floor (c-coro) is never a
-reference: it is shown as a floor.
+Rows are ranked only when they differ in the runtime alone: the same workload parameters (as asked: a
+calibrated `m` is work per repeat, not a condition), the same core setting, message passing (a mailbox
+or a channel), and the same kind of configuration (stock variants among themselves, tuned variants
+among themselves). A rendezvous, a hand-off and the stackless floor are shown apart and not ranked.
+Each group has one reference: the runtime named with --baseline, else the reference runtime (erlang),
+else the fastest. A group of one row has no comparison.
 
-Rel % is throughput against the reference (reference time / row time × 100) with a bootstrap
-95 % interval; significance is stats.compare's test (Mann-Whitney U, ≥ 5 repeats a side).
+Rel % is throughput against the reference (reference time / row time × 100) with a bootstrap 95 %
+interval; significance is stats.compare's test (Mann-Whitney U, ≥ 5 repeats a side).
+
+A mode may compare its rows its own way (`OwnComparison`): versus ranks every row of one N and core
+setting against the program's row, whatever its kind of hop, and its table reads the ratio row/reference.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
 
+from ..catalogue.workloads import Metric, Workload
 from . import stats
 from .model import Cell
 
 REFERENCE_RUNTIME = "erlang"
+NOT_RANKED = {
+    "handoff": "hand-offs are shown apart and not ranked",
+    "rendezvous": "a rendezvous is shown apart and not ranked",
+    "floor": "the floor is not a runtime and is never ranked",
+}
 
 
 class BaselineError(ValueError):
-    """--baseline names a runtime that is not in the run (bad input, exit 2)."""
+    """--baseline names a runtime that is not in the run, or one that is not ranked (bad input, exit 2)."""
 
 
 @dataclass(frozen=True)
 class Relative:
-    group: str  # the group's key, shown when a table holds several groups
+    group: str  # the group's key
     reference: str  # the reference row's runtime
     is_reference: bool
-    rel_pct: float | None = None  # None for rows of another kind (shown apart)
+    rel_pct: float | None = None
     rel_ci: tuple[float, float] | None = None
     significant: bool | None = None  # None: the reference itself, or too few repeats to tell
     p_value: float | None = None
+    reference_version: str | None = None
+    ratio: float | None = None  # the row's median over the reference's (the headline's own sense)
+    ratio_ci: tuple[float, float] | None = None
+
+
+@runtime_checkable
+class OwnComparison(Protocol):
+    """A mode whose rows are compared by its own rules instead of Rel %'s (modes.Versus)."""
+
+    comparison_header: str  # the table's column in place of Rel %
+
+    def ranked(self, cell: Cell) -> bool: ...
+
+    def group_key(self, cell: Cell) -> str: ...
+
+    def reference(self, group: list[Cell]) -> Cell | None: ...
+
+    def comparison_note(self) -> str: ...
+
+    def beside(self, w: Workload) -> tuple[Metric, ...]: ...
+
+
+def own_comparison(c: Cell) -> OwnComparison | None:
+    mode = c.mode_object
+    return mode if isinstance(mode, OwnComparison) else None
+
+
+def ranked(c: Cell) -> bool:
+    own = own_comparison(c)
+    return own.ranked(c) if own else c.hop_group == "message"
 
 
 def group_key(c: Cell) -> str:
-    return json.dumps([c.workload.name, c.params, c.cores, c.hop_group], sort_keys=True)
-
-
-def check_baseline(baseline: str | None, runtimes: list[str]) -> None:
-    if baseline and not any(_matches(r, baseline) for r in runtimes):
-        raise BaselineError(f"--baseline {baseline} is not a runtime of this run (it has: {', '.join(runtimes)})")
+    own = own_comparison(c)
+    return own.group_key(c) if own else json.dumps([c.workload.name, c.params, c.cores, c.tuned], sort_keys=True)
 
 
 def _matches(runtime: str, name: str) -> bool:
     return runtime == name or runtime.split("/")[0] == name
 
 
+def check_baseline(baseline: str | None, cells: list[Cell]) -> None:
+    """BaselineError unless `baseline` names a ranked runtime of these cells."""
+    if not baseline:
+        return
+    own = own_comparison(cells[0]) if cells else None
+    if own:
+        raise BaselineError(f"--baseline {baseline}: a {cells[0].mode} run's rows are compared by the mode's own rule")
+    named = [c for c in cells if _matches(c.runtime, baseline)]
+    if not named:
+        have = ", ".join(dict.fromkeys(c.runtime for c in cells))
+        raise BaselineError(f"--baseline {baseline} is not a runtime of this run (it has: {have})")
+    if not any(ranked(c) for c in named):
+        raise BaselineError(f"--baseline {baseline}: {NOT_RANKED.get(named[0].hop, 'it is not ranked')}")
+
+
 def _reference(group: list[Cell], baseline: str | None) -> Cell | None:
-    ok = [(c, h.median) for c in group if c.ok and (h := c.headline) and not c.is_floor]
+    own = own_comparison(group[0])
+    if own:
+        return own.reference(group)
+    ok = [(c, h.median) for c in group if c.ok and (h := c.headline)]
     for wanted in (baseline, REFERENCE_RUNTIME):
         if wanted:
             named = [c for c, _ in ok if _matches(c.runtime, wanted)]
             if named:
                 return named[0]
-    return min(ok, key=lambda cm: cm[1])[0] if ok else None
+    if not ok:
+        return None
+    best = min if group[0].lower_is_better else max
+    return best(ok, key=lambda cm: cm[1])[0]
 
 
 def relatives(cells: list[Cell], baseline: str | None = None) -> dict[int, Relative]:
-    """Per index of an ok cell: its comparison with the reference of its group (floor rows: absent)."""
+    """Per index of a ranked ok cell in a group of two or more: its comparison with the group's reference."""
     groups: dict[str, list[int]] = {}
     for i, c in enumerate(cells):
-        groups.setdefault(group_key(c), []).append(i)
+        if ranked(c) and c.ok and c.headline:
+            groups.setdefault(group_key(c), []).append(i)
     out: dict[int, Relative] = {}
     for key, members in groups.items():
+        if len(members) < 2:
+            continue
         ref = _reference([cells[i] for i in members], baseline)
         if ref is None:
             continue
         base = ref.values()
         for i in members:
             c = cells[i]
-            if not (c.ok and c.headline) or c.is_floor:
-                continue
             if c is ref:
-                out[i] = Relative(key, ref.runtime, True, 100.0, (100.0, 100.0))
+                out[i] = Relative(
+                    key, ref.runtime, True, 100.0, (100.0, 100.0), reference_version=ref.version, ratio=1.0,
+                    ratio_ci=(1.0, 1.0),
+                )  # fmt: skip
                 continue
             d = stats.compare(base, c.values())
             lo, hi = d.ratio_ci
-            higher_better = not c.workload.headline.lower_is_better and c.mode == "timed"
+            higher_better = not c.lower_is_better
             pct = (d.ratio if higher_better else 1 / d.ratio) * 100
             ci = (lo * 100, hi * 100) if higher_better else (100 / hi, 100 / lo)
-            out[i] = Relative(key, ref.runtime, False, pct, ci, d.significant, d.p_value)
+            out[i] = Relative(
+                key, ref.runtime, False, pct, ci, d.significant, d.p_value, ref.version, ratio=d.ratio,
+                ratio_ci=d.ratio_ci,
+            )  # fmt: skip
     return out
 
 
 def references(cells: list[Cell], rel: dict[int, Relative]) -> list[str]:
-    """The reference runtimes, each with the kind of hop it is the reference for."""
+    """The reference runtimes, each with its version and whether it is the tuned group's."""
     seen: dict[str, None] = {}
     for i, r in rel.items():
         if r.is_reference:
-            seen[f"{r.reference} ({cells[i].hop_group} hops)" if cells[i].hop_group != "message" else r.reference] = (
-                None
-            )
+            version = f" ({r.reference_version})" if r.reference_version else ""
+            seen[f"{r.reference}{version}" + (" among tuned variants" if cells[i].tuned else "")] = None
     return list(seen)
+
+
+def ordered(cells: list[Cell], baseline: str | None = None) -> list[Cell]:
+    """The cells in table order: each comparison group's reference first, then the rest as measured."""
+    rel = relatives(cells, baseline)
+    first = {r.group: i for i, r in rel.items() if r.is_reference}
+    position: dict[int, float] = {i: float(i) for i in range(len(cells))}
+    for group, ref_i in first.items():
+        members = [i for i, r in rel.items() if r.group == group]
+        position[ref_i] = min(position[i] for i in members) - 0.5
+    return [cells[i] for i in sorted(range(len(cells)), key=lambda i: position[i])]

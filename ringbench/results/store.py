@@ -1,15 +1,18 @@
 """The result store: one SQLite file, raw records plus the settings and environment they came from.
 
-Layout (schema version in PRAGMA user_version, currently 2):
-  runs     one row per `ringbench run/bench/sweep` invocation: command, settings, environment, status,
-           cells planned, the Rel % baseline asked for, and the process that owns (measures) the run
+Layout (schema version in PRAGMA user_version, currently 3):
+  runs     one row per `ringbench run/bench/sweep` invocation or import: command, settings, environment,
+           status, cells planned, the Rel % baseline asked for, and the process that owns (measures) the run
   cells    one row per (run, runtime, workload, parameters, cores): status, reason, runtime version and
            the exact argv/env used; that key is unique, so a run never lists a cell twice
   results  one row per measured iteration of an ok timed cell: the driver's raw record and its numbers
   samples  one row per sample of an ok continuous or squeeze cell
 
-A cell and all its results are written in one transaction, so a failed or
-interrupted cell never leaves partial results. Summaries are computed when shown.
+The store speaks the result model: `save_cell` takes a `model.Cell`, `load_run` gives a `model.Run`;
+nothing outside this module maps rows to objects. A cell and all its results are written in one
+transaction, so a failed or interrupted cell never leaves partial results; an import is one
+transaction too. Summaries and warnings are computed when shown, never stored (the `warnings`
+column of older runs is no longer read).
 
 Every failure to open or use the store raises StoreError: one line naming the
 file and saying what to do, with `exit_code` 2 for bad input (not a store,
@@ -33,28 +36,31 @@ import socket
 import sqlite3
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from functools import wraps
 from pathlib import Path
 from types import TracebackType
 from typing import Concatenate, ParamSpec, TypeVar
 
-SCHEMA_VERSION = 2
+from ..catalogue import workloads
+from .model import Cell, Run
+from .modes import Options
+
+SCHEMA_VERSION = 3
 # The default store is the checkout's results/ folder wherever the command runs from (a store that
 # silently changed with the current directory would look empty); $RINGBENCH_DB names another.
 DEFAULT_DB = Path(os.environ.get("RINGBENCH_DB") or Path(__file__).resolve().parents[2] / "results" / "ringbench.db")
-RUN_STATUSES = ("running", "complete", "failed", "interrupted", "budget")
+RUN_STATUSES = ("running", "complete", "failed", "interrupted", "budget", "imported")
 
 _RUNS = """
 CREATE TABLE runs (
   id INTEGER PRIMARY KEY,
   started_at TEXT NOT NULL,
   finished_at TEXT,
-  status TEXT NOT NULL CHECK (status IN ('running', 'complete', 'failed', 'interrupted', 'budget')),
+  status TEXT NOT NULL CHECK (status IN ('running', 'complete', 'failed', 'interrupted', 'budget', 'imported')),
   command TEXT NOT NULL,
   settings TEXT NOT NULL,      -- JSON: every option as used, defaults filled in
   environment TEXT NOT NULL,   -- JSON: machine facts (ringbench.harness.environment)
-  warnings TEXT NOT NULL DEFAULT '[]',  -- JSON list of strings: noise, load, too few repeats
+  warnings TEXT NOT NULL DEFAULT '[]',  -- unused since schema 3: warnings are derived when shown
   planned INTEGER,             -- cells planned, for done/planned (NULL if unknown)
   baseline TEXT,               -- the Rel % reference runtime asked for (NULL: the default), so show = run
   owner_pid INTEGER,           -- the process measuring the run (or that measured it last)
@@ -155,8 +161,17 @@ def _upgrade_1_to_2(db: sqlite3.Connection) -> None:
     db.execute("CREATE UNIQUE INDEX cells_key ON cells(run_id, runtime, workload, params, cores)")
 
 
+def _upgrade_2_to_3(db: sqlite3.Connection) -> None:
+    """Runs may be 'imported' (an import is never resumable here): runs is rebuilt for its CHECK, as in 1 → 2."""
+    columns = ", ".join(r[1] for r in db.execute("PRAGMA table_info(runs)"))
+    db.execute(_RUNS.replace("CREATE TABLE runs", "CREATE TABLE runs_v3", 1))
+    db.execute(f"INSERT INTO runs_v3({columns}) SELECT {columns} FROM runs")
+    db.execute("DROP TABLE runs")
+    db.execute("ALTER TABLE runs_v3 RENAME TO runs")
+
+
 # version → the function that upgrades a file of that version to the next one (like asv's).
-MIGRATIONS = {1: _upgrade_1_to_2}
+MIGRATIONS = {1: _upgrade_1_to_2, 2: _upgrade_2_to_3}
 
 
 class StoreError(Exception):
@@ -174,27 +189,23 @@ class StoreError(Exception):
         self.kind = kind
 
 
+def _make_writable(path: Path) -> str:
+    """What to do about a store that cannot be written: a read-only mount is not fixed by chmod."""
+    folder = path.parent if path.parent.exists() else Path("/")
+    try:
+        mounted_ro = bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
+    except OSError:
+        mounted_ro = False
+    if mounted_ro:
+        return f"the file system holding {folder} is mounted read-only; use --db with a file on a writable disk"
+    return (
+        "make the file and its folder writable (chmod u+w; chattr -i if it is immutable) or use --db with another file"
+    )
+
+
 def now() -> str:
     """The current UTC time as stored (ISO 8601, seconds)."""
     return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
-
-
-@dataclass
-class Cell:
-    """A measured cell as add_cell stores it (params as a dict; stored as JSON with sorted keys)."""
-
-    runtime: str
-    workload: str
-    params: dict
-    cores: str
-    mode: str = "timed"
-    isolation: str = "process"
-    warmup: int = 0
-    status: str = "ok"
-    reason: str | None = None
-    runtime_version: str | None = None
-    runtime_settings: dict | None = None
-    extra: dict | None = None
 
 
 # -- process identity ---------------------------------------------------------
@@ -293,8 +304,7 @@ def _classify(e: BaseException, path: Path, doing: str, timeout: float) -> Store
         )
     if primary == 8 or "readonly" in msg or "read-only" in msg:  # SQLITE_READONLY
         return StoreError(
-            f"{path} is read-only (while {doing}); make the file and its folder writable "
-            "(chattr -i, chmod u+w) or use --db with another file",
+            f"{path} is read-only (while {doing}); {_make_writable(path)}",
             1,
             "read-only",
         )
@@ -331,8 +341,7 @@ def _guarded(doing: str, writes: bool = False) -> Callable[[_Method[_P, _R]], _M
         def guarded(self: Store, *args: _P.args, **kw: _P.kwargs) -> _R:
             if writes and self.read_only:
                 raise StoreError(
-                    f"{self.path} is read-only, cannot {doing}; make the file and its folder "
-                    "writable (chattr -i, chmod u+w) or use --db with another file",
+                    f"{self.path} is read-only, cannot {doing}; {_make_writable(self.path)}",
                     1,
                     "read-only",
                 )
@@ -407,7 +416,7 @@ class Store:
             folder = p.parent
             if not os.access(folder, os.W_OK):
                 raise StoreError(
-                    f"cannot create {p}: folder {folder} is read-only; make it writable or use --db with another file",
+                    f"cannot create {p}: folder {folder} is read-only; {_make_writable(p)}",
                     1,
                     "read-only",
                 )
@@ -422,8 +431,7 @@ class Store:
             what = f"file {p}" if not file_ok else f"folder {p.parent}"
             if create:
                 raise StoreError(
-                    f"{p} cannot be written: the {what} is read-only; make it writable "
-                    "(chattr -i, chmod u+w) or use --db with another file",
+                    f"{p} cannot be written: the {what} is read-only; {_make_writable(p)}",
                     1,
                     "read-only",
                 )
@@ -712,88 +720,87 @@ class Store:
         return _row_id(cur)
 
     @_guarded("storing a cell", writes=True)
-    def add_cell(
-        self,
-        run_id: int,
-        cell: Cell,
-        results: Sequence[tuple[int, int, dict]] = (),
-        samples: Sequence[dict] = (),
-    ) -> int:
-        """Store a finished cell, its results [(process, iteration, record)] and samples atomically; return its id.
+    def save_cell(self, run_id: int, cell: Cell) -> int:
+        """Store a finished cell with its results and samples atomically; return its id.
 
         A cell with the same key (run, runtime, workload, params, cores) replaces the stored one,
         results and samples included, in the same transaction and under the same id (a resumed run
-        re-measures its failed cells), so cells(run_id) never lists a key twice. Refused
-        (StoreError kind='owned') while another live process owns the run.
+        re-measures its failed cells), so a run never lists a key twice. Refused (StoreError
+        kind='owned') while another live process owns the run.
         """
-        params = json.dumps(cell.params, sort_keys=True)
         with self.tx():
             self._owner_check(run_id)
-            key = (run_id, cell.runtime, cell.workload, params, cell.cores)
-            old = self.db.execute(f"SELECT id FROM cells WHERE {_CELL_KEY}", key).fetchone()
-            if old is not None:
-                self.db.execute("DELETE FROM results WHERE cell_id=?", (old["id"],))
-                self.db.execute("DELETE FROM samples WHERE cell_id=?", (old["id"],))
-                self.db.execute("DELETE FROM cells WHERE id=?", (old["id"],))
-            cur = self.db.execute(
-                "INSERT INTO cells(id, run_id, runtime, workload, params, cores, mode, isolation, warmup, status,"
-                " reason, runtime_version, runtime_settings, extra, finished_at)"
-                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            return self._insert_cell(run_id, cell)
+
+    def _insert_cell(self, run_id: int, cell: Cell) -> int:
+        params = json.dumps(cell.params, sort_keys=True)
+        key = (run_id, cell.runtime, cell.workload.name, params, cell.cores)
+        old = self.db.execute(f"SELECT id FROM cells WHERE {_CELL_KEY}", key).fetchone()
+        if old is not None:
+            self.db.execute("DELETE FROM results WHERE cell_id=?", (old["id"],))
+            self.db.execute("DELETE FROM samples WHERE cell_id=?", (old["id"],))
+            self.db.execute("DELETE FROM cells WHERE id=?", (old["id"],))
+        warm = [r.get("warmups", 0) for r in cell.first_of_each_process()]
+        cur = self.db.execute(
+            "INSERT INTO cells(id, run_id, runtime, workload, params, cores, mode, isolation, warmup, status,"
+            " reason, runtime_version, runtime_settings, extra, finished_at)"
+            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (
+                old["id"] if old is not None else None,
+                run_id,
+                cell.runtime,
+                cell.workload.name,
+                params,
+                cell.cores,
+                cell.mode,
+                "in-process" if cell.processes <= 1 and len(cell.records) > 1 else "process",
+                max(warm, default=0),
+                cell.status,
+                cell.reason,
+                cell.version,
+                json.dumps(cell.settings or {}, sort_keys=True),
+                json.dumps(cell.extra or {}),
+                now(),
+            ),
+        )
+        cell_id = _row_id(cur)
+        self.db.executemany(
+            "INSERT INTO samples(cell_id, process, tokens, seq, elapsed_ns, count) VALUES (?,?,?,?,?,?)",
+            [
+                (cell_id, x.get("process", 1), x.get("tokens", 1), x["seq"], x["elapsed_ns"], x["count"])
+                for x in cell.samples
+            ],
+        )
+        self.db.executemany(
+            "INSERT INTO results(cell_id, process, iteration, count, setup_ns, run_ns, setup_cpu_ns,"
+            " run_cpu_ns, rss_before, rss_after, record) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+            [
                 (
-                    old["id"] if old is not None else None,
-                    run_id,
-                    cell.runtime,
-                    cell.workload,
-                    params,
-                    cell.cores,
-                    cell.mode,
-                    cell.isolation,
-                    cell.warmup,
-                    cell.status,
-                    cell.reason,
-                    cell.runtime_version,
-                    json.dumps(cell.runtime_settings or {}, sort_keys=True),
-                    json.dumps(cell.extra or {}),
-                    now(),
-                ),
-            )
-            cell_id = _row_id(cur)
-            self.db.executemany(
-                "INSERT INTO samples(cell_id, process, tokens, seq, elapsed_ns, count) VALUES (?,?,?,?,?,?)",
-                [(cell_id, x["process"], x["tokens"], x["seq"], x["elapsed_ns"], x["count"]) for x in samples],
-            )
-            self.db.executemany(
-                "INSERT INTO results(cell_id, process, iteration, count, setup_ns, run_ns, setup_cpu_ns,"
-                " run_cpu_ns, rss_before, rss_after, record) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                [
-                    (
-                        cell_id,
-                        p,
-                        i,
-                        r["count"],
-                        r["setup_ns"],
-                        r["run_ns"],
-                        r["setup_cpu_ns"],
-                        r["run_cpu_ns"],
-                        r["rss_before"],
-                        r["rss_after"],
-                        json.dumps(r, sort_keys=True),
-                    )
-                    for p, i, r in results
-                ],
-            )
+                    cell_id,
+                    r.get("process", 1),
+                    r.get("iteration", i),
+                    r["count"],
+                    r["setup_ns"],
+                    r["run_ns"],
+                    r["setup_cpu_ns"],
+                    r["run_cpu_ns"],
+                    r["rss_before"],
+                    r["rss_after"],
+                    json.dumps(r, sort_keys=True),
+                )
+                for i, r in enumerate(cell.records, 1)
+            ],
+        )
         return cell_id
 
     @_guarded("finishing the run", writes=True)
-    def finish_run(self, run_id: int, status: str, warnings: Sequence[str] = ()) -> None:
-        """Record the run's final status ('complete', 'failed', 'interrupted' or 'budget'), time and warnings.
+    def finish_run(self, run_id: int, status: str) -> None:
+        """Record the run's final status ('complete', 'failed', 'interrupted' or 'budget') and time.
 
-        The owner columns are kept (who measured it last). 'running' or 'abandoned' (an import of an
-        unfinished run) stores 'running' with no owner, which reads 'abandoned' and can be claimed.
-        Refused (kind='owned') while another live process owns the run; an unknown status raises
-        StoreError exit 2.
+        The owner columns are kept (who measured it last). Refused (kind='owned') while another live
+        process owns the run; an unknown status raises StoreError exit 2.
         """
-        if status not in RUN_STATUSES and status != "abandoned":
+        if status not in RUN_STATUSES or status in ("running", "imported"):
             raise StoreError(
                 f"{self.path}: unknown final run status {status!r} (one of complete, failed, interrupted, budget)",
                 2,
@@ -801,17 +808,31 @@ class Store:
             )
         with self.tx():
             self._owner_check(run_id)
-            if status in ("running", "abandoned"):
-                self.db.execute(
-                    "UPDATE runs SET status='running', finished_at=NULL, warnings=?, owner_pid=NULL,"
-                    " owner_start=NULL, owner_boot=NULL, owner_host=NULL WHERE id=?",
-                    (json.dumps(list(warnings)), run_id),
-                )
-            else:
-                self.db.execute(
-                    "UPDATE runs SET status=?, finished_at=?, warnings=? WHERE id=?",
-                    (status, now(), json.dumps(list(warnings)), run_id),
-                )
+            self.db.execute("UPDATE runs SET status=?, finished_at=? WHERE id=?", (status, now(), run_id))
+
+    @_guarded("importing a run", writes=True)
+    def import_run(self, run: Run) -> int:
+        """Store a run read from an export as a new run, all or nothing (one transaction), with status
+        'imported' and no owner: an imported run is read, compared and reported, never resumed here."""
+        with self.tx():
+            cur = self.db.execute(
+                "INSERT INTO runs(started_at, finished_at, status, command, settings, environment, planned,"
+                " baseline) VALUES (?,?,?,?,?,?,?,?)",
+                (
+                    run.started_at or now(),
+                    run.finished_at,
+                    "imported",
+                    run.command,
+                    json.dumps({**run.settings, "imported_status": run.status}, sort_keys=True),
+                    json.dumps(run.environment),
+                    run.planned,
+                    run.baseline,
+                ),
+            )
+            run_id = _row_id(cur)
+            for cell in run.cells:
+                self._insert_cell(run_id, cell)
+        return run_id
 
     # -- reading -------------------------------------------------------------
     _RUNS_QUERY = (
@@ -845,27 +866,81 @@ class Store:
         """Every run in id order, as run() gives them (effective status, done, ok, planned)."""
         return [self._run_view(r) for r in self.db.execute(self._RUNS_QUERY + " ORDER BY runs.id").fetchall()]
 
-    @_guarded("reading cells")
-    def cells(self, run_id: int) -> list[sqlite3.Row]:
-        """The run's cells in measurement order (a re-measured cell keeps its place); one per key."""
-        return self.db.execute("SELECT * FROM cells WHERE run_id=? ORDER BY id", (run_id,)).fetchall()
-
-    @_guarded("reading samples")
-    def samples(self, cell_id: int) -> list[dict]:
-        """The cell's samples (continuous and squeeze modes), by process then sequence number."""
+    @_guarded("reading the run's cells")
+    def cell_keys(self, run_id: int, statuses: Sequence[str] = ("ok", "refused")) -> set[str]:
+        """The keys (model.Cell.key) of the run's cells stored with one of these statuses."""
         rows = self.db.execute(
-            "SELECT process, tokens, seq, elapsed_ns, count FROM samples WHERE cell_id=? ORDER BY process, seq",
-            (cell_id,),
+            "SELECT runtime, workload, params, cores, mode, status FROM cells WHERE run_id=?", (run_id,)
         ).fetchall()
-        return [dict(r) for r in rows]
+        return {
+            json.dumps([r["runtime"], r["workload"], json.loads(r["params"]), r["cores"], r["mode"]], sort_keys=True)
+            for r in rows
+            if r["status"] in statuses
+        }
 
-    @_guarded("reading results")
-    def results(self, cell_id: int) -> list[dict]:
-        """The cell's raw driver records (timed mode), by process then iteration."""
-        rows = self.db.execute(
-            "SELECT record FROM results WHERE cell_id=? ORDER BY process, iteration", (cell_id,)
-        ).fetchall()
-        return [json.loads(r["record"]) for r in rows]
+    @_guarded("listing the runs being measured")
+    def live_runs(self) -> list[int]:
+        """Runs another live process is measuring into this store now."""
+        me = this_process()
+        return [
+            r["id"]
+            for r in self.runs()
+            if r["stored_status"] == "running" and r["owner_alive"] is not False and r["owner_pid"] != me[0]
+        ]
+
+    @_guarded("reading a run")
+    def load_run(self, run_id: int) -> Run | None:
+        """The stored run as result objects (every figure recomputed from the raw records), or None."""
+        row = self.run(run_id)
+        if row is None:
+            return None
+        s = json.loads(row["settings"])
+        cells = []
+        for c in self.db.execute("SELECT * FROM cells WHERE run_id=? ORDER BY id", (run_id,)).fetchall():
+            records = [
+                json.loads(r["record"])
+                for r in self.db.execute(
+                    "SELECT record FROM results WHERE cell_id=? ORDER BY process, iteration", (c["id"],)
+                )
+            ]
+            samples = [
+                dict(r)
+                for r in self.db.execute(
+                    "SELECT process, tokens, seq, elapsed_ns, count FROM samples WHERE cell_id=? ORDER BY process, seq",
+                    (c["id"],),
+                )
+            ]
+            cells.append(
+                Cell(
+                    c["runtime"],
+                    workloads.get(c["workload"]),
+                    json.loads(c["params"]),
+                    c["cores"],
+                    c["mode"],
+                    c["status"],
+                    c["reason"],
+                    records,
+                    samples,
+                    json.loads(c["extra"]),
+                    c["runtime_version"],
+                    json.loads(c["runtime_settings"] or "{}"),
+                )
+            )
+        return Run(
+            run_id,
+            row["status"],
+            workloads.get(s["workload"]),
+            Options.from_settings(s),
+            s,
+            json.loads(row["environment"]),
+            cells,
+            self.path,
+            row["command"],
+            row.get("baseline") or s.get("baseline"),
+            row["started_at"],
+            row["finished_at"],
+            row["planned"],
+        )
 
 
 def _row_id(cur: sqlite3.Cursor) -> int:

@@ -1,28 +1,32 @@
-"""What the three CPython drivers share (python-threads, python-greenlet, python-asyncio).
+"""What every Python driver shares: the contract, not the runtime's idiom (docs/driver-contract.md).
 
-Each driver adds this folder to sys.path from its own location and imports this
-module; it holds everything that is not the runtime's own idiom:
+A driver finds this module through its manifest (`PYTHONPATH = "{dir}/../common/python"` in `[env]`),
+imports it, and hands `serve` two functions:
 
-- the JSON Lines output and the error records (contract section 4);
-- the parameters and their bounds (sections 2 and 6);
-- the phase clocks, the one untimed collection and the memory rule (section 3):
-  `Meter`;
-- the verb handling, the iteration loop and the result and stats records:
-  `serve`.
+- `describe(variant)`: a dict with the driver's `name`, `runtime`, `version`, `workloads`, `features`;
+- `prepare(variant, workload, p)`: a `Runtime` whose methods are the workloads (raises `DriverError`
+  for what the variant cannot honestly serve).
 
-A driver supplies a `Runtime` (its workload functions) and a description.
-Nothing here runs inside a timed phase except the clock reads that bound it.
+Everything else is here: the verbs and the `--variant=` option, parameters and bounds, the iteration
+loop, the clocks, the one collection between phases, the memory rule, the records, the collector
+settings of `tuned` variants. Nothing here runs inside a timed phase except the clock reads that bound
+it. The module runs on CPython 3.11 and on PyPy 3.9 (standard library only, no newer syntax).
 """
 import _thread
 import gc
 import json
 import os
+import platform
 import sys
-import traceback    # imported up front: a failure under memory pressure must not need an import
+import traceback  # imported up front: a failure under memory pressure must not need an import
 from time import perf_counter_ns, process_time_ns
 
-CONTRACT = 2
+CONTRACT = 3
+CLOCK = "time.perf_counter_ns (CLOCK_MONOTONIC); CPU: time.process_time_ns (CLOCK_PROCESS_CPUTIME_ID)"
 EXIT = {"bad_param": 2, "unknown_workload": 2, "unsupported": 2, "limit": 3, "failure": 1}
+
+# A token value for continuous mode: counted down by one per hop, it does not finish in any run.
+ENDLESS_TOKEN = 1 << 62
 
 # ---------------------------------------------------------------- output
 
@@ -43,6 +47,43 @@ def flush():
     sys.stdout.flush()
 
 
+def print_hop(hop, n, sender, receiver):
+    """A trace record, printed as the hop happens (contract section 3, trace)."""
+    emit({"type": "hop", "hop": hop, "lap": (hop - 1) // n + 1, "from": sender, "to": receiver})
+    flush()
+
+
+def print_sample(seq, elapsed_ns, count):
+    """A continuous-mode sample (contract section 5)."""
+    emit({"type": "sample", "seq": seq, "elapsed_ns": elapsed_ns, "count": count})
+    flush()
+
+
+class HopLog:
+    """trace: counts the hops as the processes report them, and prints each unless a warm-up."""
+
+    def __init__(self, n, printing):
+        self.n = n
+        self.printing = printing
+        self.hops = 0
+
+    def hop(self, sender, receiver):
+        self.hops += 1
+        if self.printing:
+            print_hop(self.hops, self.n, sender, receiver)
+
+
+class Laps:
+    """Continuous mode: the laps p0 has counted, and when the next sample is due (single-threaded
+    drivers, where p0 itself must wake main)."""
+
+    __slots__ = ("count", "due")
+
+    def __init__(self):
+        self.count = 0
+        self.due = 0
+
+
 class DriverError(Exception):
     def __init__(self, kind, message):
         Exception.__init__(self, message)
@@ -55,8 +96,7 @@ _dying = _thread.allocate_lock()
 
 def die(kind, message):
     """Print the error record and exit at once: os._exit, so that blocked threads cannot hang the exit.
-    Callable from any thread; the first caller's record is the only one (later callers wait for
-    the exit)."""
+    Callable from any thread; the first caller's record is the only one (later callers wait for the exit)."""
     _dying.acquire()
     emit({"type": "error", "kind": kind, "message": message})
     flush()
@@ -64,17 +104,19 @@ def die(kind, message):
 
 
 def die_in_thread(unraisable):
-    """sys.unraisablehook for drivers whose processes are threads: an exception that ends a
-    process thread (which Python would only print) ends the driver with an error record, rather
-    than leaving main waiting for a message that will never come."""
+    """sys.unraisablehook for drivers whose processes are threads: an exception that ends a process
+    thread (which Python would only print) ends the driver with an error record, rather than leaving
+    main waiting for a message that will never come."""
     exc = unraisable.exc_value
+    if isinstance(exc, DriverError):
+        die(exc.kind, exc.message)
     if isinstance(exc, MemoryError):
         die("limit", "memory: a process thread could not allocate (MemoryError); free memory or lower n")
     traceback.print_exception(unraisable.exc_type, exc, unraisable.exc_traceback, file=sys.stderr)
-    die("failure", "in a process thread: %s: %s" % (type(exc).__name__, exc))
+    die("failure", f"in a process thread: {type(exc).__name__}: {exc}")
 
 
-# ---------------------------------------------------------------- parameters
+# ---------------------------------------------------------------- parameters (sections 2 and 6)
 
 WORKLOAD_KEYS = {
     "ring": ("n", "m", "tokens", "burst"),
@@ -82,25 +124,28 @@ WORKLOAD_KEYS = {
     "pingpong": ("m",),
     "fanin": ("n", "m"),
     "selective": ("n", "m", "reverse"),
+    "tree": ("n", "fanout"),
     "trace": ("n", "m"),
 }
 REQUIRED = {
-    "ring": ("n", "m"),          # m may be left out in continuous mode
+    "ring": ("n", "m"),  # m may be left out in continuous mode
     "spawn": ("n",),
     "pingpong": ("m",),
     "fanin": ("n", "m"),
     "selective": ("n", "m"),
+    "tree": ("n",),
     "trace": ("n", "m"),
 }
-KEY_DEFAULTS = {"tokens": 1, "burst": 0, "reverse": 0}
+KEY_DEFAULTS = {"tokens": 1, "burst": 0, "reverse": 0, "fanout": 10}
 COMMON_DEFAULTS = {"repeats": 1, "warmup": 0, "cores": None, "sample_ms": 0, "samples": 3, "stats": 0}
-# Contract section 6, inclusive. tokens is further bounded by n, trace's n and m by TRACE_MAX.
+# Inclusive. tokens is further bounded by n, trace's n and m by TRACE_MAX, tree's n by the power rule.
 BOUNDS = {
     "n": (1, 100_000_000),
     "m": (1, 1_000_000_000),
     "tokens": (1, 100_000_000),
     "burst": (0, 1),
     "reverse": (0, 1),
+    "fanout": (2, 1_000),
     "repeats": (1, 1_000_000),
     "warmup": (0, 1_000_000),
     "cores": (1, 1_024),
@@ -114,8 +159,8 @@ MAX_HOPS = 1 << 62
 
 def bound_text(key, lo, hi):
     if lo == 0 and hi == 1:
-        return "%s must be 0 or 1" % key
-    return "%s must be an integer in %d..%d" % (key, lo, hi)
+        return f"{key} must be 0 or 1"
+    return f"{key} must be an integer in {lo}..{hi}"
 
 
 def parse_params(workload, args):
@@ -125,26 +170,26 @@ def parse_params(workload, args):
     for a in args:
         key, eq, val = a.partition("=")
         if not eq or not key:
-            raise DriverError("bad_param", "expected key=value, got '%s'" % a)
+            raise DriverError("bad_param", f"expected key=value, got '{a}'")
         if key not in allowed and key not in COMMON_DEFAULTS:
-            raise DriverError("bad_param", "unknown key '%s' for workload %s (allowed: %s)"
-                              % (key, workload, ", ".join(allowed + tuple(COMMON_DEFAULTS))))
+            raise DriverError("bad_param", f"unknown key '{key}' for workload {workload} "
+                              f"(allowed: {', '.join(allowed + tuple(COMMON_DEFAULTS))})")
         if key in p:
-            raise DriverError("bad_param", "key '%s' given twice" % key)
+            raise DriverError("bad_param", f"key '{key}' given twice")
         lo, hi = BOUNDS[key]
         if workload == "trace" and key in ("n", "m"):
             hi = TRACE_MAX
         # ASCII digits only: no sign, no blanks, no other scripts' digits (int() accepts all three)
         if not (val.isascii() and val.isdigit()):
-            raise DriverError("bad_param", "%s, got '%s'" % (bound_text(key, lo, hi), val))
-        v = int(val) if len(val) <= 30 else hi + 1    # int() refuses very long digit strings
+            raise DriverError("bad_param", f"{bound_text(key, lo, hi)}, got '{val}'")
+        v = int(val) if len(val) <= 30 else hi + 1  # int() refuses very long digit strings
         if not lo <= v <= hi:
-            raise DriverError("bad_param", "%s, got '%s'" % (bound_text(key, lo, hi), val))
+            raise DriverError("bad_param", f"{bound_text(key, lo, hi)}, got '{val}'")
         p[key] = v
     continuous = workload == "ring" and p.get("sample_ms", 0) > 0
     for key in REQUIRED[workload]:
         if key not in p and not (continuous and key == "m"):
-            raise DriverError("bad_param", "missing required key '%s' for workload %s" % (key, workload))
+            raise DriverError("bad_param", f"missing required key '{key}' for workload {workload}")
     for key in allowed:
         if key in KEY_DEFAULTS:
             p.setdefault(key, KEY_DEFAULTS[key])
@@ -154,19 +199,31 @@ def parse_params(workload, args):
         p["cores"] = os.cpu_count() or 1
     if workload == "ring":
         if p["tokens"] > p["n"]:
-            raise DriverError("bad_param", "tokens must be an integer in 1..n (%d), got '%d'"
-                              % (p["n"], p["tokens"]))
+            raise DriverError("bad_param", f"tokens must be an integer in 1..n ({p['n']}), got '{p['tokens']}'")
         if not continuous and p["n"] * p["m"] * p["tokens"] >= MAX_HOPS:
             raise DriverError("bad_param", "n*m*tokens must be < 2^62")
     if workload in ("fanin", "selective") and p["n"] * p["m"] >= MAX_HOPS:
         raise DriverError("bad_param", "n*m must be < 2^62")
+    if workload == "tree":
+        check_power_of_fanout(p["n"], p["fanout"])
     if p["sample_ms"] > 0 and workload != "ring":
         raise DriverError("unsupported", "continuous mode (sample_ms>0) is defined only for ring")
     return p
 
 
+def check_power_of_fanout(n, fanout):
+    """tree's n (leaves) must be fanout^k for some k >= 0."""
+    power = 1
+    while power < n:
+        power *= fanout
+    if power != n:
+        below = power // fanout
+        raise DriverError("bad_param", f"tree's n (leaves) must be a power of the fanout {fanout}, got {n} "
+                          f"(the nearest valid sizes are {below} and {power})")
+
+
 def token_starts(p):
-    """Where the ring's tokens are injected (contract section 3): spread, or all at p0 (burst)."""
+    """Where the ring's tokens are injected: spread (token j at p(j*n div tokens)), or all at p0 (burst)."""
     n, tokens = p["n"], p["tokens"]
     if p["burst"]:
         return [0] * tokens
@@ -180,55 +237,115 @@ def expected_count(workload, p):
         return p["n"]
     if workload == "pingpong":
         return p["m"]
-    return p["n"] * p["m"]      # fanin, selective, trace
+    if workload == "tree":
+        return p["n"] * (p["n"] - 1) // 2
+    return p["n"] * p["m"]  # fanin, selective, trace
 
 
-# ---------------------------------------------------------------- memory
+# ---------------------------------------------------------------- memory (section 3)
 
-def rss():
-    """VmRSS of this process, bytes."""
+def proc_status():
+    """VmRSS and VmHWM (bytes) and Threads of /proc/self/status."""
+    out = {}
     with open("/proc/self/status", "rb") as f:
         for line in f:
-            if line.startswith(b"VmRSS:"):
-                return int(line.split()[1]) * 1024
-    return 0
+            if line.startswith((b"VmRSS:", b"VmHWM:")):
+                out[line[:5].decode()] = int(line.split()[1]) * 1024
+            elif line.startswith(b"Threads:"):
+                out["Threads"] = int(line.split()[1])
+    return out
 
 
-def kernel_stack():
-    """KernelStack of /proc/meminfo, bytes: the kernel stacks of every thread on the machine,
-    which RSS does not show (one 16 KiB stack per thread on x86-64)."""
-    with open("/proc/meminfo", "rb") as f:
-        for line in f:
-            if line.startswith(b"KernelStack:"):
-                return int(line.split()[1]) * 1024
-    return 0
+def threads_now():
+    """The OS threads of this process (Threads: of /proc/self/status)."""
+    return proc_status()["Threads"]
 
+
+def reset_peak_rss():
+    """Reset the kernel's peak-RSS mark (VmHWM) to the current RSS: write 5 to /proc/self/clear_refs."""
+    with open("/proc/self/clear_refs", "w") as f:
+        f.write("5")
+
+
+# ---------------------------------------------------------------- the collector
+
+def collector_name():
+    """The collector of this process, by the runtime's own name (the manifest's `collector`)."""
+    if sys.implementation.name == "pypy":
+        return "pypy incminimark"
+    return "cpython refcount+cyclic"
+
+
+def _gc_counts():
+    """Collections and collected objects per generation so far (CPython's gc.get_stats; [] elsewhere)."""
+    if sys.implementation.name != "cpython":
+        return []
+    return [(g["collections"], g["collected"]) for g in gc.get_stats()]
+
+
+def _gc_delta(before, after):
+    return [(after[g][0] - before[g][0], after[g][1] - before[g][1]) for g in range(len(after))]
+
+
+# The settings of `tuned` variants, each with its source (README of each driver):
+# - gc.freeze() once start-up is over: the objects alive then (modules, classes, functions) go to the
+#   permanent generation and no later collection scans them. docs.python.org/3.11/library/gc.html#gc.freeze
+#   ("... or to speed up collection"); the rationale in python/cpython#75739 (bpo-31558): start-up
+#   objects are cold data that every full collection walks again.
+# - gc.set_threshold(2000, 10, 10): generation 0 is collected after 2,000 net new container objects
+#   instead of 700. docs.python.org/3/library/gc.html#gc.set_threshold (the collection frequency);
+#   2,000 is CPython's own default in its current sources (GC_GENERATION_INIT in
+#   Include/internal/pycore_interp_structs.h), against 700 in the 3.11 that runs here.
+TUNED_GC_THRESHOLD = (2000, 10, 10)
+
+
+def tune_collector():
+    if sys.implementation.name != "cpython":
+        raise DriverError("unsupported", "the tuned collector settings are CPython's (gc.freeze, gc.set_threshold)")
+    gc.set_threshold(*TUNED_GC_THRESHOLD)
+    gc.freeze()
+
+
+# ---------------------------------------------------------------- phases and memory rule (section 3)
 
 class Meter:
-    """The clocks of one iteration's two phases, and the memory of the process's first spawn.
+    """The clocks of one iteration's phases, and the memory of the process's first spawn (or tree).
 
-    Contract section 3: the spawn phase ends when main has seen every ready signal; then,
-    untimed, one full collection (gc.collect(): CPython's single call for it); memory is read
-    around the first spawn phase of the process only (the warm-up's when there is one),
-    `*_after` after that collection, and every later iteration echoes those first values.
-    The collectors stay on throughout: nothing is frozen or disabled.
+    Ring-like workloads: spawn_begins / spawn_ends(ready) bound setup_ns; then, untimed, one full
+    collection (gc.collect()); run_begins / run_ends bound run_ns. The tree: tree_begins / tree_ends
+    bound run_ns; the peak is read just after, then the collection. Memory is read around the first
+    spawn phase (or tree) of the process only, the warm-up's when there is one, and every later
+    iteration echoes those first values. The collector stays on throughout.
     """
 
-    def __init__(self, with_kernel_stack=False):
-        self.with_kernel_stack = with_kernel_stack
-        self.memory = None          # {"rss_before": ..., ...} of the first spawn phase
+    def __init__(self, threads=False):
+        self.threads = threads  # report threads_before/threads_after (one OS thread per process)
+        self.memory = None      # {"rss_before": ..., ...} of the first spawn phase or tree
         self._before = None
         self.reset()
 
     def reset(self):
-        self.ready = 0
+        self.ready = None
         self.setup_ns = self.setup_cpu_ns = self.run_ns = self.run_cpu_ns = 0
         self.gc_spawn = self.gc_run = None
 
-    def spawn_begins(self):
+    def _remember_before(self):
         if self.memory is None:
-            self._before = (rss(), kernel_stack() if self.with_kernel_stack else 0)
-        self._gc0 = gc.get_stats()
+            self._before = proc_status()
+
+    def _remember_after(self, **extra):
+        if self.memory is None:
+            now = proc_status()
+            mem = {"rss_before": self._before["VmRSS"], "rss_after": now["VmRSS"]}
+            mem.update(extra)
+            if self.threads:
+                mem["threads_before"] = self._before["Threads"]
+                mem["threads_after"] = now["Threads"]
+            self.memory = mem
+
+    def spawn_begins(self):
+        self._remember_before()
+        self._gc0 = _gc_counts()
         self._c0 = process_time_ns()
         self._t0 = perf_counter_ns()
 
@@ -238,17 +355,12 @@ class Meter:
         self.setup_ns = t1 - self._t0
         self.setup_cpu_ns = c1 - self._c0
         self.ready = ready
-        self.gc_spawn = _gc_delta(self._gc0, gc.get_stats())
+        self.gc_spawn = _gc_delta(self._gc0, _gc_counts())
         gc.collect()
-        if self.memory is None:
-            mem = {"rss_before": self._before[0], "rss_after": rss()}
-            if self.with_kernel_stack:
-                mem["kernel_stack_before"] = self._before[1]
-                mem["kernel_stack_after"] = kernel_stack()
-            self.memory = mem
+        self._remember_after()
 
     def run_begins(self):
-        self._gc2 = gc.get_stats()
+        self._gc2 = _gc_counts()
         self._c2 = process_time_ns()
         self._t2 = perf_counter_ns()
 
@@ -257,26 +369,30 @@ class Meter:
         c3 = process_time_ns()
         self.run_ns = t3 - self._t2
         self.run_cpu_ns = c3 - self._c2
-        self.gc_run = _gc_delta(self._gc2, gc.get_stats())
+        self.gc_run = _gc_delta(self._gc2, _gc_counts())
 
+    def tree_begins(self):
+        if self.memory is None:
+            self._remember_before()
+            reset_peak_rss()
+        self.run_begins()
 
-def _gc_delta(before, after):
-    return [(a["collections"] - b["collections"], a["collected"] - b["collected"])
-            for b, a in zip(before, after)]
+    def tree_ends(self):
+        self.run_ends()
+        peak = proc_status()["VmHWM"] if self.memory is None else 0
+        gc.collect()
+        self._remember_after(rss_peak=peak)
 
 
 # ---------------------------------------------------------------- the driver program
 
 class Runtime:
-    """A driver's workload functions. Each is called as fn(p, meter, emit_hops) and returns the
-    count it proved (None in continuous mode, after its samples). `emit_hops` is False for
-    trace warm-ups, which print no hops."""
+    """A driver's workloads: a method per workload, called as method(p, meter, emit_hops), returning the
+    count it proved (None in continuous mode, after its samples). `emit_hops` is False for trace
+    warm-ups, which print no hops."""
 
-    def __init__(self, workloads):
-        self.workloads = workloads
-
-    def call(self, fn, p, meter, emit_hops):
-        return fn(p, meter, emit_hops)
+    def run(self, workload, p, meter, emit_hops):
+        return getattr(self, workload)(p, meter, emit_hops)
 
     def reset(self):
         """Between iterations (untimed)."""
@@ -286,36 +402,44 @@ class Runtime:
         return {}
 
 
-def serve(describe, prepare, options=None, selective_reason="", kernel_stack=False):
+def serve(describe, prepare, variants, tuned=("tuned",), threads=False, selective_reason=""):
     """Run the driver program on sys.argv and exit.
 
-    describe(variant) -> dict with runtime, version, workloads, features;
-    prepare(variant, workload, p) -> Runtime (raises DriverError for unsupported/limit);
-    options: {"--mode=x": "x"}: the leading options that select a variant.
+    variants: the names `--variant=` accepts (the first is the default); tuned: those that apply the
+    collector settings above; threads: one OS thread per process (threads_* in the memory record).
     """
     try:
-        rc = _main(sys.argv[1:], describe, prepare, options or {}, selective_reason, kernel_stack)
+        rc = _main(sys.argv[1:], describe, prepare, variants, tuned, threads, selective_reason)
     except DriverError as e:
         die(e.kind, e.message)
     except MemoryError:
         die("limit", "memory: the Python heap could not grow (MemoryError); free memory or lower n")
+    except RecursionError as e:
+        traceback.print_exc(file=sys.stderr)
+        die("failure", f"RecursionError: {e}")
     except Exception as e:  # noqa: BLE001 - any bug is a failure record, never a bare traceback
         traceback.print_exc(file=sys.stderr)
-        die("failure", "%s: %s" % (type(e).__name__, e))
+        die("failure", f"{type(e).__name__}: {e}")
     flush()
     os._exit(rc)
 
 
-def _main(argv, describe, prepare, options, selective_reason, with_kernel_stack):
-    variant = ""
-    while argv and argv[0].startswith("--"):
+def _variant(argv, variants):
+    variant = variants[0]
+    if argv and argv[0].startswith("--"):
         opt = argv.pop(0)
-        if opt not in options:
-            known = ", ".join(options) or "none"
-            raise DriverError("bad_param", "unknown option '%s' (known: %s)" % (opt, known))
-        variant = options[opt]
+        name = opt[len("--variant="):] if opt.startswith("--variant=") else None
+        if name not in variants:
+            raise DriverError("bad_param", f"unknown option '{opt}' (known: "
+                              f"{', '.join('--variant=' + v for v in variants)})")
+        variant = name
+    return variant
+
+
+def _main(argv, describe, prepare, variants, tuned, threads, selective_reason):
+    variant = _variant(argv, variants)
     if not argv:
-        raise DriverError("bad_param", "usage: driver.py [option] describe | run <workload> key=value...")
+        raise DriverError("bad_param", "usage: driver.py [--variant=NAME] describe | run <workload> key=value...")
     verb = argv[0]
     if verb == "describe":
         if len(argv) > 1:
@@ -323,65 +447,79 @@ def _main(argv, describe, prepare, options, selective_reason, with_kernel_stack)
         d = describe(variant)
         emit({"type": "describe", "contract": CONTRACT, "name": d["name"], "runtime": d["runtime"],
               "version": d["version"], "workloads": d["workloads"], "features": d["features"],
-              "variant": variant})
+              "variant": variant, "clock": CLOCK, "collector": collector_name()})
         return 0
     if verb != "run":
-        raise DriverError("bad_param", "unknown verb '%s' (expected describe or run)" % verb)
+        raise DriverError("bad_param", f"unknown verb '{verb}' (expected describe or run)")
     if len(argv) < 2:
         raise DriverError("bad_param", "run needs a workload: " + ", ".join(WORKLOAD_KEYS))
     workload = argv[1]
     if workload not in WORKLOAD_KEYS:
-        raise DriverError("unknown_workload", "unknown workload '%s' (this driver knows: %s)"
-                          % (workload, ", ".join(WORKLOAD_KEYS)))
+        raise DriverError("unknown_workload", f"unknown workload '{workload}' "
+                          f"(this driver knows: {', '.join(WORKLOAD_KEYS)})")
     p = parse_params(workload, argv[2:])
     if workload == "selective" and selective_reason:
         raise DriverError("unsupported", selective_reason)
     rt = prepare(variant, workload, p)
-    fn = rt.workloads[workload]
-    meter = Meter(with_kernel_stack)
+    if variant in tuned:
+        tune_collector()  # start-up is over: the runtime is built, nothing measured yet
+    meter = Meter(threads)
 
     if workload == "ring" and p["sample_ms"] > 0:
-        rt.call(fn, p, meter, False)    # prints its samples
+        rt.run(workload, p, meter, False)  # prints its samples
         flush()
-        os._exit(0)                     # no teardown (contract section 5)
+        os._exit(0)  # no teardown (contract section 5)
 
     expect = expected_count(workload, p)
     for it in range(1 - p["warmup"], p["repeats"] + 1):
         meter.reset()
-        count = rt.call(fn, p, meter, it >= 1)
+        count = rt.run(workload, p, meter, it >= 1)
         if count != expect:
-            raise DriverError("failure", "%s: count %d != expected %d" % (workload, count, expect))
+            raise DriverError("failure", f"{workload}: count {count} != expected {expect}")
         rt.reset()
         if it < 1:
             continue
-        rec = {"type": "result", "workload": workload, "iteration": it}
-        for k in WORKLOAD_KEYS[workload]:
-            rec[k] = p[k]
-        rec.update({"count": count, "ready": meter.ready, "setup_ns": meter.setup_ns, "run_ns": meter.run_ns,
-                    "setup_cpu_ns": meter.setup_cpu_ns, "run_cpu_ns": meter.run_cpu_ns})
-        rec.update(meter.memory)
-        emit(rec)
+        emit(result_record(workload, it, p, count, meter))
         if p["stats"]:
-            emit(stats_record(meter, rt))
-        flush()
+            emit(stats_record(workload, it, meter, rt))
+        flush()  # each result as its iteration ends
     return 0
 
 
-def stats_record(meter, rt):
-    """The cyclic GC's work inside each timed phase (the one untimed collection between them is
-    not counted), and whatever the driver adds."""
-    rec = {"type": "stats"}
+def result_record(workload, iteration, p, count, meter):
+    rec = {"type": "result", "workload": workload, "iteration": iteration}
+    for k in WORKLOAD_KEYS[workload]:
+        rec[k] = p[k]
+    rec["count"] = count
+    if meter.ready is not None:
+        rec["ready"] = meter.ready
+    rec.update({"setup_ns": meter.setup_ns, "run_ns": meter.run_ns,
+                "setup_cpu_ns": meter.setup_cpu_ns, "run_cpu_ns": meter.run_cpu_ns})
+    rec.update(meter.memory or {})
+    return rec
+
+
+def stats_record(workload, iteration, meter, rt):
+    """The cyclic collector's work inside each timed phase (the untimed collection after it is not
+    counted), its settings, and whatever the driver adds."""
+    rec = {"type": "stats", "workload": workload, "iteration": iteration}
     for phase, delta in (("spawn", meter.gc_spawn), ("run", meter.gc_run)):
         for gen, (collections, collected) in enumerate(delta or ()):
-            rec["gc_%s_gen%d_collections" % (phase, gen)] = collections
-            rec["gc_%s_gen%d_collected" % (phase, gen)] = collected
+            rec[f"gc_{phase}_gen{gen}_collections"] = collections
+            rec[f"gc_{phase}_gen{gen}_collected"] = collected
     rec["gc_enabled"] = 1 if gc.isenabled() else 0
-    rec["gc_threshold0"], rec["gc_threshold1"], rec["gc_threshold2"] = gc.get_threshold()
-    rec["rss_now"] = rss()
+    if hasattr(gc, "get_threshold"):
+        rec["gc_threshold0"], rec["gc_threshold1"], rec["gc_threshold2"] = gc.get_threshold()
+        rec["gc_frozen"] = gc.get_freeze_count()
+    rec["rss_now"] = proc_status()["VmRSS"]
     rec.update(rt.stats())
     return rec
 
 
 def python_version():
-    """CPython's version and which interpreter binary runs (the manifest picks it)."""
-    return "CPython %s (%s)" % (sys.version.split()[0], sys.executable)
+    """The interpreter's implementation and version, and which binary runs (the manifest picks it)."""
+    impl = platform.python_implementation()
+    if impl == "PyPy":
+        v = sys.pypy_version_info
+        return f"PyPy {v.major}.{v.minor}.{v.micro} (Python {platform.python_version()}) ({sys.executable})"
+    return f"{impl} {platform.python_version()} ({sys.executable})"

@@ -1,26 +1,13 @@
-//! The hand-off: one value slot per thread. A hop writes the value into the next
-//! thread's slot and unparks that thread (`Thread::unpark`, a futex wake when it is
-//! asleep); the receiver takes the value from its own slot or parks until one comes.
-//! No message object and no queue: the idiom of the Benchmarks Game thread-ring
-//! programs, which pass one token. This driver also carries several tokens, so a
-//! writer that finds the slot still full sets a "waiting" bit and parks; the owner
-//! wakes it after taking the value.
+//! The hand-off: one value slot per thread. A hop writes the value into the next thread's
+//! slot and unparks that thread if it is parked (`Thread::unpark`, a futex wake); the
+//! receiver takes the value from its own slot, or parks at once until one comes. No message
+//! object and no queue: the idiom of the Benchmarks Game thread-ring programs, which pass
+//! one token. This driver also carries several tokens, so a writer that finds the slot
+//! still full sets its "waiting" bit and parks; the owner wakes it after taking the value.
 //!
-//! Early wake (only when this process may run on more than one CPU): after a hop has
-//! put the value into its successor's slot it also unparks the successor's successor,
-//! and a thread that returns from `park` to an empty slot yields (`sched_yield`) a
-//! bounded number of times, re-reading the slot, before it parks again. The next
-//! receiver is then already awake on the other CPU when the value lands, so the futex
-//! wake-up latency is paid one hop ahead instead of on every hop's path (the
-//! Benchmarks Game Rust #2 program opens each thread's gate two hops ahead for the
-//! same reason). On one CPU a yielding waiter only delays the thread it waits for, so
-//! neither is done there. For the woken thread the early unpark is a spurious
-//! wake-up: it looks at its slot and goes back to sleep if nothing came, so every
-//! wait stays a loop on the slot and a long wait still ends in `park`.
-//!
-//! Who writes slot i: its predecessor p(i-1 mod n) and the main thread (injection,
-//! proof, tear-down); each has its own waiting bit, so no wake-up is lost.
-//! 0 marks an empty slot and is never sent.
+//! Who writes slot i: its predecessor p(i-1 mod n) and the main thread (injection, proof,
+//! tear-down); each has its own waiting bit, so no wake-up is lost. 0 marks an empty slot
+//! and is never sent.
 
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::*};
 use std::sync::OnceLock;
@@ -32,15 +19,14 @@ pub enum Writer {
     Main = 2,
 }
 
-/// One cache line per slot, so that neighbours running on other cores do not
-/// invalidate each other's slot when several tokens circulate.
+/// One cache line per slot, so that neighbours running on other cores do not invalidate
+/// each other's slot when several tokens circulate.
 #[repr(align(64))]
 struct Slot {
     value: AtomicU64,
     waiting: AtomicU32,
-    /// 1 while the owner is (about to be) parked in `take`: writers unpark it only then,
-    /// so a thread that is running or yielding gets no stale wake-up token that would
-    /// make its next `park` return at once.
+    /// 1 while the owner is (about to be) parked in `take`: writers unpark it only then, so
+    /// a running owner pays no futex call and gets no stale wake-up.
     asleep: AtomicU32,
     /// set by the owning thread before it signals ready
     owner: OnceLock<Thread>,
@@ -49,43 +35,20 @@ struct Slot {
 pub struct Slots {
     s: Box<[Slot]>,
     main: Thread,
-    /// yields a woken thread spends re-reading its empty slot before parking again;
-    /// 0 = no early wake and no yielding (one CPU, or a ring of two)
-    spin: u32,
-    /// how many threads may yield-wait at once (the CPUs)
-    spinners_max: u32,
-    spinners: Spinners,
 }
-
-/// Threads yield-waiting now. With several tokens every CPU already has hops to run,
-/// and each extra waiter would only take turns from them: past `spinners_max` a woken
-/// thread parks again at once, and nobody is woken early (the rule Go's scheduler uses
-/// for its spinning threads). Its own cache line: it is touched once per wake-up.
-#[repr(align(64))]
-struct Spinners(AtomicU32);
-
-/// Bound on the yields after a wake-up: an early-woken thread waits about two hops
-/// (a few microseconds, a few yields on an idle CPU); with several threads yielding
-/// on one CPU each yield lets another run, so the bound is also a bound on how long
-/// a waiter that was woken for nothing keeps a CPU busy before it parks.
-const SPIN_YIELDS: u32 = 100;
 
 impl Slots {
     /// Called on the main thread.
     pub fn new(n: usize) -> Slots {
         let s = (0..n)
-            .map(|_| Slot { value: AtomicU64::new(0), waiting: AtomicU32::new(0), asleep: AtomicU32::new(0), owner: OnceLock::new() })
+            .map(|_| Slot {
+                value: AtomicU64::new(0),
+                waiting: AtomicU32::new(0),
+                asleep: AtomicU32::new(0),
+                owner: OnceLock::new(),
+            })
             .collect();
-        // The affinity mask the orchestrator (or taskset) set: `cores=1` means one CPU.
-        let cpus = std::thread::available_parallelism().map_or(1, |c| c.get());
-        let spin = if cpus > 1 && n > 2 { SPIN_YIELDS } else { 0 };
-        Slots {
-            s,
-            main: std::thread::current(),
-            spin,
-            spinners_max: cpus.min(u32::MAX as usize) as u32,
-            spinners: Spinners(AtomicU32::new(0)),
-        }
+        Slots { s, main: std::thread::current() }
     }
 
     /// Called by slot i's thread before anything is sent to it.
@@ -97,54 +60,24 @@ impl Slots {
     #[inline]
     pub fn take(&self, i: usize) -> u64 {
         let me = &self.s[i];
-        // Yields left; non-zero while this thread counts in `spinners`. Yield only after
-        // a wake-up: straight after passing a value on, the next one is a lap away.
-        let mut spins = 0;
         loop {
-            // SeqCst here and in `put`: either the writer sees the slot empty or
-            // this thread sees the writer's waiting bit (Dekker).
+            // SeqCst here and in `put`: either the writer sees the slot empty or this
+            // thread sees the writer's waiting bit (Dekker).
             let v = me.value.swap(0, SeqCst);
             if v != 0 {
-                if spins != 0 {
-                    self.spinners.0.fetch_sub(1, Relaxed);
-                }
                 if me.waiting.load(SeqCst) != 0 {
                     self.wake_writers(i);
                 }
                 return v;
             }
-            if spins > 1 {
-                spins -= 1;
-                std::thread::yield_now();
-                continue;
-            }
-            if spins == 1 {
-                // bound reached: stop counting as a spinner (`spins` is set anew below)
-                self.spinners.0.fetch_sub(1, Relaxed);
-            }
-            // Announce the sleep, then look once more: either this load sees the
-            // writer's value or the writer sees `asleep` and unparks (Dekker again).
+            // Announce the sleep, then look once more: either this load sees the writer's
+            // value or the writer sees `asleep` and unparks (Dekker again). `park` may
+            // return early (a stale unpark): the loop looks at the slot again.
             me.asleep.store(1, SeqCst);
             if me.value.load(SeqCst) == 0 {
                 std::thread::park();
             }
             me.asleep.store(0, Relaxed);
-            spins = self.start_spin();
-        }
-    }
-
-    /// After a wake-up: the yields to spend waiting, 0 if as many threads as there are
-    /// CPUs are yield-waiting already (or there is one CPU).
-    #[inline]
-    fn start_spin(&self) -> u32 {
-        if self.spin == 0 {
-            return 0;
-        }
-        if self.spinners.0.fetch_add(1, Relaxed) < self.spinners_max {
-            self.spin
-        } else {
-            self.spinners.0.fetch_sub(1, Relaxed);
-            0
         }
     }
 
@@ -169,23 +102,6 @@ impl Slots {
         if to.value.compare_exchange(0, v, SeqCst, Relaxed).is_err() {
             self.put_when_empty(i, v, who);
         }
-        self.wake_owner(i);
-    }
-
-    /// After a hop's `put` into slot i: wake the owner of slot i+1, whose value is one
-    /// hop away. Off the value's path (the successor already has it); nothing when
-    /// that thread is not parked.
-    #[inline]
-    pub fn wake_early(&self, i: usize) {
-        if self.spin != 0 && self.spinners.0.load(Relaxed) < self.spinners_max {
-            self.wake_owner(if i + 1 == self.s.len() { 0 } else { i + 1 });
-        }
-    }
-
-    /// Unpark slot i's owner if it is parked in `take` (a futex wake).
-    #[inline]
-    fn wake_owner(&self, i: usize) {
-        let to = &self.s[i];
         if to.asleep.load(SeqCst) != 0 {
             // `asleep` is only set after the owner registered.
             if let Some(t) = to.owner.get() {
@@ -205,5 +121,153 @@ impl Slots {
             }
             std::thread::park();
         }
+    }
+}
+
+/// A long randomized stress test of the hand-off (the `check` command runs it): rings of
+/// 2 to 7 threads carrying 1 to n tokens, injected by main at random slots while earlier
+/// tokens circulate, threads that sometimes yield or spin a little between a take and a
+/// put, half the rounds on one CPU. A lost wake-up shows as a ring that stops: every wait
+/// for main has a deadline. Every receipt is counted, so a lost or doubled value shows too.
+#[cfg(test)]
+mod stress {
+    use super::*;
+    use std::sync::mpsc::{channel, RecvTimeoutError};
+    use std::sync::Arc;
+    use std::time::{Duration, Instant};
+
+    const END: u64 = u64::MAX;
+    const DONE: u64 = u64::MAX;
+    /// the test's length: long enough for millions of hand-offs, short enough for `check`
+    const BUDGET: Duration = Duration::from_secs(40);
+    const DEADLINE: Duration = Duration::from_secs(20);
+
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            // xorshift64*
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+        }
+        fn below(&mut self, k: u64) -> u64 {
+            self.next() % k
+        }
+    }
+
+    fn pin_to_one_cpu() {
+        unsafe {
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            libc::CPU_SET(0, &mut set);
+            libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
+        }
+    }
+
+    fn jitter(rng: &mut Rng) {
+        match rng.below(16) {
+            0 => std::thread::yield_now(),
+            1 => (0..rng.below(200)).for_each(|_| std::hint::spin_loop()),
+            _ => {}
+        }
+    }
+
+    /// One ring: n threads, `tokens` tokens of `hops` hops each, injected at random slots.
+    fn round(n: usize, tokens: u64, hops: u64, seed: u64) {
+        let slots = Arc::new(Slots::new(n));
+        let (done_tx, done) = channel::<u64>();
+        let ready = Arc::new(ringbench_common::Gate::for_this_thread(n as u64));
+        let handles: Vec<_> = (0..n)
+            .map(|i| {
+                let (s, done_tx, ready) = (slots.clone(), done_tx.clone(), ready.clone());
+                std::thread::spawn(move || {
+                    let mut rng = Rng(seed ^ (i as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15));
+                    s.register(i);
+                    ready.arrive();
+                    let next = (i + 1) % n;
+                    let mut count = 0u64;
+                    loop {
+                        let v = s.take(i);
+                        if v == END {
+                            s.put(next, END, Writer::Predecessor);
+                            let _ = done_tx.send(count);
+                            return;
+                        }
+                        count += 1;
+                        jitter(&mut rng);
+                        if v == 1 {
+                            let _ = done_tx.send(DONE);
+                        } else {
+                            s.put(next, v - 1, Writer::Predecessor);
+                        }
+                    }
+                })
+            })
+            .collect();
+        ready.wait();
+        let mut rng = Rng(seed);
+        for _ in 0..tokens {
+            slots.put(rng.below(n as u64) as usize, hops, Writer::Main);
+            if rng.below(4) == 0 {
+                std::thread::yield_now();
+            }
+        }
+        for t in 0..tokens {
+            match done.recv_timeout(DEADLINE) {
+                Ok(DONE) => {}
+                Ok(c) => panic!("a thread ended early with count {}", c),
+                Err(RecvTimeoutError::Timeout) => {
+                    panic!("lost wake-up: token {} of {} never finished (n={}, hops={}, seed={:#x})", t + 1, tokens, n, hops, seed)
+                }
+                Err(e) => panic!("{}", e),
+            }
+        }
+        slots.put(0, END, Writer::Main);
+        let mut receipts = 0;
+        for _ in 0..n {
+            match done.recv_timeout(DEADLINE) {
+                Ok(DONE) => panic!("a token finished twice"),
+                Ok(c) => receipts += c,
+                Err(e) => panic!("the end message was lost (n={}, seed={:#x}): {}", n, seed, e),
+            }
+        }
+        handles.into_iter().for_each(|h| h.join().unwrap());
+        assert_eq!(receipts, tokens * hops, "n={} tokens={} hops={} seed={:#x}", n, tokens, hops, seed);
+    }
+
+    #[test]
+    fn randomized_rings_lose_no_wake_up_and_no_value() {
+        let seed0 = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_nanos() as u64) | 1;
+        eprintln!("hand-off stress: seed {:#x}, {:?} on all CPUs then one", seed0, BUDGET);
+        let mut rng = Rng(seed0);
+        let mut hops_total = 0u64;
+        let mut rounds = 0u64;
+        for one_cpu in [false, true] {
+            // the rounds on one CPU run in a thread of their own, pinned (threads inherit it)
+            let seed = rng.next() | 1;
+            let (r, h) = std::thread::spawn(move || {
+                if one_cpu {
+                    pin_to_one_cpu();
+                }
+                let mut rng = Rng(seed);
+                let t0 = Instant::now();
+                let (mut rounds, mut hops_total) = (0u64, 0u64);
+                while t0.elapsed() < BUDGET / 2 {
+                    let n = 2 + rng.below(6) as usize;
+                    let tokens = 1 + rng.below(n as u64);
+                    let hops = 1 + rng.below(3000);
+                    round(n, tokens, hops, rng.next() | 1);
+                    rounds += 1;
+                    hops_total += tokens * hops;
+                }
+                (rounds, hops_total)
+            })
+            .join()
+            .unwrap();
+            rounds += r;
+            hops_total += h;
+        }
+        eprintln!("hand-off stress: {} rings, {} hand-offs", rounds, hops_total);
+        assert!(rounds > 100);
     }
 }

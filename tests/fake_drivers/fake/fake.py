@@ -9,6 +9,10 @@ Environment:
   FAKE_SQUEEZE      continuous mode: "tokens:ns_per_hop,..." (default: FAKE_NS_PER_HOP for every K)
   FAKE_SAMPLE_JITTER continuous mode: multipliers of the hop time for successive samples
   FAKE_SAMPLE_SLEEP  continuous mode: really sleep this many seconds per sample (for interrupt tests)
+  FAKE_CURVE        multipliers of the hop time for successive iterations of one process, the last one
+                    repeated ("3,1.5,1": a runtime that settles on its third iteration); "1,1.2,*" alternates
+  FAKE_LOG          a file each process appends "<launch number> <monotonic start> <ns per hop> <argv>" to
+  FAKE_COLLECTOR    the collector `describe` reports (default "fake-gc")
 """
 import json
 import os
@@ -35,10 +39,21 @@ def launch_number():
     return k
 
 
+def collector():
+    """Like HotSpot, which picks SerialGC on one CPU and G1 on more, unless FAKE_COLLECTOR names one."""
+    if os.environ.get("FAKE_COLLECTOR"):
+        return os.environ["FAKE_COLLECTOR"]
+    return "serial" if len(os.sched_getaffinity(0)) == 1 else "g1"
+
+
 def main(argv):
+    limit = ""
+    if argv[:1] == ["+P"]:  # a raised limit, as BEAM's process table is raised ([limits] in the manifest)
+        limit, argv = argv[1], argv[2:]
     if argv[:1] == ["describe"]:
-        emit({"type": "describe", "contract": 2, "name": "fake", "runtime": "Fake", "version": "0.0-fake",
-              "workloads": ["ring"], "features": ["tokens", "continuous"], "variant": ""})
+        emit({"type": "describe", "contract": 3, "name": "fake", "runtime": "Fake", "version": "0.0-fake",
+              "workloads": ["ring"], "features": ["tokens", "continuous"], "variant": "",
+              "clock": "the environment (a fake clock)", "collector": collector()})
         return
     if len(argv) < 2 or argv[0] != "run":
         error("bad_param", "usage: run <workload> key=value...", 2)
@@ -51,6 +66,9 @@ def main(argv):
             error("bad_param", f"{key} must be a non-negative integer, got {value!r}", 2)
         params[key] = int(value)
     k = launch_number()
+    if os.environ.get("FAKE_LOG"):
+        with open(os.environ["FAKE_LOG"], "a") as f:
+            f.write(f"{k} {time.monotonic()} {os.environ.get('FAKE_NS_PER_HOP', '100')} {' '.join(argv)}\n")
     fault = os.environ.get("FAKE_FAULT", "")
     only = os.environ.get("FAKE_FAULT_ON")
     if only and int(only) != k:
@@ -74,10 +92,19 @@ def main(argv):
         time.sleep(float(os.environ.get("FAKE_SLOW_S", "2")))
     if params.get("sample_ms", 0) > 0:
         return continuous(params, ns)
-    for i in range(1, params["repeats"] + 1):
+    curve = os.environ.get("FAKE_CURVE", "1").split(",")
+    for i in range(1 - params["warmup"], params["repeats"] + 1):
+        position = i + params["warmup"]  # 1 for the process's first iteration
+        factor = curve[min(position, len(curve)) - 1]
+        if factor == "*":  # alternate between the two factors before it
+            factor = curve[-3 + (position - len(curve)) % 2]
         hops = n * m * t
+        if i < 1:
+            continue
         rec = {"type": "result", "workload": "ring", "iteration": i, "n": n, "m": m, "tokens": t,
-               "burst": params["burst"], "count": hops, "ready": n, "setup_ns": n * 1000, "run_ns": int(hops * ns), "setup_cpu_ns": n * 900,
+               "gogc_seen": os.environ.get("GOGC", ""), "limit_seen": limit,
+               "burst": params["burst"], "count": hops, "ready": n, "setup_ns": n * 1000,
+               "run_ns": int(hops * ns * float(factor)), "setup_cpu_ns": n * 900,
                "run_cpu_ns": int(hops * ns * 0.5), "rss_before": 10_000_000,
                "rss_after": 10_000_000 + n * int(os.environ.get("FAKE_RSS_PER_PROC", "500"))}
         if fault == "wrong_count":

@@ -4,18 +4,60 @@
 
 use crate::out::{fail, Fail, Kind};
 
-pub const WORKLOADS: &[&str] = &["ring", "spawn", "pingpong", "fanin", "selective", "trace"];
+/// Every workload of the contract, in its order (section 3).
+pub const WORKLOADS: &[&str] = &["ring", "spawn", "pingpong", "fanin", "selective", "tree", "trace"];
 const COMMON_KEYS: &[&str] = &["repeats", "warmup", "cores", "sample_ms", "samples", "stats"];
+
+/// The workloads of the contract's section 3.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Workload {
+    Ring,
+    Spawn,
+    Pingpong,
+    Fanin,
+    Selective,
+    Tree,
+    Trace,
+}
+
+impl Workload {
+    pub fn name(self) -> &'static str {
+        match self {
+            Workload::Ring => "ring",
+            Workload::Spawn => "spawn",
+            Workload::Pingpong => "pingpong",
+            Workload::Fanin => "fanin",
+            Workload::Selective => "selective",
+            Workload::Tree => "tree",
+            Workload::Trace => "trace",
+        }
+    }
+    pub fn from_name(s: &str) -> Option<Workload> {
+        [
+            Workload::Ring,
+            Workload::Spawn,
+            Workload::Pingpong,
+            Workload::Fanin,
+            Workload::Selective,
+            Workload::Tree,
+            Workload::Trace,
+        ]
+        .into_iter()
+        .find(|w| w.name() == s)
+    }
+}
 
 #[derive(Debug, Clone)]
 pub struct Params {
-    pub workload: String,
+    pub workload: Workload,
     pub n: u64,
     /// 0 only in continuous mode, where `m` is ignored and may be left out
     pub m: u64,
     pub tokens: u64,
     pub burst: bool,
     pub reverse: u64,
+    /// tree: children of every inner process
+    pub fanout: u64,
     pub repeats: u64,
     pub warmup: u64,
     pub cores: Option<u64>,
@@ -32,6 +74,58 @@ impl Params {
             0
         } else {
             j * self.n / self.tokens
+        }
+    }
+
+    /// The ascending process indices the main process needs a way into (p0 first): the
+    /// injection points (distinct, as tokens <= n), or p0 alone with `burst=1`.
+    pub fn entry_indices(&self) -> Vec<u64> {
+        let k = if self.burst { 1 } else { self.tokens };
+        (0..k).map(|j| self.injection_index(j)).collect()
+    }
+
+    /// Which of `entry_indices` token j (0-based) is injected at.
+    pub fn entry_of(&self, j: u64) -> usize {
+        if self.burst {
+            0
+        } else {
+            j as usize
+        }
+    }
+
+    /// Continuous mode (section 5): `ring` with `sample_ms` > 0.
+    pub fn continuous(&self) -> bool {
+        self.workload == Workload::Ring && self.sample_ms > 0
+    }
+
+    /// The count a correct iteration proves (section 3).
+    pub fn expected_count(&self) -> u64 {
+        match self.workload {
+            Workload::Ring => self.n * self.m * self.tokens,
+            Workload::Spawn => self.n,
+            Workload::Pingpong => self.m,
+            Workload::Fanin | Workload::Selective | Workload::Trace => self.n * self.m,
+            Workload::Tree => self.n * (self.n - 1) / 2,
+        }
+    }
+
+    /// The ready signals the spawn phase ends with (section 3); none for the tree.
+    pub fn expected_ready(&self) -> Option<u64> {
+        match self.workload {
+            Workload::Pingpong => Some(2),
+            Workload::Fanin => Some(self.n + 1),
+            Workload::Tree => None,
+            _ => Some(self.n),
+        }
+    }
+
+    /// Processes the workload runs at once at most (the tree: leaves and inner processes).
+    pub fn processes(&self) -> u64 {
+        match self.workload {
+            Workload::Pingpong => 2,
+            Workload::Fanin => self.n + 1,
+            Workload::Tree => crate::tree::processes(self.n, self.fanout),
+            _ => self.n,
         }
     }
 }
@@ -61,6 +155,7 @@ fn workload_keys(w: &str) -> (&'static [&'static str], &'static [&'static str]) 
         "pingpong" => (&["m"], &["m"]),
         "fanin" => (&["n", "m"], &["n", "m"]),
         "selective" => (&["n", "m", "reverse"], &["n", "m"]),
+        "tree" => (&["n", "fanout"], &["n"]),
         "trace" => (&["n", "m"], &["n", "m"]),
         _ => (&[], &[]),
     }
@@ -75,6 +170,7 @@ fn bounds(w: &str, key: &str) -> (u64, u64) {
         "m" => (1, 1_000_000_000),
         "tokens" => (1, 100_000_000),
         "burst" | "reverse" | "stats" => (0, 1),
+        "fanout" => (2, 1_000),
         "repeats" => (1, 1_000_000),
         "warmup" => (0, 1_000_000),
         "cores" => (1, 1_024),
@@ -122,21 +218,22 @@ pub fn parse_run(args: &[String]) -> Result<Params, Fail> {
             format!("usage: run <workload> key=value ...; workloads: {}", WORKLOADS.join(", ")),
         );
     };
-    if !WORKLOADS.contains(&workload.as_str()) {
+    let Some(wl) = Workload::from_name(workload) else {
         return fail(
             Kind::UnknownWorkload,
             format!("unknown workload '{}' (known: {})", workload, WORKLOADS.join(", ")),
         );
-    }
+    };
     let w = workload.as_str();
     let (wkeys, required) = workload_keys(w);
     let mut p = Params {
-        workload: workload.clone(),
+        workload: wl,
         n: 0,
         m: 0,
         tokens: 1,
         burst: false,
         reverse: 0,
+        fanout: 10,
         repeats: 1,
         warmup: 0,
         cores: None,
@@ -169,6 +266,7 @@ pub fn parse_run(args: &[String]) -> Result<Params, Fail> {
             "tokens" => p.tokens = x,
             "burst" => p.burst = x == 1,
             "reverse" => p.reverse = x,
+            "fanout" => p.fanout = x,
             "repeats" => p.repeats = x,
             "warmup" => p.warmup = x,
             "cores" => p.cores = Some(x),
@@ -204,8 +302,14 @@ pub fn parse_run(args: &[String]) -> Result<Params, Fail> {
             return fail(Kind::BadParam, "n*m*tokens must be < 2^62");
         }
     }
-    if w == "fanin" && (p.n as u128) * (p.m as u128) >= (1u128 << 62) {
+    if (w == "fanin" || w == "selective") && (p.n as u128) * (p.m as u128) >= (1u128 << 62) {
         return fail(Kind::BadParam, "n*m must be < 2^62");
+    }
+    if w == "tree" && !crate::tree::is_power(p.n, p.fanout) {
+        return fail(
+            Kind::BadParam,
+            format!("tree's n (leaves) must be a power of the fanout {}, got '{}'", p.fanout, p.n),
+        );
     }
     Ok(p)
 }
@@ -267,10 +371,32 @@ mod tests {
     }
 
     #[test]
+    fn tree_sizes_are_powers_of_the_fanout() {
+        for (n, f) in [(1, 10), (10, 10), (1_000_000, 10), (1, 2), (1024, 2), (27, 3), (1000, 1000)] {
+            let (a, b) = (format!("n={}", n), format!("fanout={}", f));
+            let p = run(&["tree", &a, &b]).unwrap_or_else(|e| panic!("{} {}: {:?}", a, b, e));
+            assert_eq!((p.n, p.fanout), (n, f));
+        }
+        assert_eq!(run(&["tree", "n=100"]).unwrap().fanout, 10);
+        for a in [["n=12", "fanout=10"], ["n=10", "fanout=1"], ["n=1", "fanout=1001"], ["n=8", "fanout=3"], ["n=0", "fanout=10"]] {
+            assert_eq!(kind(&["tree", a[0], a[1]]), Kind::BadParam, "{:?}", a);
+        }
+        assert_eq!(kind(&["tree", "n=100", "m=1"]), Kind::BadParam);
+        // the largest power of 10 within n's bound, and one power past it
+        assert!(run(&["tree", "n=100000000"]).is_ok());
+        assert_eq!(kind(&["tree", "n=1000000000"]), Kind::BadParam);
+        let p = run(&["tree", "n=1000"]).unwrap();
+        assert_eq!((p.expected_count(), p.processes(), p.expected_ready()), (499_500, 1111, None));
+    }
+
+    #[test]
     fn injection() {
         let p = run(&["ring", "n=10", "m=1", "tokens=4"]).unwrap();
         assert_eq!((0..4).map(|j| p.injection_index(j)).collect::<Vec<_>>(), vec![0, 2, 5, 7]);
         let p = run(&["ring", "n=10", "m=1", "tokens=4", "burst=1"]).unwrap();
         assert!((0..4).all(|j| p.injection_index(j) == 0));
+        assert_eq!((p.entry_indices(), p.entry_of(3)), (vec![0], 0));
+        let p = run(&["ring", "n=10", "m=1", "tokens=4"]).unwrap();
+        assert_eq!((p.entry_indices(), p.entry_of(3)), (vec![0, 2, 5, 7], 3));
     }
 }

@@ -1,11 +1,20 @@
-//! Timed phases, the memory probe of the first spawn phase, and the `result` record.
+//! Timed phases, the memory rule, and the `result` record.
+//!
+//! The memory rule (contract sections 3 and 4): memory is read around the first spawn phase
+//! of the driver process only (the warm-up's when there is one); later iterations echo those
+//! figures, so a per-process figure is never read after an earlier iteration let the
+//! allocator reuse memory. Rust has no collector, so nothing runs before the readings.
 
 use crate::out::Rec;
-use crate::params::Params;
-use crate::sys::{cpu_ns, kernel_stack_bytes, rss_bytes};
+use crate::params::{Params, Workload};
+use crate::sys::{cpu_ns, status_fields};
+use std::sync::Mutex;
 use std::time::Instant;
 
-/// Wall and CPU time of one phase (monotonic clock; CLOCK_PROCESS_CPUTIME_ID).
+/// The clock the `*_ns` figures are read from (`describe`'s `clock`).
+pub const CLOCK: &str = "std::time::Instant (CLOCK_MONOTONIC); CPU: CLOCK_PROCESS_CPUTIME_ID";
+
+/// Wall and CPU time of one phase.
 pub struct Phase {
     t0: Instant,
     c0: u64,
@@ -20,6 +29,56 @@ impl Phase {
     pub fn stop(&self) -> (u64, u64) {
         let ns = self.t0.elapsed().as_nanos() as u64;
         (ns, cpu_ns().saturating_sub(self.c0))
+    }
+}
+
+/// The spawn phase of ring, spawn, pingpong, fanin and trace: memory is read just before
+/// it starts and just after it ends, on the process's first spawn phase.
+pub struct SpawnPhase(Phase);
+
+impl SpawnPhase {
+    pub fn start() -> SpawnPhase {
+        before();
+        SpawnPhase(Phase::start())
+    }
+    /// (setup ns, setup CPU ns); then reads the memory of the processes, alive and idle.
+    pub fn end(self) -> (u64, u64) {
+        let t = self.0.stop();
+        after();
+        t
+    }
+}
+
+/// The tree's one timed phase: memory before; on the first tree, the kernel's peak-RSS mark
+/// reset; after the phase (`stop`, then `end` once the driver has tidied up, untimed)
+/// VmRSS and VmHWM (the peak).
+pub struct TreePhase(Phase);
+
+impl TreePhase {
+    pub fn start() -> TreePhase {
+        if before() {
+            // Refused (old kernels, some sandboxes): VmHWM is then the process's peak so far.
+            let _ = std::fs::write("/proc/self/clear_refs", "5");
+        }
+        TreePhase(Phase::start())
+    }
+    /// The phase ends: the main process has the root's sum.
+    pub fn stop(self) -> TreeTimed {
+        let (run_ns, run_cpu_ns) = self.0.stop();
+        TreeTimed { run_ns, run_cpu_ns }
+    }
+}
+
+pub struct TreeTimed {
+    run_ns: u64,
+    run_cpu_ns: u64,
+}
+
+impl TreeTimed {
+    /// Reads the memory after the tree; an `Out` with the root's sum as its count.
+    pub fn end(self, sum: u64) -> Out {
+        after();
+        Out { count: sum, run_ns: self.run_ns, run_cpu_ns: self.run_cpu_ns, ..Default::default() }
     }
 }
 
@@ -38,66 +97,69 @@ pub struct Out {
 #[derive(Clone, Copy, Default)]
 struct Snapshot {
     rss: u64,
-    kernel_stack: u64,
+    threads: u64,
+    hwm: u64,
 }
 
 impl Snapshot {
-    fn read(kernel_stack: bool) -> Snapshot {
-        Snapshot { rss: rss_bytes(), kernel_stack: if kernel_stack { kernel_stack_bytes() } else { 0 } }
+    fn read() -> Snapshot {
+        let [rss, threads, hwm] = status_fields(["VmRSS:", "Threads:", "VmHWM:"]);
+        Snapshot { rss: rss * 1024, threads, hwm: hwm * 1024 }
     }
 }
 
-/// Memory read around the first spawn phase of the driver process only (the warm-up's
-/// when there is one); later iterations echo those values, so a per-process figure is
-/// never read after an earlier iteration let the allocator reuse memory.
-pub struct MemProbe {
-    kernel_stack: bool,
-    before: Option<Snapshot>,
-    after: Option<Snapshot>,
+/// (before, after) of the process's first spawn phase.
+static MEMORY: Mutex<(Option<Snapshot>, Option<Snapshot>)> = Mutex::new((None, None));
+
+/// Reads the memory before the process's first spawn phase; true the first time.
+fn before() -> bool {
+    let mut m = MEMORY.lock().unwrap_or_else(|e| e.into_inner());
+    if m.0.is_none() {
+        m.0 = Some(Snapshot::read());
+        return true;
+    }
+    false
 }
 
-impl MemProbe {
-    /// `kernel_stack`: also read KernelStack of /proc/meminfo (one-OS-thread-per-process drivers).
-    pub fn new(kernel_stack: bool) -> MemProbe {
-        MemProbe { kernel_stack, before: None, after: None }
-    }
-    /// Just before spawning; a no-op after the first time.
-    pub fn before(&mut self) {
-        if self.before.is_none() {
-            self.before = Some(Snapshot::read(self.kernel_stack));
-        }
-    }
-    /// When every process is alive and idle (Rust has no collector to run first);
-    /// a no-op after the first time.
-    pub fn after(&mut self) {
-        if self.after.is_none() {
-            self.after = Some(Snapshot::read(self.kernel_stack));
-        }
+fn after() {
+    let mut m = MEMORY.lock().unwrap_or_else(|e| e.into_inner());
+    if m.1.is_none() {
+        m.1 = Some(Snapshot::read());
     }
 }
 
-/// One `result` record: every workload key echoed with defaults filled in, then the figures.
-pub fn emit_result(p: &Params, iteration: u64, out: &Out, mem: &MemProbe) {
-    let mut r = Rec::new("result").str("workload", &p.workload).int("iteration", iteration);
-    r = match p.workload.as_str() {
-        "ring" => r.int("n", p.n).int("m", p.m).int("tokens", p.tokens).int("burst", p.burst as u8),
-        "spawn" => r.int("n", p.n),
-        "pingpong" => r.int("m", p.m),
-        "selective" => r.int("n", p.n).int("m", p.m).int("reverse", p.reverse),
-        _ => r.int("n", p.n).int("m", p.m),
+/// One `result` record: every workload key echoed with defaults filled in, then the figures;
+/// `threads`: the driver runs one OS thread per process (threads_before/after).
+pub(crate) fn emit_result(p: &Params, iteration: u64, out: &Out, threads: bool) {
+    let mut r = Rec::new("result").str("workload", p.workload.name()).int("iteration", iteration);
+    r = match p.workload {
+        Workload::Ring => r.int("n", p.n).int("m", p.m).int("tokens", p.tokens).int("burst", p.burst as u8),
+        Workload::Spawn => r.int("n", p.n),
+        Workload::Pingpong => r.int("m", p.m),
+        Workload::Selective => r.int("n", p.n).int("m", p.m).int("reverse", p.reverse),
+        Workload::Tree => r.int("n", p.n).int("fanout", p.fanout),
+        Workload::Fanin | Workload::Trace => r.int("n", p.n).int("m", p.m),
     };
-    let (b, a) = (mem.before.unwrap_or_default(), mem.after.unwrap_or_default());
+    let (b, a) = {
+        let m = MEMORY.lock().unwrap_or_else(|e| e.into_inner());
+        (m.0.unwrap_or_default(), m.1.unwrap_or_default())
+    };
+    r = r.int("count", out.count);
+    if p.workload != Workload::Tree {
+        r = r.int("ready", out.ready);
+    }
     r = r
-        .int("count", out.count)
-        .int("ready", out.ready)
         .int("setup_ns", out.setup_ns)
         .int("run_ns", out.run_ns)
         .int("setup_cpu_ns", out.setup_cpu_ns)
         .int("run_cpu_ns", out.run_cpu_ns)
         .int("rss_before", b.rss)
         .int("rss_after", a.rss);
-    if mem.kernel_stack {
-        r = r.int("kernel_stack_before", b.kernel_stack).int("kernel_stack_after", a.kernel_stack);
+    if p.workload == Workload::Tree {
+        r = r.int("rss_peak", a.hwm);
+    }
+    if threads {
+        r = r.int("threads_before", b.threads).int("threads_after", a.threads);
     }
     r.emit();
 }

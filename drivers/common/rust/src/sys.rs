@@ -14,15 +14,18 @@ pub fn cpu_ns() -> u64 {
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
-/// VmRSS of /proc/self/status, bytes.
-pub fn rss_bytes() -> u64 {
-    status_field("VmRSS:").map(|kb| kb * 1024).unwrap_or(0)
-}
-
-/// KernelStack of /proc/meminfo, bytes: the kernel stacks of every thread on the
-/// machine, which RSS does not show (one per OS thread, 16 KiB on x86-64).
-pub fn kernel_stack_bytes() -> u64 {
-    file_field("/proc/meminfo", "KernelStack:").map(|kb| kb * 1024).unwrap_or(0)
+/// Several numeric fields of /proc/self/status, read at one instant (0 where absent).
+pub fn status_fields<const K: usize>(labels: [&str; K]) -> [u64; K] {
+    let mut out = [0; K];
+    let Ok(s) = std::fs::read_to_string("/proc/self/status") else { return out };
+    for l in s.lines() {
+        for (i, label) in labels.iter().enumerate() {
+            if let Some(rest) = l.strip_prefix(label) {
+                out[i] = rest.split_whitespace().next().and_then(|v| v.parse().ok()).unwrap_or(0);
+            }
+        }
+    }
+    out
 }
 
 /// A numeric field of /proc/self/status (first number after the label).

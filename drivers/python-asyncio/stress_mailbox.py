@@ -1,0 +1,111 @@
+"""Stress test of the hand-written mailbox (mailboxes.py) and of the ring's inline copy of its send
+and receive (driver.ring_process). Plain Python, run by the manifest's `check`:
+
+    PYTHONPATH=../common/python /usr/bin/python3 stress_mailbox.py [seconds]
+
+1. Random message traffic between tasks: tokens hop between tasks (and to themselves) at random;
+   every message carries a per-sender sequence number, and each receiver checks that it sees every
+   sender's messages in order, none lost, none twice. Senders send in bursts and tasks yield to the
+   loop at random, so messages arrive both while the owner waits on its Future and while it does not
+   (and a second message can arrive after the Future is resolved but before its owner has resumed).
+2. Rings of random size with several tokens, spread or in a burst (driver.Asyncio.ring).
+"""
+import asyncio
+import random
+import sys
+import time
+
+import ringbench_driver_common as common
+from driver import Asyncio
+from mailboxes import Mailbox
+
+STOP = None
+
+
+async def traffic(seed):
+    rng = random.Random(seed)
+    ntask = rng.randint(1, 60)
+    ntok = rng.randint(1, 3 * ntask)
+    boxes = [Mailbox() for _ in range(ntask)]
+    main_box = Mailbox()
+    receipts = [0] * ntask
+    sent = [[0] * ntask for _ in range(ntask + 1)]  # sequence numbers per (sender, target); main is last
+
+    def send(sender, to, tid, left):
+        sent[sender][to] += 1
+        boxes[to].send((sender, sent[sender][to], tid, left))
+
+    async def process(me):
+        prng = random.Random(seed * 1000 + me)
+        seen = {}
+        while True:
+            msg = await boxes[me].receive()
+            if msg is STOP:
+                return
+            sender, seq, tid, left = msg
+            assert seen.get(sender, 0) + 1 == seq, (me, sender, seq, seen.get(sender))
+            seen[sender] = seq
+            receipts[me] += 1
+            if left == 0:
+                main_box.send(tid)
+            else:
+                send(me, prng.randrange(ntask), tid, left - 1)
+            if prng.random() < 0.2:
+                await asyncio.sleep(0)
+
+    def failed(task):  # a process that fails tells main, which would otherwise wait for ever
+        if not task.cancelled() and task.exception() is not None:
+            main_box.send(task.exception())
+
+    tasks = [asyncio.get_running_loop().create_task(process(i)) for i in range(ntask)]
+    for t in tasks:
+        t.add_done_callback(failed)
+    if rng.random() < 0.5:
+        await asyncio.sleep(0)  # let them block first, or not
+    expected = 0
+    for tid in range(ntok):
+        hops = rng.randint(0, 200)
+        expected += hops + 1
+        send(ntask, rng.randrange(ntask), tid, hops)
+    done = []
+    for _ in range(ntok):
+        msg = await main_box.receive()
+        if isinstance(msg, BaseException):
+            raise msg
+        done.append(msg)
+    done.sort()
+    assert done == list(range(ntok)), done
+    for box in boxes:
+        box.send(STOP)
+    await asyncio.gather(*tasks)
+    assert sum(receipts) == expected, (sum(receipts), expected)
+    return expected
+
+
+def rings(seed):
+    rng = random.Random(seed)
+    rt = Asyncio()
+    for _ in range(5):
+        n = rng.randint(1, 300)
+        p = {"n": n, "m": rng.randint(1, 5), "tokens": rng.randint(1, n), "burst": rng.randint(0, 1),
+             "sample_ms": 0}
+        count = rt.run("ring", p, common.Meter(), False)
+        rt.reset()
+        assert count == p["n"] * p["m"] * p["tokens"], (p, count)
+
+
+def main():
+    budget = float(sys.argv[1]) if len(sys.argv) > 1 else 10.0
+    t0 = time.monotonic()
+    loop = asyncio.new_event_loop()
+    seed = hops = 0
+    while time.monotonic() - t0 < budget:
+        hops += loop.run_until_complete(traffic(seed))
+        if seed % 10 == 0:
+            rings(seed)
+        seed += 1
+    print(f"stress_mailbox: {seed} random runs, {hops} hops, rings: ok ({time.monotonic() - t0:.1f} s)")
+
+
+if __name__ == "__main__":
+    main()

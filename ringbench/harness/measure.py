@@ -1,0 +1,241 @@
+"""How each mode runs a driver: one driver process at a time (a `Step`), so that the runner can take the
+steps of comparable cells in turn. What the values mean is `results.modes`'; this module only runs.
+
+Timed mode, one process: the driver is asked for many iterations (`warmup=0`); the first ones it prints
+are warm-ups until two in a row agree within `settle_pct` (or exactly `--warmup N` of them), at most
+`settle_max` iterations or `settle_s` seconds; then the measured repeats; then the process is stopped
+(its whole group killed, as in continuous mode). A calibrated `m` comes from the settled iterations of
+a short probe process, never from a cold one.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+from ..results import sampling
+from ..results.modes import Options
+from .launch import cores_value, run_driver
+from .protocol import DriverFailed, Expectation, check_result, check_samples
+from .spec import TIMEOUT_BASE_S, TIMEOUT_PER_PROCESS_S, CellSpec
+
+Tick = Callable[[str], None]  # told what a cell is doing now ("repeat 2 of 5"), for progress displays
+# Calibrated m per (runtime, parameters, target): one probe serves both core settings of a runtime.
+_calibrated: dict[str, int] = {}
+# A probe of about this many hops is long enough to time and short for any runtime.
+PROBE_HOPS = 20_000
+
+
+@dataclass
+class Measured:
+    """What the steps of one cell have gathered so far."""
+
+    records: list[dict] = field(default_factory=list)
+    samples: list[dict] = field(default_factory=list)
+    extra: dict = field(default_factory=dict)
+
+
+@dataclass
+class Step:
+    """One driver process of a cell (a calibration probe goes with the cell's first)."""
+
+    spec: CellSpec
+    run: Callable[[Measured, Tick], None]
+    what: str  # "repeat 1–3 of 6", "sampling", …
+
+
+def steps(spec: CellSpec, opts: Options, launches: Iterator[int]) -> list[Step]:
+    """The driver processes that measure `spec` in its mode, in order. `launches` numbers every driver
+    process of the run as it starts, so the stored records show the order they were measured in."""
+    if opts.mode == "timed":
+        return _timed_steps(spec, opts, launches)
+    if opts.mode == "continuous":
+        return [Step(spec, lambda m, tick: _continuous(spec, opts, m, tick), "sampling")]
+    return [Step(spec, lambda m, tick: _squeeze(spec, opts, m, tick), "squeeze")]
+
+
+# -- timed ----------------------------------------------------------------------------------------
+def _timed_steps(spec: CellSpec, opts: Options, launches: Iterator[int]) -> list[Step]:
+    per_process = _split(opts.repeat, opts.process_count)
+    out = []
+    done = 0
+    for proc_no, repeats in enumerate(per_process, 1):
+        what = f"repeat {done + 1}{'' if repeats == 1 else f'–{done + repeats}'} of {opts.repeat}"
+        out.append(Step(spec, _timed_process_step(spec, opts, proc_no, repeats, launches), what))
+        done += repeats
+    return out
+
+
+def _timed_process_step(spec: CellSpec, opts: Options, proc_no: int, repeats: int, launches: Iterator[int]):
+    def run(m: Measured, tick: Tick) -> None:
+        calibrated = _calibration(spec, opts, m, tick)
+        tick(f"process {proc_no}")
+        got, warm, settled = _settled_process(spec, opts, calibrated, repeats, stats_ok=True)
+        launch = next(launches)
+        for i, r in enumerate(got, len(m.records) + 1):
+            m.records.append({**r, "process": proc_no, "iteration": i, "launch": launch})
+        m.extra.setdefault("warmup_values", {})[str(proc_no)] = warm
+        if not settled:
+            m.extra["not_settled"] = sorted({*m.extra.get("not_settled", []), proc_no})
+
+    return run
+
+
+def _calibration(spec: CellSpec, opts: Options, m: Measured, tick: Tick) -> dict[str, int]:
+    w = spec.workload
+    if not w.calibrates or w.calibrates in spec.params:
+        return {}
+    if "calibrated" not in m.extra:
+        key = json.dumps([spec.driver.name, spec.params, opts.target_ms], sort_keys=True)
+        if key not in _calibrated:
+            tick(f"calibrating {w.calibrates}")
+            _calibrated[key] = _calibrate(spec, opts)
+        m.extra.update(calibrated={w.calibrates: _calibrated[key]}, target_ms=opts.target_ms)
+    return m.extra["calibrated"]
+
+
+def _calibrate(spec: CellSpec, opts: Options) -> int:
+    """pyperf's loop calibration, for `m`: a short probe process, once settled, tells the time per unit of
+    m; the cell then runs enough for a message phase of `target_ms`."""
+    w = spec.workload
+    per_unit = max(1, w.hops(spec.driver_params(**{w.calibrates: 1})))  # hops per unit of m
+    probe_m = max(1, math.ceil(PROBE_HOPS / per_unit))
+    got, _, _ = _settled_process(spec, opts, {w.calibrates: probe_m}, 1, stats_ok=False)
+    ns_per_unit = max(got[0]["run_ns"], 1) / probe_m
+    bound = next(q.maximum for q in w.params if q.name == w.calibrates)
+    return int(min(bound, max(1, round(opts.target_ms * 1e6 / ns_per_unit))))
+
+
+def agree(a: float, b: float, pct: float) -> bool:
+    """Two iterations' figures within `pct` per cent of the smaller."""
+    lo = min(a, b)
+    return lo > 0 and abs(a - b) / lo * 100 <= pct
+
+
+def _settled_process(
+    spec: CellSpec, opts: Options, override: dict[str, int], repeats: int, stats_ok: bool
+) -> tuple[list[dict], list[float], bool]:
+    """One driver process: warm-up iterations until settled, then `repeats` measured ones.
+    Returns (measured records, the warm-ups' settle figures, whether it settled)."""
+    w = spec.workload
+    p = spec.driver_params(**override)
+    want = Expectation(w.verb, p, w.expected(p), w.hops(p), w.ready(p) if w.ready else None)
+    fixed = opts.warmup
+    cap = fixed if fixed is not None else opts.settle_max
+    figure = w.settle_metric.of
+    warm: list[float] = []
+    measured: list[dict] = []
+    decided = fixed == 0
+    settled = fixed is not None
+    started = time.monotonic()
+    with_stats = stats_ok and opts.runtime_stats
+
+    def seen(rec: dict) -> bool:
+        nonlocal decided, settled
+        if rec["type"] == "stats":
+            if decided and measured and "runtime_stats" not in measured[-1]:
+                measured[-1]["runtime_stats"] = {k: v for k, v in rec.items() if k != "type"}
+            return len(measured) >= repeats
+        if rec["type"] != "result":
+            return False
+        rec = check_result(rec, want)
+        if not decided:
+            warm.append(figure(rec) or 0.0)
+            if fixed is not None:
+                decided = len(warm) >= fixed
+            elif len(warm) >= 2 and agree(warm[-2], warm[-1], opts.settle_pct):
+                decided = settled = True
+            elif len(warm) >= cap or time.monotonic() - started > opts.settle_s:
+                decided = True
+            return False
+        measured.append({**rec, "position": rec.get("iteration"), "warmups": len(warm), "settled": settled})
+        return len(measured) >= repeats and not with_stats
+
+    args = _common_args(spec, p, opts, stats_ok) + [f"repeats={cap + repeats}", "warmup=0"]
+    launch = run_driver(
+        spec.driver,
+        args,
+        cores=spec.cores,
+        n=spec.processes,
+        timeout=spec.timeout(cap + repeats, opts.timeout, **override),
+        on_record=seen,
+        clean_env=opts.clean_env,
+    )
+    if len(measured) < repeats:
+        raise DriverFailed(
+            "garbled",
+            f"asked for {cap} warm-up(s) at most and {repeats} result record(s), got {len(warm) + len(measured)}",
+            launch.stderr_tail,
+        )
+    return measured[:repeats], warm, settled
+
+
+def _split(total: int, parts: int) -> list[int]:
+    """`total` repeats over `parts` processes, as evenly as possible."""
+    return [total // parts + (i < total % parts) for i in range(parts)]
+
+
+def _common_args(spec: CellSpec, p: dict, opts: Options, stats_ok: bool = True) -> list[str]:
+    return [
+        "run",
+        spec.workload.verb,
+        *(f"{k}={v}" for k, v in p.items()),
+        f"cores={cores_value(spec.cores)}",
+        *(["stats=1"] if opts.runtime_stats and stats_ok else []),
+    ]
+
+
+# -- continuous and squeeze -----------------------------------------------------------------------
+def _continuous(spec: CellSpec, opts: Options, m: Measured, tick: Tick) -> None:
+    tick(f"sampling every {opts.sample_ms} ms")
+    samples, converged = _sample_run(spec, spec.params.get("tokens", 1), opts, 1)
+    window = opts.samples if opts.cv is not None and converged else None
+    counted = samples[-(window + 1) :] if window else samples
+    m.samples += samples
+    m.extra.update(sampling.describe_samples(counted), all_samples=len(samples) - 1)
+    if opts.cv is not None:
+        m.extra.update(cv_target=opts.cv, converged=converged, window=window)
+
+
+def _squeeze(spec: CellSpec, opts: Options, m: Measured, tick: Tick) -> None:
+    n = spec.params["n"]
+    search = sampling.Squeeze(opts.threshold)
+    for step, k in enumerate(range(opts.squeeze_min, min(opts.squeeze_max, n) + 1), 1):
+        tick(f"K = {k} tokens")
+        got, _ = _sample_run(spec, k, opts, step)
+        m.samples += got
+        if search.add(k, sampling.rates(got)):
+            break
+    report = search.report()
+    peak = [s for s in m.samples if s["tokens"] == report["peak_concurrency"]]
+    report.update(sampling.describe_samples(peak))
+    m.extra.update(report)
+
+
+def _sample_run(spec: CellSpec, tokens: int, opts: Options, step: int) -> tuple[list[dict], bool]:
+    """One continuous driver process; returns its sample records and whether --cv converged."""
+    p = {**spec.driver_params(), "tokens": tokens}
+    p.pop("m", None)  # continuous rings ignore m
+    budget = (opts.max_samples if opts.cv else opts.samples) + 1  # +1: the warm-up sample
+    args = _common_args(spec, p, opts, stats_ok=False) + [f"sample_ms={opts.sample_ms}", f"samples={budget}"]
+    samples: list[dict] = []
+    converged = False
+
+    def seen(rec: dict) -> bool:
+        nonlocal converged
+        if rec["type"] != "sample":
+            return False
+        samples.append({**rec, "process": step, "tokens": tokens})
+        if opts.cv is not None:
+            rates = sampling.rates(samples)
+            converged = len(rates) >= opts.samples and sampling.converged(rates[-opts.samples :], opts.cv)
+            return converged
+        return False
+
+    timeout = opts.timeout or TIMEOUT_BASE_S + budget * opts.sample_ms / 1e3 * 2 + p["n"] * TIMEOUT_PER_PROCESS_S
+    run_driver(spec.driver, args, cores=spec.cores, n=p["n"], timeout=timeout, on_record=seen, clean_env=opts.clean_env)
+    check_samples(samples, p["n"], budget if not converged else len(samples))
+    return samples, converged

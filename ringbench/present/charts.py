@@ -1,0 +1,574 @@
+"""What each chart shows, as data, and the registry of chart kinds: `ringbench plot --kind`, the report's
+chart order and both drawing backends (draw_mpl for PNG and SVG, draw_plotly for the report) read it.
+
+Kinds, after the historic write-ups:
+  hops-vs-n   ns per hop against N (log–log), one line per runtime and core setting
+  time-vs-m   message-phase time against M at a fixed N (log–log)
+  surface     3-D surface of run time over N × M for one runtime
+  heatmap     run time over N × M, small multiples (one per runtime and core setting) on one colour scale
+  spawn       spawn time per process against N (log–log)
+  memory      bytes per idle process against N
+  selective   selective receive: time per reply against N, arrival order and reverse order
+  squeeze     throughput against concurrency (tokens circulating at once)
+  tree        the skynet tree: time per tree and peak bytes per process against N (leaves)
+Every point is a median over its repeats (analysis.figure, the tables' figure); error bars are the 95 %
+bootstrap interval of that median (squeeze: ± one standard deviation of the samples at that step).
+
+    from ringbench.present import charts, draw_mpl
+    ch = charts.build(cells, "hops-vs-n")
+    draw_mpl.draw(ch).savefig("hops.png")
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ..catalogue.workloads import (
+    NS_PER_HOP,
+    NS_PER_REPLY,
+    PEAK_PER_PROC,
+    RSS_PER_PROC,
+    RUNTIME_PER_PROC,
+    SPAWN_US,
+    TREE_MS,
+    Metric,
+)
+from ..results import analysis, stats
+from ..results.analysis import per_repeat, squeezed
+from ..results.model import Cell
+from .style import Style, base, cores_text, floors, fmt_count, legend_text, line_of
+
+
+class PlotError(ValueError):
+    """The cells hold nothing this chart can show (bad input for `ringbench plot`, exit 2)."""
+
+
+# -- what a chart shows ----------------------------------------------------------------
+@dataclass
+class Point:
+    x: float
+    y: float
+    lo: float
+    hi: float
+    note: str = ""  # what a hover shows besides x and y: N, M, repeats, interval
+    values: tuple[float, ...] = ()  # the repeats behind the median (chart units)
+
+
+@dataclass
+class Series:
+    runtime: str
+    cores: str
+    points: list[Point]
+    variant: str = ""  # e.g. "arrival order" / "reverse order" in the selective chart
+    floor: bool = False  # the floor, not a runtime: drawn first, as a dashed reference
+    group: str = analysis.MESSAGE  # hop group (message passing, handoff, rendezvous, floor)
+    contrast: bool = False  # the second of a pair (reverse order beside arrival order): dash-dot, open markers
+    historical: bool = False  # published figures from other machines, never this report's data
+    style: Style | None = None  # a style of its own (historical series), else the runtime's
+
+    @property
+    def label(self) -> str:
+        cores = cores_text(self.cores) if self.cores else ""
+        return " · ".join(x for x in (self.runtime, cores, self.variant) if x)
+
+
+@dataclass
+class Panel:
+    title: str
+    series: list[Series]
+    ylabel: str = ""  # a panel's own y axis when its unit differs from the chart's
+    yunit: str = ""
+
+
+@dataclass
+class Grid:
+    """Run time over N × M for each runtime and core setting (the original ring benchmark's surface)."""
+
+    ns: list[int]
+    ms: list[int]
+    panels: list[tuple[str, str, list[list[float | None]]]]  # runtime, cores, z[m index][n index] in ns
+    per_hop: dict = field(default_factory=dict)  # (runtime, cores, n, m) -> ns per hop
+
+
+@dataclass
+class Chart:
+    key: str  # the kind
+    title: str
+    xlabel: str
+    ylabel: str
+    xunit: str  # a style.FORMATTERS key
+    yunit: str
+    panels: list[Panel]
+    caption: str = ""
+    xlog: bool = True
+    ylog: bool = True
+    interval: str = "95 % interval of the median"
+    shape: str = "lines"  # lines, heatmap (small multiples of `grid`) or surface (one panel of `grid`, 3-D)
+    grid: Grid | None = None
+
+    @property
+    def series(self) -> list[Series]:
+        return [s for p in self.panels for s in p.series]
+
+    def runtimes(self) -> set[str]:
+        return {s.runtime for s in self.series if not s.historical}
+
+    def floors(self) -> set[str]:
+        return {s.runtime for s in self.series if s.floor}
+
+    def panel_unit(self, p: Panel) -> tuple[str, str]:
+        return (p.ylabel or self.ylabel, p.yunit or self.yunit)
+
+    def legend(self, now: str = "") -> str:
+        """What the chart's kinds of line mean, in words made from the rule both backends draw by
+        (style.line_of); `now` names today's series beside published ones ("measured here")."""
+        lines = []
+        for s in self.series:
+            ln = line_of(s.cores, s.floor, s.contrast, s.historical)
+            meaning = s.variant if s.contrast else ln.meaning
+            lines.append((ln, f"{now}, {meaning}" if now and not s.historical else meaning))
+        return legend_text(lines)
+
+
+# -- helpers ---------------------------------------------------------------------------------
+def _point(x: float, values: list[float] | tuple[float, ...], scale: float = 1.0, note: str = "") -> Point:
+    vals = [v * scale for v in values]
+    med = stats.summarize(vals).median
+    lo, hi = stats.bootstrap_median_ci(vals) if len(vals) > 1 else (med, med)
+    return Point(x, med, lo, hi, note, tuple(vals))
+
+
+def _order(series: list[Series]) -> list[Series]:
+    """Floors first (they are the reference), then by runtime, one core before all."""
+    fl = floors()
+    for s in series:
+        s.floor = s.floor or s.runtime in fl or base(s.runtime) in fl
+    return sorted(series, key=lambda s: (not s.floor, s.runtime, s.cores != "1", s.variant))
+
+
+def _series(rt: str, cores: str, group: list[Cell], pts: list[Point], variant: str = "", contrast=False) -> Series:
+    return Series(
+        rt,
+        cores,
+        pts,
+        variant,
+        floor=any(c.is_floor for c in group),
+        group=group[0].hop_group if group else analysis.MESSAGE,
+        contrast=contrast,
+    )
+
+
+def _group(cells: list[Cell]) -> dict[tuple[str, str], list[Cell]]:
+    out: dict[tuple[str, str], list[Cell]] = {}
+    for c in cells:
+        out.setdefault((c.runtime, c.cores), []).append(c)
+    return out
+
+
+def _hops(c: Cell) -> int:
+    p = c.used_params
+    if "hops" in p:
+        return p["hops"]
+    return p.get("n", 1) * p.get("m", 1) * p.get("tokens", 1)
+
+
+def _ring_cells(cells: list[Cell]) -> list[Cell]:
+    """Cells whose headline is ns per hop of a one-token ring at a setting (ring, msgcost; any mode but squeeze)."""
+    return [
+        c
+        for c in cells
+        if c.ok
+        and not squeezed(c)
+        and c.workload.headline is NS_PER_HOP
+        and c.params.get("tokens", 1) == 1
+        and "n" in c.params
+    ]
+
+
+def _repeats(c: Cell) -> str:
+    k = len(c.values())
+    return f"{k} {'repeat' if per_repeat(c) else 'sample'}{'s' if k != 1 else ''}"
+
+
+def _note(c: Cell) -> str:
+    p = ", ".join(f"{k.upper() if len(k) == 1 else k} = {v:,}" for k, v in c.used_params.items())
+    return f"{p} · {_repeats(c)}"
+
+
+def _values(c: Cell, metric: Metric) -> tuple[float, ...]:
+    f = analysis.figure(c, metric)
+    return f.values if f else ()
+
+
+# -- the kinds -----------------------------------------------------------------------------------
+def hops_vs_n(cells: list[Cell], fixed_m: int | None = None) -> Chart:
+    ring = _ring_cells(cells)
+    if not ring:
+        raise PlotError("no ring or msgcost cells to plot against N")
+    ns = sorted({c.params["n"] for c in ring})
+    with_m = [c for c in ring if "m" in c.params]
+    if fixed_m is not None:
+        ring = [c for c in with_m if c.params["m"] == fixed_m]
+        if not ring:
+            raise PlotError(f"no cells at m = {fixed_m}; the run has m in {sorted({c.params['m'] for c in with_m})}")
+        how = f"M = {fixed_m:,}"
+    else:
+        complete = sorted(
+            m
+            for m in {c.params["m"] for c in with_m}
+            if {c.params["n"] for c in with_m if c.params["m"] == m} == set(ns)
+        )
+        if complete and len(with_m) == len(ring):
+            m = complete[len(complete) // 2]
+            ring = [c for c in ring if c.params["m"] == m]
+            how = f"M = {m:,}"
+        else:
+            how = "at each N the cell with the most hops"
+    best: dict[tuple[str, str, int], Cell] = {}
+    for c in ring:
+        k = (c.runtime, c.cores, c.params["n"])
+        if k not in best or _hops(c) > _hops(best[k]):
+            best[k] = c
+    series = []
+    for (rt, cores), group in _group(list(best.values())).items():
+        pts = [
+            _point(c.params["n"], _values(c, NS_PER_HOP), note=_note(c))
+            for c in sorted(group, key=lambda c: c.params["n"])
+        ]
+        series.append(_series(rt, cores, group, pts))
+    return Chart(
+        "hops-vs-n",
+        f"Message cost against N ({how})",
+        "N (processes in the ring)",
+        "time per hop",
+        "count",
+        "ns",
+        [Panel("", _order(series))],
+        caption="Median ns per hop over the repeats; bars: 95 % bootstrap interval. Lower is better. "
+        "The dashed grey line is the floor: a stackless state machine, not a runtime.",
+    )
+
+
+def _ring_with_m(cells: list[Cell]) -> list[Cell]:
+    return [c for c in _ring_cells(cells) if "m" in c.params and c.records]
+
+
+def time_vs_m(cells: list[Cell], fixed_n: int | None = None, panels: int = 1) -> Chart:
+    ring = _ring_with_m(cells)
+    by_n: dict[int, set[int]] = {}
+    for c in ring:
+        by_n.setdefault(c.params["n"], set()).add(c.params["m"])
+    if fixed_n is not None:
+        if fixed_n not in by_n:
+            raise PlotError(f"no cells at n = {fixed_n}; the run has n in {sorted(by_n)}")
+        chosen = [fixed_n]
+    else:
+        swept = sorted(n for n, ms in by_n.items() if len(ms) > 1)
+        if not swept:
+            raise PlotError("time against M needs at least two values of M at one N (a sweep: -m a,b)")
+        if panels == 1:
+            chosen = [swept[len(swept) // 2]]
+        else:  # spread over the range of N, smallest and largest included
+            k = min(panels, len(swept))
+            idx = sorted({round(i * (len(swept) - 1) / max(1, k - 1)) for i in range(k)})
+            chosen = [swept[i] for i in idx]
+    out = []
+    for n in chosen:
+        series = []
+        for (rt, cores), group in _group([c for c in ring if c.params["n"] == n]).items():
+            pts = [
+                _point(c.params["m"], [r["run_ns"] for r in c.records], note=_note(c))
+                for c in sorted(group, key=lambda c: c.params["m"])
+            ]
+            series.append(_series(rt, cores, group, pts))
+        out.append(Panel(f"N = {fmt_count(n)}", _order(series)))
+    title = (
+        f"Message-phase time against M (N = {chosen[0]:,})"
+        if len(chosen) == 1
+        else "Message-phase time against M, at fixed N"
+    )
+    return Chart(
+        "time-vs-m",
+        title,
+        "M (laps of the ring)",
+        "message-phase time",
+        "count",
+        "ns",
+        out,
+        caption="Whole message phase (N × M hops), median over the repeats with its 95 % interval. "
+        "A line of slope 1 means each lap costs the same.",
+    )
+
+
+def _metric_vs_n(
+    cells: list[Cell], metric: Metric, scale: float, key: str, title: str, ylabel: str, yunit: str, caption: str
+) -> Chart:
+    usable = [c for c in cells if per_repeat(c) and "n" in c.params and _values(c, metric)]
+    if not usable:
+        raise PlotError(f"no cells with {ylabel} in this run")
+    # One workload per chart (analysis.preferred_workload): a ring run with a warm-up reuses memory, so its
+    # RSS per process is not the memory workload's and the two are never drawn as one line.
+    workload = analysis.preferred_workload(usable, metric)
+    best: dict[tuple[str, str, int], Cell] = {}
+    for c in usable:
+        if workload is None or c.workload.name != workload.name:
+            continue
+        k = (c.runtime, c.cores, c.params["n"])
+        if k not in best or _hops(c) > _hops(best[k]):
+            best[k] = c
+    series = []
+    for (rt, cores), group in _group(list(best.values())).items():
+        pts = [
+            _point(c.params["n"], _values(c, metric), scale, note=f"{c.workload.name}: {_note(c)}")
+            for c in sorted(group, key=lambda c: c.params["n"])
+        ]
+        series.append(_series(rt, cores, group, pts))
+    return Chart(
+        key,
+        title,
+        "N (processes)",
+        ylabel,
+        "count",
+        yunit,
+        [Panel("", _order(series))],
+        caption=caption + (f" From the {workload.name} workload." if workload else ""),
+    )
+
+
+def spawn(cells: list[Cell]) -> Chart:
+    return _metric_vs_n(
+        cells,
+        SPAWN_US,
+        1e3,
+        "spawn",
+        "Spawn cost against N",
+        "spawn time per process",
+        "ns",
+        "Time from the first spawn until every process is ready, per process; median with its "
+        "95 % interval. Lower is better.",
+    )
+
+
+def memory(cells: list[Cell]) -> Chart:
+    chart = _metric_vs_n(
+        cells,
+        RSS_PER_PROC,
+        1.0,
+        "memory",
+        "Memory per process against N",
+        "RSS growth per process",
+        "bytes",
+        "Resident memory added per idle process by the first spawn in each driver process "
+        "(RSS after spawning N, minus before, divided by N); median with its 95 % interval. Lower "
+        "is better.",
+    )
+    for s in chart.series:  # a process can cost less than nothing when the runtime returns memory meanwhile
+        s.points = [p for p in s.points if p.y > 0]
+    if any(per_repeat(c) and "n" in c.params and _values(c, RUNTIME_PER_PROC) for c in cells):
+        chart.caption += " The runtimes that account for their own memory give it in the tables."
+    return chart
+
+
+def selective(cells: list[Cell]) -> Chart:
+    sel = [c for c in cells if c.ok and "reverse" in c.params and "n" in c.params]
+    if not sel:
+        raise PlotError("no selective-receive cells in this run (ringbench sweep selective)")
+    series = []
+    for (rt, cores), group in _group(sel).items():
+        for rev, name in ((0, "arrival order"), (1, "reverse order")):
+            pts = [
+                _point(c.params["n"], _values(c, c.workload.headline), note=_note(c))
+                for c in sorted(group, key=lambda c: c.params["n"])
+                if c.params["reverse"] == rev and _values(c, c.workload.headline)
+            ]
+            if pts:
+                series.append(_series(rt, cores, group, pts, name, contrast=bool(rev)))
+    return Chart(
+        "selective",
+        "Selective receive: replies taken in arrival order and in reverse",
+        "N (workers)",
+        "time per reply",
+        "count",
+        "ns",
+        [Panel("", _order(series))],
+        caption="A collector takes one reply from each of N workers by selective receive. In reverse "
+        "order every receive scans the mailbox past the replies not yet wanted, so the cost per "
+        "reply grows with N (quadratic in total); in arrival order it stays flat.",
+    )
+
+
+def squeeze(cells: list[Cell]) -> Chart:
+    series = []
+    for c in cells:
+        hist = c.extra.get("history", []) if c.ok else []
+        if hist:
+            pts = [
+                Point(
+                    h["concurrency"],
+                    h["hops_per_s"],
+                    max(0.0, h["hops_per_s"] - h["sd"]),
+                    h["hops_per_s"] + h["sd"],
+                    f"{h['samples']} samples"
+                    + (" · peak" if h["concurrency"] == c.extra.get("peak_concurrency") else ""),
+                )
+                for h in hist
+            ]
+            series.append(_series(c.runtime, c.cores, [c], pts, f"N = {fmt_count(c.params.get('n', 0))}"))
+    if not series:
+        raise PlotError("no squeeze history in this run (use a run made with --squeeze)")
+    return Chart(
+        "squeeze",
+        "Throughput against concurrency (squeeze)",
+        "tokens circulating at once",
+        "hops per second",
+        "count",
+        "rate",
+        [Panel("", _order(series))],
+        ylog=False,
+        caption="Each step adds tokens until throughput stops growing; mean hops per second with ± one "
+        "standard deviation of the samples. Higher is better.",
+        interval="± one standard deviation",
+    )
+
+
+def tree(cells: list[Cell]) -> Chart:
+    """The skynet tree: time per tree and peak bytes per process, against the tree's leaves."""
+    usable = [c for c in cells if per_repeat(c) and "n" in c.params and _values(c, TREE_MS)]
+    if not usable:
+        raise PlotError("no tree cells in this run (ringbench run tree)")
+    fanouts = sorted({c.params.get("fanout") for c in usable}, key=lambda f: f or 0)
+    panels = []
+    for metric, scale, title, ylabel, unit in (
+        (TREE_MS, 1e6, "time per tree", "time per tree", "ns"),
+        (PEAK_PER_PROC, 1.0, "peak memory per process", "peak bytes per process", "bytes"),
+    ):
+        series = []
+        for (rt, cores), group in _group(usable).items():
+            for f in fanouts:
+                at = sorted((c for c in group if c.params.get("fanout") == f), key=lambda c: c.params["n"])
+                pts = [_point(c.params["n"], _values(c, metric), scale, _note(c)) for c in at if _values(c, metric)]
+                if pts:
+                    series.append(_series(rt, cores, at, pts, f"fanout {f}" if len(fanouts) > 1 else ""))
+        if series:
+            panels.append(Panel(title, _order(series), ylabel, unit))
+    only = f" (fanout {fanouts[0]})" if len(fanouts) == 1 and fanouts[0] else ""
+    return Chart(
+        "tree",
+        f"The skynet tree: time and peak memory against N{only}",
+        "N (leaves of the tree)",
+        panels[0].ylabel,
+        "count",
+        panels[0].yunit,
+        panels,
+        caption="Every process of the tree spawns its children, sums what they send and sends the sum up; the "
+        "time is one phase (spawn, messages, exits), the memory the peak resident memory over the tree per "
+        "process (leaves and inner processes). Median with its 95 % interval; lower is better.",
+    )
+
+
+def grid(cells: list[Cell]) -> Grid:
+    ring = _ring_with_m(cells)
+    ns = sorted({c.params["n"] for c in ring})
+    ms = sorted({c.params["m"] for c in ring})
+    if len(ns) < 2 or len(ms) < 2:
+        raise PlotError("a surface needs at least two values of N and of M (a sweep: -n a,b -m c,d)")
+    panels, per_hop = [], {}
+    order = _order([Series(rt, cores, []) for rt, cores in _group(ring)])
+    for s in order:
+        z: list[list[float | None]] = [[None] * len(ns) for _ in ms]
+        for c in ring:
+            if (c.runtime, c.cores) == (s.runtime, s.cores):
+                z[ms.index(c.params["m"])][ns.index(c.params["n"])] = stats.summarize(
+                    [r["run_ns"] for r in c.records]
+                ).median
+                head = analysis.figure(c, NS_PER_HOP)
+                if head is not None:  # always, for an ok ring cell with records
+                    per_hop[(c.runtime, c.cores, c.params["n"], c.params["m"])] = head.value
+        panels.append((s.runtime, s.cores, z))
+    return Grid(ns, ms, panels, per_hop)
+
+
+def heatmap(cells: list[Cell]) -> Chart:
+    return Chart(
+        "heatmap",
+        "Message-phase time over N × M, one panel per runtime",
+        "N (processes)",
+        "M (laps)",
+        "count",
+        "ns",
+        [],
+        caption="The original ring benchmark's surface as small multiples, all on one (log) colour scale: the "
+        "same colour is the same time in every panel. Hover for the time per hop.",
+        shape="heatmap",
+        grid=grid(cells),
+    )
+
+
+def surface(cells: list[Cell]) -> Chart:
+    runtimes = sorted({(c.runtime, c.cores) for c in _ring_with_m(cells)})
+    if len(runtimes) > 1:
+        raise PlotError(
+            "a 3-D surface shows one runtime at one core setting: pick one with --runtime "
+            f"(the run has {', '.join(f'{r} [{k}]' for r, k in runtimes)}); "
+            "--kind heatmap shows them all side by side"
+        )
+    g = grid(cells)
+    rt, cores, _ = g.panels[0]
+    return Chart(
+        "surface",
+        f"{rt} · {cores_text(cores)}: message-phase time over N × M",
+        "N (processes)",
+        "M (laps)",
+        "count",
+        "ns",
+        [],
+        shape="surface",
+        grid=g,
+    )
+
+
+# -- the registry ------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Kind:
+    key: str
+    build: Callable[[list[Cell], int | None, int | None, int], Chart]  # cells, fixed N, fixed M, panels
+    report: int | None  # the chart's place in the report's charts section (None: `ringbench plot` only)
+    anchor: str = ""  # the report's element id, chart-<anchor> (default: the key)
+    metric: Metric | None = None  # the workload headline it draws: `plot --kind auto` picks the kind by it
+
+
+KINDS: dict[str, Kind] = {
+    k.key: k
+    for k in (
+        Kind("hops-vs-n", lambda cells, n, m, p: hops_vs_n(cells, m), 0, metric=NS_PER_HOP),
+        Kind("time-vs-m", lambda cells, n, m, p: time_vs_m(cells, n, p), 2),
+        Kind("surface", lambda cells, n, m, p: surface(cells), None),
+        Kind("heatmap", lambda cells, n, m, p: heatmap(cells), 3, anchor="surface"),
+        Kind("spawn", lambda cells, n, m, p: spawn(cells), 1, metric=SPAWN_US),
+        Kind("memory", lambda cells, n, m, p: memory(cells), 4, metric=RSS_PER_PROC),
+        Kind("selective", lambda cells, n, m, p: selective(cells), 5, metric=NS_PER_REPLY),
+        Kind("squeeze", lambda cells, n, m, p: squeeze(cells), 6),
+        Kind("tree", lambda cells, n, m, p: tree(cells), 7, metric=TREE_MS),
+    )
+}
+
+
+def build(cells: list[Cell], kind: str, fixed_n: int | None = None, fixed_m: int | None = None, panels: int = 1):
+    """The chart of one kind (PlotError when the cells hold nothing it can show)."""
+    if kind not in KINDS:
+        raise PlotError(f"unknown plot kind {kind!r}; kinds: {', '.join(KINDS)}")
+    return KINDS[kind].build(cells, fixed_n, fixed_m, panels)
+
+
+def report_kinds() -> list[Kind]:
+    """The kinds the report draws, in its order."""
+    return sorted((k for k in KINDS.values() if k.report is not None), key=lambda k: k.report or 0)
+
+
+def default_kind(cells: list[Cell]) -> str:
+    """The kind that shows a run best: the squeeze's steps, else the chart of its workload's headline."""
+    if any(squeezed(c) for c in cells):
+        return "squeeze"
+    headlines = {c.workload.headline.name for c in cells}
+    return next((k.key for k in KINDS.values() if k.metric and k.metric.name in headlines), "hops-vs-n")

@@ -1,0 +1,129 @@
+"""The report's tables: one per run, the terminal's columns (tables.rows), every cell's raw repeats and
+the wide table's further columns on demand."""
+
+from __future__ import annotations
+
+import json
+
+from ...results.model import Cell, Run
+from .. import tables
+from ..style import Style
+from .html import cell_id, e, swatch
+
+
+def table_rows(
+    cells: list[Cell], baseline: str | None = None
+) -> tuple[list[str], list[list[str]], list[str], list[dict[str, str]]]:
+    """The one place the report asks for table rows: the terminal's compact table as text, the notes
+    printed under it, and per row the wide table's further columns (shown with the row's details)."""
+    cols, body, notes = tables.rows(cells, baseline)
+    wide_cols, wide_body, _ = tables.rows(cells, baseline, wide=True)
+    header = [c.header for c in cols]
+    more = [
+        {col.header: v for col, v in zip(wide_cols, row, strict=False) if col.header not in header and v}
+        for row in wide_body
+    ]
+    return header, body, notes, more
+
+
+def details(c: Cell) -> str:
+    parts = []
+    if not c.ok:
+        parts.append(f"<p><b>{e(c.status)}</b>: {e(c.reason or '')}</p>")
+    s = c.summaries() if c.ok else {}
+    if s:
+        parts.append(
+            "<table class='mini'><thead><tr><th>figure</th><th>median</th><th>min</th><th>max</th>"
+            "<th>repeats</th></tr></thead><tbody>"
+            + "".join(
+                f"<tr><td>{e(k)}</td><td>{tables.fmt(v.median)}</td><td>{tables.fmt(v.low)}</td>"
+                f"<td>{tables.fmt(v.high)}</td><td>{v.count}</td></tr>"
+                for k, v in s.items()
+            )
+            + "</tbody></table>"
+        )
+    if c.records:
+        wanted = ["process", "iteration", "count", "ready", "setup_ns", "run_ns", "run_cpu_ns"]
+        wanted += ["rss_before", "rss_after", "rss_peak"]
+        cols = [k for k in wanted if any(k in r for r in c.records)]
+        body = "".join(
+            "<tr>"
+            + "".join(f"<td>{e(f'{r[k]:,}' if isinstance(r.get(k), int) else r.get(k, ''))}</td>" for k in cols)
+            + "</tr>"
+            for r in c.records
+        )
+        parts.append(
+            "<table class='mini'><caption>raw records, one per repeat (as the driver printed them)</caption>"
+            "<thead><tr>" + "".join(f"<th>{k}</th>" for k in cols) + f"</tr></thead><tbody>{body}</tbody></table>"
+        )
+    hist = c.extra.get("history") if c.extra else None
+    if hist:
+        peak = c.extra.get("peak_concurrency")
+        parts.append(
+            "<table class='mini'><caption>squeeze steps</caption><thead><tr><th>tokens</th><th>hops/s</th>"
+            "<th>sd</th><th>samples</th><th></th></tr></thead><tbody>"
+            + "".join(
+                f"<tr><td>{h['concurrency']}</td><td>{h['hops_per_s']:,.0f}</td><td>{h['sd']:,.0f}</td>"
+                f"<td>{h['samples']}</td><td>{'← peak' if h['concurrency'] == peak else ''}</td></tr>"
+                for h in hist
+            )
+            + "</tbody></table>"
+        )
+    other = {k: v for k, v in (c.extra or {}).items() if k != "history"}
+    if other:
+        parts.append(f"<p class='sub'>{e(json.dumps(other))}</p>")
+    return "".join(parts) or "<p>no details</p>"
+
+
+def _wide(extra: dict[str, str]) -> str:
+    """The wide table's columns for one row (spread, p, count, mode details, version) as a small list."""
+    if not extra:
+        return ""
+    items = "".join(f"<tr><th>{e(k)}</th><td>{e(v)}</td></tr>" for k, v in extra.items())
+    return f"<table class='mini'><tbody>{items}</tbody></table>"
+
+
+def cell_table(run: Run, st: dict[str, Style]) -> str:
+    header, rows, notes, more = table_rows(run.cells, run.baseline)
+    if not rows:
+        return "<p>nothing measured</p>"
+    head = "<th class='x'></th>" + "".join(f"<th>{e(h)}</th>" for h in header)
+    bodies = []
+    for c, row, extra in zip(run.cells, rows, more, strict=False):
+        cls = "" if c.ok else " class='bad'"
+        first = f"{swatch(st[c.runtime])}{e(row[0])}" if c.runtime in st else e(row[0])
+        cols = list(row[1:])
+        span = 1
+        while not c.ok and len(cols) > 1 and cols[-1] == "":
+            cols.pop()  # a failed cell's reason runs across the columns it has no figures for
+            span += 1
+        tds = (
+            f"<td>{first}</td>"
+            + "".join(f"<td>{e(x)}</td>" for x in cols[:-1])
+            + (f"<td colspan='{span}' class='reason'>{e(cols[-1])}</td>" if span > 1 else f"<td>{e(cols[-1])}</td>")
+        )
+        bodies.append(
+            f"<tbody{cls} data-cell='{e(cell_id(run.run_id, c))}'><tr class='row'><td class='x'>"
+            "<button aria-label='details' title='details'>▸</button>"
+            f"</td>{tds}</tr><tr class='det' hidden><td colspan='{len(header) + 1}'>"
+            f"{_wide(extra)}{details(c)}</td></tr>"
+            "</tbody>"
+        )
+    return (
+        f"<div class='scroll'><table class='cells sortable'><thead><tr>{head}</tr></thead>{''.join(bodies)}"
+        "</table></div>" + "".join(f"<p class='sub'>{e(n)}</p>" for n in notes)
+    )
+
+
+def section(runs: list[Run], commands: dict[int, str], st: dict[str, Style]) -> str:
+    parts = [
+        "<section id='tables'><h2>Tables</h2><p class='sub'>One table per run, the terminal's columns. "
+        "Click a heading to sort; click ▸ for a cell's raw repeats and every figure.</p>"
+    ]
+    for r in runs:
+        parts.append(
+            f"<h3>Run {r.run_id}: {e(r.workload.name)} ({e(r.options.mode)}) — {e(r.status)}</h3>"
+            f"<p><code>{e(commands.get(r.run_id, ''))}</code></p>{cell_table(r, st)}"
+        )
+    parts.append("</section>")
+    return "".join(parts)

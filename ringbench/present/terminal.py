@@ -1,0 +1,321 @@
+"""The terminal's view of results: the run table with its notes and warnings, the wide block, the runtimes,
+the history of a store, a comparison of two runs, and the progress display of a measurement. Every
+table fits 100 columns with each row identifiable (figures are never cut; long text wraps).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+
+from rich import box
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TaskID, TextColumn, TimeElapsedColumn
+from rich.table import Table
+from rich.text import Text
+
+from ..catalogue.workloads import WORKLOADS
+from ..results import noise
+from ..results.model import Cell, Run
+from ..results.modes import MODES
+from ..results.relative import ordered
+from . import tables
+
+# Tables are ruled with ASCII only: a line of box-drawing characters is three bytes a column, and
+# tools that count bytes (awk, mail, some CI logs) would see a 100-column table as 300 wide.
+HEAD_RULE = box.Box("    \n    \n -- \n    \n    \n    \n    \n    \n")
+
+
+def _width() -> int | None:
+    """A terminal's own width; piped, $COLUMNS or 100 (the compact table is made to fit 100), less a
+    few columns so that the odd two- or three-byte character (±, µ, ✓) keeps a line within that many
+    bytes too, for tools that count bytes."""
+    if sys.stdout.isatty():
+        return None
+    cols = os.environ.get("COLUMNS", "")
+    return (int(cols) if cols.isdigit() and int(cols) > 40 else 100) - 2
+
+
+out = Console(width=_width(), soft_wrap=False)
+err = Console(stderr=True, width=_width() if not sys.stderr.isatty() else None)
+
+
+def _table(title: str, columns: list[tables.Column], body: list[list[str]], wrap_left: bool = False) -> Table:
+    t = Table(title=escape(title), title_justify="left", box=HEAD_RULE, pad_edge=False, collapse_padding=True)
+    for i, col in enumerate(columns):
+        # Figures never wrap or shrink; the first column (the row's name) never does either.
+        t.add_column(col.header, justify="right" if col.right else "left", no_wrap=not wrap_left or col.right or i == 0)
+    for r in body:
+        t.add_row(*map(escape, r))
+    return t
+
+
+def show_run(run: Run, wide: bool = False) -> None:
+    o = run.options
+    cells = ordered(run.cells, run.baseline)
+    title = f"{run.workload.name} ({o.mode}), run {run.run_id} ({run.status})"
+    cols, body, notes = tables.rows(cells, run.baseline)
+    out.print(_table(title, cols, body))
+    out.print(
+        run.mode_object.describe(o, run.workload) + "; ±95% = half-width of the bootstrap 95 % interval of the median.",
+        highlight=False,
+    )
+    for n in notes:
+        out.print(escape(n), highlight=False, width=(out.width or 100) - 6)  # notes carry ✓, ≈, µ
+    if wide:
+        wcols, wbody = tables.wide_block(cells, run.baseline)
+        if wbody:
+            out.print(_table("details", wcols, wbody, wrap_left=True))
+    elif run.mode_object.sampled or run.mode_object.details_under_table:
+        for c in cells:
+            if c.ok:
+                out.print(escape(f"{c.label}: {c.mode_object.details(c)}"), highlight=False)
+    for c in cells:
+        if c.ok and c.extra.get("history"):
+            head, rows_ = tables.squeeze_rows(c)
+            title = f"squeeze: {c.label} — {c.extra.get('stopped_because', '')}"
+            out.print(_table(title, [tables.Column(h) for h in head], rows_))
+    st = tables.runtime_stats_rows(cells)
+    if st:
+        cols_ = [tables.Column(h, False) for h in ("Runtime", "Cores", "repeat", "statistics")]
+        out.print(_table("runtime statistics (per repeat, as the runtime reports them)", cols_, st, wrap_left=True))
+    print_warnings(run.warnings)
+
+
+def print_warnings(warnings: list[noise.RunWarning]) -> None:
+    """One line per kind of warning; a command to run comes on a line of its own, whole, so it can be
+    pasted however long its --db path is."""
+    with_hint = [w for w in warnings if w.hint]
+    for line in noise.grouped([w for w in warnings if not w.hint]):
+        out.print(f"[yellow]warning:[/yellow] {escape(line)}", highlight=False)
+    for w in with_hint:
+        out.print(f"[yellow]warning:[/yellow] {escape(w.what)}; {escape(w.advice)}:", highlight=False)
+        out.print(f"  {escape(w.hint)}", highlight=False, soft_wrap=True)
+
+
+def show_header(run: Run) -> None:
+    env = run.environment
+    out.print(
+        f"run {run.run_id}: {env.get('date')}, {env.get('cpu_model')}, {env.get('usable_cpus')} CPU(s), "
+        f"Linux {env.get('kernel')}, ringbench {env.get('git_revision')}",
+        highlight=False,
+    )
+    out.print(f"command: {run.command}", highlight=False)
+
+
+# -- runtimes ----------------------------------------------------------------------------------------
+def _workloads_text(have: list[str], features: list[str]) -> str:
+    every = set(WORKLOADS) - {"memory", "msgcost"} | {"trace"}
+    missing = sorted(every - set(have))
+    text = "all" if not missing else ("all but " + ", ".join(missing)) if len(missing) < 3 else ", ".join(have)
+    if "tokens" not in features and have:
+        text += "; tokens=1 only"
+    return text
+
+
+def show_runtimes(rows: list[dict]) -> None:
+    t = Table(title="ringbench runtimes", title_justify="left", box=HEAD_RULE, pad_edge=False, collapse_padding=True)
+    for col in ("Runtime", "hop", "State", "Version", "Workloads"):
+        t.add_column(col, no_wrap=col in ("Runtime", "hop", "State"), overflow="fold")
+    for r in rows:
+        state = (
+            "[red]needs " + ", ".join(r["missing"]) + "[/red]"
+            if r["missing"]
+            else "[red]broken[/red]"
+            if r["problem"]
+            else "[green]built[/green]"
+            if r["built"]
+            else "[yellow]not built[/yellow]"
+        )
+        hop = tables.HOP_SHORT.get(r["hop"], r["hop"]) + ("*" if r["mailbox"] == "hand-written" else "")
+        name = r["runtime"] + (" (1t)" if r["single_threaded"] else "")
+        t.add_row(name, hop, state, escape(r["version"] or ""), _workloads_text(r["workloads"], r["features"]))
+    out.print(t)
+    out.print(
+        "hop: mbox mailbox, chan channel, rdv rendezvous, hand hand-off (slot + wake-up), floor not a runtime; "
+        "* the driver's own mailbox; (1t) one thread runs every process. Tuned variants are measured when "
+        "named or with --tuned. Details: `ringbench runtimes --json`.",
+        highlight=False,
+    )
+    if any(not r["built"] for r in rows):
+        out.print("Build with `ringbench build [RUNTIME…]` (or `make setup`, which also installs toolchains).")
+
+
+# -- history -----------------------------------------------------------------------------------------
+def grid_text(s: dict) -> str:
+    values: dict[str, list] = {}
+    for g in s.get("grid", []):
+        for k, v in json.loads(g).items():
+            values.setdefault(k, [])
+            if v not in values[k]:
+                values[k].append(v)
+    return " ".join(
+        f"{k}={','.join(tables.short_count(v) for v in vs)}"
+        for k, vs in values.items()
+        if not (k in ("tokens", "burst") and vs in ([1], [0]))
+    )
+
+
+def _runtimes_text(names: list[str]) -> str:
+    if len(names) <= 2:
+        return ",".join(names)
+    return f"{names[0]},{names[1]} +{len(names) - 2}"
+
+
+def show_history(runs: list[dict], db: str, db_flag: str) -> None:
+    t = Table(title=f"runs in {db}", title_justify="left", box=HEAD_RULE, pad_edge=False)
+    t.add_column("Run", justify="right", no_wrap=True)
+    t.add_column("Started (UTC)", no_wrap=True)
+    t.add_column("Status", no_wrap=True)
+    t.add_column("Cells", justify="right", no_wrap=True)
+    t.add_column("What", overflow="fold")
+    t.add_column("Runtimes", overflow="fold")
+    for r in runs:
+        s = r["settings"]
+        cells = f"{r['ok']}/{r['planned']}" if r.get("planned") else f"{r['ok']}/{r['done']}"
+        what = f"{s.get('workload', '')} {s.get('mode', '') if s.get('mode') != 'timed' else ''}".strip()
+        t.add_row(
+            str(r["id"]),
+            r["started_at"][:16].replace("T", " "),
+            r["status"],
+            cells,
+            escape(f"{what} {grid_text(s)} cores={','.join(s.get('cores', []))}"),
+            escape(_runtimes_text(s.get("runtimes", []))),
+        )
+    out.print(t)
+    resumable = [
+        r["id"]
+        for r in runs
+        if r["status"] in ("interrupted", "budget", "abandoned", "failed")
+        and MODES[r["settings"].get("mode", "timed")].resumable
+    ]
+    if resumable:
+        out.print(
+            f"Cells = ok/planned. `ringbench sweep --resume {resumable[-1]}{db_flag}` finishes run "
+            f"{resumable[-1]} (or any interrupted, budget-stopped, failed or abandoned run).",
+            highlight=False,
+        )
+
+
+# -- compare -----------------------------------------------------------------------------------------
+_VERDICT = {True: "{}", False: "same", None: "few"}
+
+
+def show_compare(run_a: int, run_b: int, changes: list, metric: str) -> None:
+    t = Table(title=f"run {run_a} → run {run_b}", title_justify="left", box=HEAD_RULE, pad_edge=False)
+    rows = []
+    for ch in changes:
+        c, d = ch.after, ch.diff
+        slower = ch.slower_pct
+        verdict = ("slower" if slower > 0 else "faster") if d.significant else _VERDICT[d.significant]
+        rows.append([
+            c.runtime,
+            tables.cores_text(c),
+            escape(_short_params(c)),
+            tables.fmt(ch.before.headline.median),
+            tables.fmt(c.headline.median),
+            f"{(d.ratio - 1) * 100:+.1f}%",
+            f"{(d.ratio_ci[0] - 1) * 100:+.0f}..{(d.ratio_ci[1] - 1) * 100:+.0f}%",
+            "–" if d.p_value is None else f"{d.p_value:.3f}",
+            verdict,
+        ])  # fmt: skip
+    heads = ("Runtime", "Cores", "Params", f"run {run_a}", f"run {run_b}", "change", "95% CI", "p", "verdict")
+    for i, col in enumerate(heads):
+        # Every column but the parameters keeps its whole width; the parameters wrap, never a figure.
+        widest = max([len(col), *(len(r[i]) for r in rows)])
+        wraps = col == "Params"
+        t.add_column(col, justify="left" if col in ("Runtime", "Params", "verdict") else "right",
+                     no_wrap=not wraps, min_width=None if wraps else widest, overflow="fold")  # fmt: skip
+    for r in rows:
+        t.add_row(*r)
+    out.print(t)
+    out.print(
+        f"{metric}, median of repeats; change = run {run_b} / run {run_a} − 1 with its bootstrap 95 % interval. "
+        "slower/faster: significant (Mann-Whitney U, p < 0.05, ≥ 5 repeats a side); same: not significant; "
+        "few: too few repeats to tell.",
+        highlight=False,
+    )
+
+
+def _short_params(c: Cell) -> str:
+    defaults = {p.name: p.default[0] for p in c.workload.params if p.default and len(p.default) == 1}
+    return " ".join(
+        f"{tables._param_header(k)}={tables.short_count(v) if k != 'burst' else ('burst' if v else 'spread')}"
+        for k, v in c.used_params.items()
+        if defaults.get(k) != v
+    )
+
+
+# -- progress ----------------------------------------------------------------------------------------
+class _Eta(ProgressColumn):
+    """Time left: the plan's own estimate until the first steps are done, then extrapolated from them."""
+
+    def __init__(self, estimate_s: float):
+        super().__init__()
+        self.estimate_s = estimate_s
+        self.started = time.monotonic()
+
+    def render(self, task) -> Text:
+        done, total = task.completed, task.total or 0
+        spent = time.monotonic() - self.started
+        if done >= 2 and total:
+            left = spent / done * (total - done)
+        else:
+            left = max(self.estimate_s - spent, 0)
+        return Text(f"~{_duration(left)} left", style="progress.remaining")
+
+
+def _duration(s: float) -> str:
+    s = int(s)
+    return f"{s // 3600}h{s % 3600 // 60:02d}m" if s >= 3600 else f"{s // 60}m{s % 60:02d}s" if s >= 60 else f"{s}s"
+
+
+class ProgressDisplay:
+    """A progress display on stderr, shown once the measurement has begun (bad input prints only its error
+    line): the cell under way and what it does, steps done of all, elapsed time and an estimate of what
+    is left. `begin`, `step`, `tick` and `done` are the API's callbacks; `stop` ends the display."""
+
+    def __init__(self, estimate_s: float, total: int, creating: str | None = None):
+        self.estimate_s, self.total, self.creating = estimate_s, total, creating
+        self.bar: Progress | None = None
+        self.task: TaskID | None = None
+        self.width = max(20, (err.width or 100) - 45)
+
+    def begin(self, run_id: int) -> None:
+        if self.creating:
+            err.print(f"creating the store {self.creating}", highlight=False)
+        err.print(f"run {run_id}: {self.total} step(s), about {_duration(self.estimate_s)}", highlight=False)
+        columns = [
+            TextColumn("{task.description}", table_column=None),
+            BarColumn(bar_width=10),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            _Eta(self.estimate_s),
+        ]
+        self.bar = Progress(*columns, console=err, transient=True)
+        self.task = self.bar.add_task("starting", total=self.total)
+        self.bar.start()
+
+    def _describe(self, spec, text: str) -> str:
+        line = f"{spec.label} · {text}"
+        return escape(line if len(line) <= self.width else line[: self.width - 1] + "…")
+
+    def step(self, spec, what: str, i: int, n: int) -> None:
+        if self.bar is not None and self.task is not None:
+            self.bar.update(self.task, completed=i - 1, total=n, description=self._describe(spec, what))
+
+    def tick(self, spec, text: str) -> None:
+        if self.bar is not None and self.task is not None:
+            self.bar.update(self.task, description=self._describe(spec, text))
+
+    def done(self, c: Cell) -> None:
+        mark = "[green]ok[/green]" if c.ok else f"[red]{escape(tables.reason_line(c))}[/red]"
+        (self.bar.console if self.bar else err).print(f"  {escape(c.label)}: {mark}")
+
+    def stop(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+            self.bar = None

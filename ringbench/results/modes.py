@@ -1,0 +1,502 @@
+"""The harness modes as values: what each mode's settings are and what its results mean (after erlperf's
+three). How a mode runs a driver is the harness's (`harness/measure.py`); what its values are, how
+they are summarised and which warnings they earn is here, so that every presenter reads one answer.
+
+    timed       R repeats spread over P fresh driver processes (pyperf's way); each process first runs
+                untimed iterations until the runtime has settled (or exactly --warmup N); `m`
+                calibrated on settled iterations to a target message-phase time unless given.
+    continuous  the ring runs without end; the driver reports its running hop count every sample
+                period (erlperf's sampling); the first sample is a warm-up and is not counted.
+    squeeze     continuous runs with 1, 2, 3… tokens until throughput stops growing.
+
+    >>> MODES["timed"].describe(Options(repeat=5), workloads.RING)
+    'ns/hop: median of 5 repeats (each in a fresh driver process, after warm-up until settled)'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING
+
+from ..catalogue import workloads
+from ..catalogue.workloads import NS_PER_HOP, Metric, Workload
+from . import noise, sampling, stats
+
+if TYPE_CHECKING:
+    from .model import Cell
+
+MIN_REPEATS = stats.MIN_REPEATS_FOR_TEST
+# Steady state: warm-up iterations run until the last two agree within SETTLE_PCT (of the order of a
+# quiet machine's spread between repeats), at most SETTLE_MAX iterations or SETTLE_S seconds a process.
+SETTLE_PCT = 5.0
+SETTLE_MAX = 10
+SETTLE_S = 20.0
+
+
+class ModeError(ValueError):
+    """A setting that does not fit the mode (bad input, exit 2)."""
+
+
+@dataclass(frozen=True)
+class Options:
+    """Every setting of a measurement; stored with the run, defaults filled in."""
+
+    mode: str = "timed"  # timed | continuous | squeeze
+    repeat: int = 5  # timed: measured repeats per cell
+    processes: int = 0  # timed: fresh driver processes the repeats are spread over (0: one per repeat)
+    warmup: int | None = None  # timed: None = until settled; N = exactly N untimed iterations a process
+    settle_pct: float = SETTLE_PCT
+    settle_max: int = SETTLE_MAX
+    settle_s: float = SETTLE_S
+    target_ms: float = 100.0  # timed: message-phase time per repeat that a calibrated `m` aims at
+    timeout: float | None = None  # seconds per driver process; None: derived from the size
+    order: str = "interleaved"  # timed: repeats of comparable cells taken in turn, or "sequential"
+    clean_env: bool = False  # start drivers without the variables that tune a runtime
+    samples: int = 5  # continuous: counted samples (after one warm-up sample); with cv the window
+    sample_ms: int = 1000  # continuous: sample period
+    cv: float | None = None  # continuous: sample until the last `samples` have CV below this
+    max_samples: int = 30  # continuous with cv: give up after this many samples
+    squeeze_min: int = 1
+    squeeze_max: int = 64
+    threshold: int = 3  # squeeze: steps that must fall short of the peak to stop
+    runtime_stats: bool = False  # ask drivers for runtime statistics records
+
+    @classmethod
+    def from_settings(cls, settings: dict) -> Options:
+        """Options from stored settings (older runs: unknown keys ignored, `in_process` understood)."""
+        known = {f.name for f in fields(cls)}
+        kw = {k: v for k, v in settings.items() if k in known}
+        if settings.get("in_process"):
+            kw["processes"] = 1
+        if "order" not in settings:  # runs before interleaving measured cell after cell
+            kw["order"] = "sequential"
+        return cls(**kw)
+
+    @property
+    def mode_object(self) -> Mode:
+        return MODES[self.mode]
+
+    @property
+    def process_count(self) -> int:
+        return self.processes or self.repeat
+
+    @property
+    def isolation(self) -> str:
+        if self.mode != "timed" or self.process_count == 1 and self.repeat > 1:
+            return "in-process"
+        return "process" if self.process_count == self.repeat else "processes"
+
+    @property
+    def warmup_text(self) -> str:
+        if self.warmup is None:
+            return "after warm-up until settled"
+        return "cold: no warm-up" if self.warmup == 0 else f"after {self.warmup} untimed warm-up iteration(s)"
+
+
+class Mode:
+    name = ""
+    own: tuple[str, ...] = ()  # Options fields that belong to this mode alone
+    value_name = "counted sample(s)"  # what one of the mode's values is, and the flag that gives more
+    more_flag = "--samples"
+    flags = {"squeeze_min": "--min", "squeeze_max": "--max", "target_ms": "--target"}
+    settles = False  # whether its cells record warm-up iterations (and are summarised per repeat)
+    sampled = True  # whether its values are sample intervals of a running ring
+    resumable = True  # whether `sweep --resume` can finish a stopped run of this mode
+    details_under_table = False  # whether each row's details are printed under the table (besides --wide)
+    summarised = True  # whether the report's summary ranks its cells among the runtimes' (a versus run's are not)
+
+    def processes(self, opts: Options) -> int:
+        """Driver processes one cell launches at most (calibration probes aside)."""
+        return 1
+
+    def steps(self, opts: Options) -> int:
+        """Steps one cell is measured in (the progress display counts them): a driver process each in
+        timed mode, where comparable cells take turns; one for a continuous or squeeze cell."""
+        return 1
+
+    def seconds(self, opts: Options) -> float:
+        """A rough wall time of one cell, for progress estimates."""
+        return self.processes(opts) * (opts.samples + 1) * opts.sample_ms / 1e3
+
+    def check(self, w: Workload, opts: Options, given: set[str]) -> None:
+        """Raise ModeError for a setting given for another mode or out of range. `given`: fields set by the user."""
+        for name in sorted(given):
+            owners = [m for m in MODES.values() if name in m.own]
+            if owners and self not in owners:
+                flag = self.flags.get(name, "--" + name.replace("_", "-"))
+                raise ModeError(f"{flag} belongs to {' and '.join('--' + m.name for m in owners)} mode")
+        if self.name != "timed" and w.verb != "ring":
+            raise ModeError(f"{self.name} mode runs the ring (workloads ring and msgcost), not {w.name}")
+
+    def metrics(self, w: Workload) -> tuple[Metric, ...]:
+        return (NS_PER_HOP,)
+
+    def headline(self, w: Workload) -> Metric:
+        return self.metrics(w)[0]
+
+    def beside(self, w: Workload) -> tuple[Metric, ...]:
+        """The figures a compact table shows beside the headline."""
+        return ()
+
+    def values(self, cell: Cell, metric: Metric | None = None) -> list[float]:
+        """ns per hop of each counted sample interval."""
+        return [ns / h for h, ns in sampling.intervals(self.counted_samples(cell)) if h > 0]
+
+    def counted_samples(self, cell: Cell) -> list[dict]:
+        return cell.samples
+
+    def describe(self, opts: Options, w: Workload) -> str:
+        return (
+            f"ns/hop per {opts.sample_ms} ms sample interval (the first sample of each driver process is a "
+            "warm-up and is not counted)"
+        )
+
+    def details(self, cell: Cell) -> str:
+        """The mode's facts about one cell in a few words (the wide table, the report)."""
+        x = cell.extra
+        parts = [f"{x.get('hops_per_sample_mean', 0):,.0f} hops/sample", f"CV {x.get('cv', 0) * 100:.1f} %"]
+        if x.get("slower_than_one_sample"):
+            parts.append("a lap > a sample")
+        if "converged" in x:
+            parts.append(
+                f"converged over the last {x['window']} of {x['all_samples']} samples"
+                if x["converged"]
+                else f"not converged in {x['all_samples']} samples"
+            )
+        return "; ".join(parts)
+
+    def warnings(self, cell: Cell) -> list[noise.RunWarning]:
+        vals = self.values(cell)
+        out = []
+        if len(vals) < MIN_REPEATS:
+            out.append(
+                noise.RunWarning(
+                    "few",
+                    f"too few {self.value_name} to tell a difference (significance needs {MIN_REPEATS})",
+                    f"use {self.more_flag} {MIN_REPEATS} or more",
+                    cell.label,
+                    f"{len(vals)}",
+                    where=cell.identity,
+                )
+            )
+        if len(vals) > 1:
+            out += noise.noisy(cell.label, stats.cv(vals), cell.identity)
+        if cell.extra.get("converged") is False:
+            out.append(
+                noise.RunWarning(
+                    "not-converged",
+                    "continuous sampling did not reach --cv",
+                    "sample longer (--max-samples) or on a quieter machine",
+                    cell.label,
+                    f"{cell.extra.get('all_samples')} samples",
+                    where=cell.identity,
+                )
+            )
+        return out
+
+
+class Timed(Mode):
+    name = "timed"
+    own: tuple[str, ...] = ("repeat", "processes", "warmup", "target_ms", "order")
+    value_name = "repeat(s)"
+    more_flag = "--repeat"
+    settles = True
+    sampled = False
+
+    def processes(self, opts: Options) -> int:
+        return opts.process_count
+
+    def steps(self, opts: Options) -> int:
+        return opts.process_count
+
+    def seconds(self, opts: Options) -> float:
+        warm = 3 if opts.warmup is None else opts.warmup
+        return self.processes(opts) * (0.5 + (warm + opts.repeat / opts.process_count) * opts.target_ms / 1e3 * 1.5)
+
+    def check(self, w: Workload, opts: Options, given: set[str]) -> None:
+        super().check(w, opts, given)
+        if not 1 <= opts.process_count <= opts.repeat:
+            raise ModeError(f"--processes must be between 1 and --repeat ({opts.repeat})")
+        if not 1 <= opts.target_ms <= 600_000:
+            raise ModeError("--target is a message-phase time per repeat between 1 ms and 10 min, e.g. 100ms")
+        if opts.order not in ("interleaved", "sequential"):
+            raise ModeError("--order is interleaved or sequential")
+
+    def metrics(self, w: Workload) -> tuple[Metric, ...]:
+        return w.metrics
+
+    def beside(self, w: Workload) -> tuple[Metric, ...]:
+        return w.beside
+
+    def values(self, cell: Cell, metric: Metric | None = None) -> list[float]:
+        metric = metric or cell.workload.headline
+        return [v for v in map(metric.of, cell.records) if v is not None]
+
+    def describe(self, opts: Options, w: Workload) -> str:
+        where = (
+            "all in one driver process"
+            if opts.process_count == 1
+            else "each in a fresh driver process"
+            if opts.process_count == opts.repeat
+            else f"spread over {opts.process_count} fresh driver processes"
+        )
+        return f"{w.headline.label}: median of {opts.repeat} repeats ({where}, {opts.warmup_text})"
+
+    def details(self, cell: Cell) -> str:
+        x = cell.extra
+        parts = []
+        if x.get("calibrated"):
+            parts.append(f"m calibrated to {x.get('target_ms', 0):g} ms")
+        warm = warmups(cell)
+        if warm:
+            parts.append(f"warm-ups {'/'.join(map(str, warm))}{'' if settled(cell) else ' (not settled)'}")
+        if cell.records:
+            parts.append(f"{cell.processes} process(es)")
+        return "; ".join(parts)
+
+    def warnings(self, cell: Cell) -> list[noise.RunWarning]:
+        out = super().warnings(cell)
+        if not settled(cell):
+            out.append(
+                noise.RunWarning(
+                    "not-settled",
+                    f"not settled: no two warm-up iterations in a row within {SETTLE_PCT:g} % before the cap "
+                    f"({SETTLE_MAX} iterations or {SETTLE_S:g} s a process)",
+                    "its figures may still move between iterations; see `--in-process --repeat 10 --json`",
+                    cell.label,
+                    f"{'/'.join(map(str, warmups(cell)))} warm-ups",
+                    where=cell.identity,
+                )
+            )
+        return out
+
+
+class Continuous(Mode):
+    name = "continuous"
+    own: tuple[str, ...] = ("samples", "sample_ms", "cv", "max_samples")
+
+    def check(self, w: Workload, opts: Options, given: set[str]) -> None:
+        super().check(w, opts, given)
+        if opts.cv is not None and not 0 < opts.cv < 1:
+            raise ModeError("--cv is a fraction between 0 and 1 (e.g. 0.02 for 2 %)")
+        if opts.cv is not None and opts.max_samples < opts.samples:
+            raise ModeError("--max-samples must be at least --samples")
+
+    def counted_samples(self, cell: Cell) -> list[dict]:
+        """With --cv, only the window that converged (the last `samples` intervals) counts."""
+        window = cell.extra.get("window")
+        return cell.samples[-(window + 1) :] if window else cell.samples
+
+
+class Squeeze(Continuous):
+    name = "squeeze"
+    own: tuple[str, ...] = ("squeeze_min", "squeeze_max", "threshold")
+
+    def check(self, w: Workload, opts: Options, given: set[str]) -> None:
+        Mode.check(self, w, opts, given - set(Continuous.own) | ({"cv"} & given))
+        if not 1 <= opts.squeeze_min <= opts.squeeze_max:
+            raise ModeError("squeeze needs 1 ≤ --min ≤ --max")
+
+    def processes(self, opts: Options) -> int:
+        return max(opts.squeeze_max - opts.squeeze_min + 1, 1)
+
+    def counted_samples(self, cell: Cell) -> list[dict]:
+        """The peak step's samples: the summary row is the peak."""
+        peak = cell.extra.get("peak_concurrency")
+        return [s for s in cell.samples if s.get("tokens") == peak]
+
+    def describe(self, opts: Options, w: Workload) -> str:
+        return "ns/hop of the peak step (the concurrency K with the highest throughput); " + super().describe(opts, w)
+
+    def details(self, cell: Cell) -> str:
+        return f"peak K = {cell.extra.get('peak_concurrency')}; " + super().details(cell)
+
+
+MODES: dict[str, Mode] = {m.name: m for m in (Timed(), Continuous(), Squeeze())}
+
+
+def warmups(cell: Cell) -> list[int]:
+    """Warm-up iterations each driver process of the cell ran before its measured ones."""
+    seen: dict[int, int] = {}
+    for r in cell.records:
+        if "warmups" in r:
+            seen.setdefault(r.get("process", 1), r["warmups"])
+    return list(seen.values())
+
+
+def settled(cell: Cell) -> bool:
+    """False when some driver process hit the warm-up cap without two iterations agreeing."""
+    return all(r.get("settled", True) for r in cell.records)
+
+
+def squeeze_history(cell: Cell) -> list[dict]:
+    """The squeeze search, one step a line: concurrency, hops/s (mean), sd, samples, and whether it is the peak."""
+    peak = cell.extra.get("peak_concurrency")
+    return [{**h, "peak": h["concurrency"] == peak} for h in cell.extra.get("history", [])]
+
+
+__all__ = ["MODES", "Mode", "ModeError", "Options", "workloads", "warmups", "settled", "squeeze_history"]
+
+
+# -- versus: a driver against an independent program ----------------------------------------------
+# `ringbench versus` (harness/versus.py) runs a driver and a program of its runtime interleaved, both timed
+# from outside as whole processes at a short lap count M1 and a long one M2. Its run has two cells per N,
+# the driver (as its runtime id) and the program (`program:<label>`, settings["side"] = "program"); each
+# record is one round of one side: the whole-process wall times of its short and long runs (wall_m1_ns,
+# wall_m2_ns), the laps (m1, and m = M2) and the ring's n and tokens; a driver's record is its checked
+# result record of the long run, a program's has the contract's fields at 0 (a program proves nothing).
+def _differential(r: workloads.Params) -> float | None:
+    """(t(M2) − t(M1)) / (N × (M2 − M1) × tokens): what one more hop costs in a running ring; for the tree,
+    (t(N) − t(N1)) / (processes(N) − processes(N1)): what one more process costs."""
+    if "n1" in r:
+        more = workloads.tree_processes(r) - workloads.tree_processes({"n": r["n1"], "fanout": r["fanout"]})
+    else:
+        more = r["n"] * (r["m"] - r["m1"]) * r["tokens"]
+    return (r["wall_m2_ns"] - r["wall_m1_ns"]) / more if more > 0 else None
+
+
+VERSUS_NS_PER_HOP = Metric("ns_per_hop", "ns/hop", _differential)
+VERSUS_NS_PER_PROCESS = Metric("ns_per_process", "ns/proc", _differential)
+OWN_NS_PER_HOP = Metric("own_ns_per_hop", "own ns/hop", lambda r: r["run_ns"] / r["count"] if r["count"] else None)
+OWN_NS_PER_PROCESS = Metric(
+    "own_ns_per_process", "own ns/proc", lambda r: r["run_ns"] / workloads.tree_processes(r) if r["run_ns"] else None
+)
+WALL_SHORT = Metric("wall_short_s", "t short s", lambda r: r["wall_m1_ns"] / 1e9)
+WALL_LONG = Metric("wall_long_s", "t long s", lambda r: r["wall_m2_ns"] / 1e9)
+# Below this the long and short runs differ by little more than timer and scheduler noise; or by less
+# than NOISE_FACTOR × the spread (MAD) of the short runs' wall times.
+MIN_DIFFERENCE_S = 0.05
+NOISE_FACTOR = 20
+
+
+class Versus(Mode):
+    """Values: the differential ns/hop of each round. Rows are compared their own way (see
+    results.relative.OwnComparison): each row against the program of its N and core setting, whatever
+    its kind of hop or tuning, and the table reads the ratio driver/program."""
+
+    name = "versus"
+    resumable = False  # a stopped comparison is measured again whole (`sweep --resume` cannot run it)
+    summarised = False  # a driver against a program: its own table says it, not the runtimes' summary
+    sampled = False
+    details_under_table = True  # each row's laps, wall times and commands, printed under the table
+    value_name = "rounds"
+    more_flag = "--rounds"
+    comparison_header = "ratio\ndriver/program"
+
+    def processes(self, opts: Options) -> int:
+        """One side's processes: its warm-up runs and two a round."""
+        return (opts.warmup or 0) + 2 * opts.repeat
+
+    def steps(self, opts: Options) -> int:
+        return opts.repeat
+
+    def seconds(self, opts: Options) -> float:
+        return self.processes(opts) * 0.5  # the program's speed is unknown: half a second a process
+
+    def check(self, w: Workload, opts: Options, given: set[str]) -> None:
+        raise ModeError(
+            "a versus run (a driver against a program) is measured by `ringbench versus`, not by run or sweep; "
+            "run `ringbench versus` again (`ringbench show RUN` has its command)"
+        )
+
+    def metrics(self, w: Workload) -> tuple[Metric, ...]:
+        if w.name == workloads.TREE.name:
+            return (VERSUS_NS_PER_PROCESS, OWN_NS_PER_PROCESS, WALL_SHORT, WALL_LONG)
+        return (VERSUS_NS_PER_HOP, OWN_NS_PER_HOP, WALL_SHORT, WALL_LONG)
+
+    def beside(self, w: Workload) -> tuple[Metric, ...]:
+        """Figures the compact table shows beside the headline: the driver's own figure per hop (process)."""
+        return self.metrics(w)[1:2]
+
+    def values(self, cell: Cell, metric: Metric | None = None) -> list[float]:
+        """A metric is read by its name: ns_per_hop asked of a versus cell (by a chart, say) is its
+        differential figure, never the driver's own run_ns / count."""
+        mine = {m.name: m for m in self.metrics(cell.workload)}
+        metric = mine.get(metric.name, metric) if metric else self.metrics(cell.workload)[0]
+        return [v for v in map(metric.of, cell.records) if v is not None]
+
+    def describe(self, opts: Options, w: Workload) -> str:
+        figure = (
+            "ns/proc = (t(N) − t(N1)) / (processes(N) − processes(N1)), whole processes timed from outside"
+            if w.name == workloads.TREE.name
+            else "ns/hop = (t(M2) − t(M1)) / (N × (M2 − M1) × tokens), whole processes timed from outside, M = M2"
+        )
+        return (
+            f"{figure}; "
+            f"median of {opts.repeat} interleaved rounds (ABBA, the sides swapping each round, after "
+            f"{opts.warmup or 0} untimed warm-up run(s) a side); own = the driver's own figure from its record"
+        )
+
+    def details(self, cell: Cell) -> str:
+        x = cell.extra
+        parts = (
+            [f"N {x.get('n1', 0):,} → {cell.used_params.get('n', 0):,}"]
+            if "n1" in x
+            else [f"M {x.get('m1', 0):,} → {cell.used_params.get('m', 0):,}"]
+        )
+        short, long_ = self.values(cell, WALL_SHORT), self.values(cell, WALL_LONG)
+        if short and long_:
+            parts.append(f"wall {stats.summarize(short).median:.3f} s → {stats.summarize(long_).median:.3f} s")
+        if x.get("command_m1"):
+            parts.append(f"short run: {x['command_m1']}; long run: {x['command_m2']}")
+        return "; ".join(parts)
+
+    def warnings(self, cell: Cell) -> list[noise.RunWarning]:
+        out = super().warnings(cell)
+        short, long_ = self.values(cell, WALL_SHORT), self.values(cell, WALL_LONG)
+        if not short or len(short) != len(long_):
+            return out
+        gap = stats.summarize([b - a for a, b in zip(short, long_, strict=True)]).median
+        spread = stats.summarize(short).mad
+        if gap < max(MIN_DIFFERENCE_S, NOISE_FACTOR * spread):
+            out.append(
+                noise.RunWarning(
+                    "small-difference",
+                    f"the long runs exceed the short ones by less than {MIN_DIFFERENCE_S * 1e3:.0f} ms or "
+                    f"{NOISE_FACTOR} × the short runs' spread: start-up noise weighs on the figure",
+                    "raise --hops or -m",
+                    cell.label,
+                    f"{gap * 1e3:.0f} ms longer, short runs ±{spread * 1e3:.1f} ms",
+                    {"difference_s": gap, "short_mad_s": spread},
+                    cell.identity,
+                )
+            )
+        return out
+
+    # -- the comparison (results.relative.OwnComparison) --
+    def ranked(self, cell: Cell) -> bool:
+        return True
+
+    def group_key(self, cell: Cell) -> str:
+        return repr((cell.workload.name, sorted(cell.params.items()), cell.cores))
+
+    def reference(self, group: list[Cell]) -> Cell | None:
+        return next((c for c in group if c.ok and c.settings.get("side") == "program"), None)
+
+    def comparison_note(self) -> str:
+        return (
+            "ratio driver/program = the driver's median ns/hop over the program's (≤ 1: the driver at least as "
+            "fast) with its bootstrap 95 % interval; ✓ significant difference (Mann-Whitney U over the rounds, "
+            f"p < 0.05), ≈ none, ? too few rounds to tell (a test needs {MIN_REPEATS} a side)."
+        )
+
+    @staticmethod
+    def verdict(d: stats.Difference) -> str:
+        """The comparison of one N in a sentence, from stats.compare(program values, driver values)."""
+        lo, hi = d.ratio_ci
+        if d.ratio <= 1.0:
+            head = "driver at least as fast (ratio ≤ 1.0)"
+            if hi > 1.0:
+                head += f"; the interval reaches {hi:.2f}, so not proven"
+        else:
+            head = "driver slower (ratio > 1.0)"
+            if lo <= 1.0:
+                head += f"; the interval reaches down to {lo:.2f}"
+        if d.significant is None:
+            return f"{head}; too few rounds for a test (Mann-Whitney needs {MIN_REPEATS})"
+        if d.significant:
+            return f"{head}; the difference is significant (Mann-Whitney p = {d.p_value:.3g})"
+        return f"{head}; no significant difference (Mann-Whitney p = {d.p_value:.3g})"
+
+
+MODES[Versus.name] = Versus()

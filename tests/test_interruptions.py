@@ -1,0 +1,159 @@
+"""Stopping a measurement keeps every finished cell: --budget, Ctrl-C, SIGTERM, two writers on one
+store, a fault or a timeout in one cell of a sweep."""
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import time
+
+import pytest
+from conftest import RINGBENCH, cells_stored, live_processes_with, q, run_cli
+
+
+def rows(db, table):
+    if not db.exists():
+        return []
+    con = sqlite3.connect(db)
+    con.row_factory = sqlite3.Row
+    return con.execute(f"SELECT * FROM {table}").fetchall()
+
+
+def _env(fake_env):
+    return {**os.environ, **fake_env}
+
+
+
+def test_budget_stops_cleanly_and_resume_finishes_without_redoing(fake, db):
+    fake(FAKE_FAULT="slow", FAKE_SLOW_S=0.6)
+    r = run_cli("sweep", "ring", "-r", "fake", "-n", "10,20,30,40", "-m", 1, "--repeat", 1, "--warmup", 0,
+                      "--budget", "1s", "--db", db)
+    assert r.exit_code == 3, r.output  # a budget stop: its own status and exit code, not an interrupt
+    first = q(db, "SELECT params FROM cells")
+    assert 1 <= len(first) < 4
+    assert q(db, "SELECT status FROM runs")[0]["status"] == "budget"
+    assert "sweep --resume 1" in r.output
+    r = run_cli("sweep", "--resume", 1, "--db", db)
+    assert r.exit_code == 0, r.output
+    cells = [json.loads(c["params"])["n"] for c in q(db, "SELECT params FROM cells")]
+    assert sorted(cells) == [10, 20, 30, 40]  # each once: nothing lost, nothing duplicated
+    assert q(db, "SELECT status FROM runs")[0]["status"] == "complete"
+
+
+
+def test_sigint_keeps_finished_cells_and_resume_completes(fake, db):
+    fake(FAKE_FAULT="slow", FAKE_SLOW_S=0.7)
+    cmd = RINGBENCH + ["sweep", "ring", "-r", "fake", "-n", "10,20,30,40,50", "-m", "1", "--repeat", "1",
+                       "--warmup", "0", "--db", str(db)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if cells_stored(db) >= 2:
+            break
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    kept = q(db, "SELECT count(*) AS k FROM cells")[0]["k"]
+    assert 2 <= kept < 5
+    assert q(db, "SELECT status FROM runs")[0]["status"] == "interrupted"
+    done = subprocess.run(RINGBENCH + ["sweep", "--resume", "1", "--db", str(db)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    ns = sorted(json.loads(c["params"])["n"] for c in q(db, "SELECT params FROM cells"))
+    assert ns == [10, 20, 30, 40, 50]
+    assert len(q(db, "SELECT * FROM results")) == 5
+
+
+
+def test_sigterm_also_keeps_finished_cells(fake, db):
+    fake(FAKE_FAULT="slow", FAKE_SLOW_S=0.7)
+    cmd = RINGBENCH + ["sweep", "ring", "-r", "fake", "-n", "10,20,30", "-m", "1", "--repeat", "1",
+                       "--warmup", "0", "--db", str(db)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not cells_stored(db):
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGTERM)
+    proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert q(db, "SELECT status FROM runs")[0]["status"] == "interrupted"
+    assert q(db, "SELECT count(*) AS k FROM cells")[0]["k"] >= 1
+
+
+
+def test_two_writers_on_one_store_lose_nothing(fake, db):
+    cmd = RINGBENCH + ["sweep", "ring", "-r", "fake", "-n", ",".join(str(10 + i) for i in range(8)), "-m", "1",
+                       "--repeat", "2", "--warmup", "0", "--db", str(db)]
+    procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    for p in procs:
+        _, err = p.communicate(timeout=300)
+        assert p.returncode == 0, err
+    assert [r["status"] for r in q(db, "SELECT status FROM runs")] == ["complete", "complete"]
+    assert len(q(db, "SELECT * FROM cells WHERE status='ok'")) == 16
+    assert len(q(db, "SELECT * FROM results")) == 32
+
+
+
+@pytest.mark.parametrize("fault,status", [
+    ("hang", "timeout"), ("crash", "failed"), ("exit1", "failed"), ("garbage", "failed"),
+    ("wrong_count", "failed"), ("absurd", "failed"), ("missing_field", "failed"), ("negative", "failed"),
+    ("limit", "refused"), ("slow", "ok"),
+])
+def test_a_fault_in_a_sweep_costs_one_cell_only(fake, db, fault, status):
+    # The second cell's driver misbehaves; the first and third are measured and kept.
+    fake(FAKE_FAULT=fault, FAKE_FAULT_ON=2, FAKE_SLOW_S=0.3)
+    r = run_cli("sweep", "ring", "-r", "fake", "-n", "10,20,30", "-m", 5, "--repeat", 1, "--timeout", 3,
+                      "--db", db)
+    assert r.exit_code == (0 if status == "ok" else 1), r.output
+    cells = q(db, "SELECT id, params, status, reason FROM cells ORDER BY id")
+    assert [c["status"] for c in cells] == ["ok", status, "ok"]
+    kept = q(db, "SELECT cell_id, count FROM results ORDER BY cell_id")
+    expected = [(cells[0]["id"], 50), (cells[2]["id"], 150)]
+    if status == "ok":
+        expected.insert(1, (cells[1]["id"], 100))
+    assert [(k["cell_id"], k["count"]) for k in kept] == expected
+    if status != "ok":
+        assert cells[1]["reason"]
+
+
+
+def test_a_slow_driver_past_its_timeout_is_killed_with_its_children(fake, db, tmp_path):
+    fake(FAKE_FAULT="slow", FAKE_SLOW_S=30)
+    started = time.monotonic()
+    r = run_cli("run", "ring", "-r", "fake", "-n", 10, "-m", 1, "--repeat", 1, "--timeout", 2, "--db", db)
+    assert r.exit_code == 1 and time.monotonic() - started < 20
+    assert q(db, "SELECT status FROM cells")[0]["status"] == "timeout"
+    assert live_processes_with(os.environ["FAKE_COUNTER_FILE"]) == []
+
+
+
+def test_hung_driver_is_killed_at_the_timeout(fake, db):
+    fake(FAKE_FAULT="hang")
+    r = run_cli("run", "ring", "-r", "fake", "-n", "3", "-m", "1", "--repeat", "1", "--timeout", "1",
+                  "--db", str(db))
+    assert r.exit_code == 1
+    (cell,) = rows(db, "cells")
+    assert cell["status"] == "timeout"
+
+
+
+@pytest.mark.parametrize("fault,status,words", [
+    ("crash", "failed", "SIGKILL"),
+    ("exit1", "failed", "exit status 1"),
+    ("garbage", "failed", "not JSON"),
+    ("wrong_count", "failed", "expected 30"),
+    ("absurd", "failed", "impossibly fast"),
+    ("missing_field", "failed", "run_cpu_ns"),
+    ("negative", "failed", "negative"),
+    ("limit", "refused", "fake limit"),
+])
+def test_a_failed_cell_keeps_no_partial_results(fake, db, fault, status, words):
+    fake(FAKE_FAULT=fault, FAKE_FAULT_ON=2)  # the second of three processes misbehaves
+    r = run_cli("run", "ring", "-r", "fake", "-n", "3", "-m", "10", "--repeat", "3", "--db", str(db))
+    assert r.exit_code == 1, r.output
+    (cell,) = rows(db, "cells")
+    assert cell["status"] == status and words in cell["reason"]
+    assert rows(db, "results") == []  # repeat 1 succeeded, but a cell is all or nothing
+    # a refusal (the runtime's own limit) is an answer, not a failure of the run; the exit status says both
+    assert rows(db, "runs")[0]["status"] == ("complete" if status == "refused" else "failed")
+

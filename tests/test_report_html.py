@@ -1,0 +1,270 @@
+"""The HTML report of a synthetic store (report_fixtures.synthetic): its summary says what its tables say,
+naming N, M and cores; its charts' legends say what their lines are; the then-and-now section keeps the
+published figures apart; the file needs no network."""
+import html
+import json
+import re
+
+import pytest
+from report_fixtures import SYNTHETIC_RUNS, loaded, render, ringbench_cli, synthetic, text
+
+from ringbench.catalogue.workloads import RSS_PER_PROC, SPAWN_US
+from ringbench.present import style, tables
+from ringbench.present.report import html as report_html
+
+
+@pytest.fixture(scope="module")
+def multi(tmp_path_factory):
+    return synthetic(tmp_path_factory.mktemp("report") / "store.db")
+
+
+@pytest.fixture(scope="module")
+def multi_html(multi) -> str:
+    return render(multi, SYNTHETIC_RUNS)
+
+
+@pytest.fixture(scope="module")
+def table_rows(multi):
+    """Every row of every run's table (the wide one: all its columns), by the id the report tags it with."""
+    out = {}
+    for run, _ in loaded(multi, SYNTHETIC_RUNS):
+        cols, body, _ = tables.rows(run.cells, run.baseline, wide=True)
+        for c, row in zip(run.cells, body, strict=True):
+            out[report_html.cell_id(run.run_id, c)] = (c, dict(zip([col.header for col in cols], row, strict=True)))
+    return out
+
+
+def _summary(page: str) -> str:
+    return page.split("<section id='summary'>")[1].split("</section>")[0]
+
+
+def _findings(page: str) -> list[str]:
+    return re.findall(r"<li>(.*?)</li>", _summary(page).split("<ul class='findings'>")[1].split("</ul>")[0])
+
+
+def _count(t: str) -> int:
+    return int(float(t[:-1]) * {"k": 1e3, "M": 1e6}[t[-1]]) if t[-1] in "kM" else int(t)
+
+
+def _column(c, metric_name: str) -> str:
+    if metric_name == c.workload.headline.name:
+        return c.workload.headline.label
+    return {SPAWN_US.name: "spawn\nµs", RSS_PER_PROC.name: "B/proc"}.get(
+        metric_name, next(m.label for m in c.workload.metrics if m.name == metric_name))
+
+
+# -- the summary and its tables --------------------------------------------------------------------
+def test_every_figure_in_the_summary_is_its_table_rows_figure(multi_html, table_rows):
+    quoted = re.findall(r"<span class='fig' data-cell='([^']*)' data-metric='([^']*)'>([^<]*)</span>",
+                        _summary(multi_html))
+    assert len(quoted) > 80
+    for cid, metric, shown in quoted:
+        c, row = table_rows[html.unescape(cid)]
+        assert row[_column(c, metric)] == html.unescape(shown), (cid, metric)
+    # no figure in a finding is written without its row: every number with a unit is a quoted one
+    for line in _findings(multi_html):
+        bare = re.sub(r"<span class='fig'[^>]*>[^<]*</span>", "", line)
+        assert not re.search(r"\d[\d,.]* (ns/hop|µs/proc|B/proc|ms/tree|ns/reply)", bare), line
+
+
+def _ring_table(table_rows, cores, m, n):
+    """(runtime, hop, ns/hop) of the ring table's rows at one core setting, M and N."""
+    return [(c.runtime, row["hop"], float(row["ns/hop"].replace(",", ""))) for c, row in table_rows.values()
+            if c.workload.name == "ring" and c.mode == "timed" and c.ok and c.cores == cores
+            and c.params.get("m") == m and c.params["n"] == n]
+
+
+def test_each_summary_line_agrees_with_the_table(multi_html, table_rows):
+    lines = [re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", html.unescape(li))) for li in _findings(multi_html)]
+    # message cost: one line per core setting and M, each naming them; its leaders lead the table at that N
+    message = [li for li in lines if li.startswith("Message cost")]
+    assert len(message) == 4 and all(re.match(r"Message cost, (1 core|all cores), M = \d+:", li) for li in message)
+    ns = (100, 1000, 10000)
+    for li in message:
+        cores, m, leaders = re.match(r"Message cost, (1 core|all cores), M = (\d+): fastest (.*) \(", li).groups()
+        for part in leaders.split("; "):
+            rt, span = re.match(r"(\S+) at N = (\S+)", part).groups()
+            lo, _, hi = span.partition("–")
+            for n in (n for n in ns if _count(lo) <= n <= _count(hi or lo)):
+                rows = [r for r in _ring_table(table_rows, "1" if cores == "1 core" else "all", int(m), n)
+                        if r[1] in ("mbox", "chan")]
+                assert min(rows, key=lambda r: r[2])[0] == rt, (li, n)
+    # spawn: cheapest and dearest of the message-passing rows at that N, every other row named beside them
+    spawn = next(li for li in lines if li.startswith("Spawn"))
+    n = _count(re.match(r"Spawn, N = (\S+), 1 core", spawn).group(1))
+    rows = [(c.runtime, row["hop"], float(row["spawn µs/proc"])) for c, row in table_rows.values()
+            if c.workload.name == "spawn" and c.params["n"] == n]
+    message = sorted((r for r in rows if r[1] in ("mbox", "chan")), key=lambda r: r[2])
+    assert f"cheapest {message[0][0]} ({message[0][2]:g} µs/proc)" in spawn
+    assert f"dearest {message[-1][0]} ({message[-1][2]:g} µs/proc" in spawn
+    for rt, hop, v in rows:  # the issue's case: python-greenlet/switch costs more than the "dearest"
+        assert hop in ("mbox", "chan") or re.search(rf"{rt} \([a-z]+\) {v:g} µs/proc|floor {rt} {v:g}", spawn), rt
+    assert "ranked apart: go/handoff (handoff) 0.2 µs/proc, python-greenlet/switch (rendezvous) 4.65 µs/proc" in spawn
+    assert "of 4 message-passing runtimes" in spawn
+    memory = next(li for li in lines if li.startswith("Memory"))
+    assert "python-greenlet/switch (rendezvous) 6,100 B/proc" in memory and "dearest erlang (2,800 B/proc" in memory
+    # the tree: the fastest on one core and on all cores, as the tree table ranks them
+    tree = next(li for li in lines if li.startswith("Tree"))
+    for cores, word in (("1", "1 core"), ("all", "all cores")):
+        rows = sorted((float(row["ms/tree"].replace(",", "")), c.runtime) for c, row in table_rows.values()
+                      if c.workload.name == "tree" and c.cores == cores and c.params["n"] == 1_000_000)
+        assert f"on {word} {rows[0][1]} ({tables.fmt(rows[0][0])} ms/tree" in tree
+    assert "N = 1M, fanout = 10" in tree
+
+
+def test_report_opens_with_findings_computed_from_the_data(multi_html):
+    summary = text(multi_html).split("Charts Hover")[0]
+    assert "Test CPU 3000" in summary and "2 CPU(s)" in summary and "not idle" in summary
+    # go is fastest at N = 100 and 1k at M = 100, erlang (which grows least) at 10k; at M = 10 go's spawn
+    # phase weighs and rust-tokio leads at 100; c-coro is the floor, not a runtime
+    assert "Message cost, 1 core, M = 100: fastest go at N = 100–1k; erlang at N = 10k" in summary
+    assert "Message cost, 1 core, M = 10: fastest rust-tokio/current-thread at N = 100; erlang at N = 1k–10k" in summary
+    assert "The floor" in summary and "7.00 – 15.12 ns/hop" in summary
+    # a hand-off idiom does less per hop: ranked apart, never the fastest message-passing runtime
+    assert "Handoff idioms (ranked apart" in summary and "fastest go/handoff" in summary
+    assert re.search(r"Spawn, N = 100k, 1 core \(spawn workload\): cheapest rust-tokio/current-thread", summary)
+    assert re.search(r"Memory, N = 100k, 1 core \(memory workload\): cheapest rust-tokio/current-thread", summary)
+    # growth: erlang grows least (×1.1 per decade, two decades), rust-tokio/current-thread most (×2 per decade)
+    assert re.search(r"Growth with N \(1 core, M = 100\): .* lowest for erlang \(×1\.21, 100 → 10k\) and highest "
+                     r"for rust-tokio/current-thread \(×4\.00\)", summary)
+    assert "Significance:" in summary and "leads over the runner-up are significant" in summary
+    assert "Selective receive: replies taken in reverse order cost, against arrival order: erlang 101× at N = 10k" \
+        in summary
+    assert "Squeeze: throughput peaked for erlang at K = 4" in summary
+    assert "Tree (skynet, N = 1M, fanout = 10): fastest on 1 core go" in summary
+    order = [multi_html.index(f"id='{s}'") for s in ("summary", "charts", "then-and-now", "tables", "warnings")]
+    assert order == sorted(order)
+
+
+def test_chart_legends_say_what_the_lines_are(multi_html):
+    specs = dict(re.findall(r"<script type='application/json' id='(chart-[\w-]+)-data'>(.*?)</script>", multi_html,
+                            flags=re.S))
+    boxes = dict(re.findall(r"<div class='chart' id='(chart-[\w-]+)'.*?<figcaption>(.*?)</figcaption>", multi_html))
+    assert set(boxes) == set(specs)
+    words = {(ln.dash, ln.hollow): ln.words for ln in style.LINES}
+    for fid, spec in specs.items():
+        caption = html.unescape(re.sub(r"<[^>]+>", "", boxes[fid])).lower()
+        for t in json.loads(spec)["data"]:
+            if t["type"] == "scatter":
+                assert words[(t["line"]["dash"], t["marker"]["symbol"].endswith("-open"))] in caption, (fid, t["name"])
+    then = html.unescape(boxes["chart-then-now-message"])
+    assert "Solid lines are today" not in then  # the old caption, wrong for today's dotted all-cores series
+    assert "dotted lines with open markers: measured here, all cores" in then
+    assert "dash-dot lines with open markers: published historical figures" in then
+
+
+def test_report_groups_warnings_one_line_per_kind(multi_html):
+    part = multi_html.split("id='warnings'")[1]
+    assert part.count("coefficient of variation") == 1  # twelve noisy cells, one line
+    assert "12 cells" in part and "rust-tokio/multi-thread · all cores · N = 10k, M = 100" in part
+    assert "5.1–15.0 %" in part  # the range of the figures the cells warned about
+    assert part.count("load average") == 1
+
+
+def test_report_charts_tables_and_self_containment(multi_html):
+    specs = dict(re.findall(r"<script type='application/json' id='(chart-[\w-]+)-data'>(.*?)</script>", multi_html,
+                            flags=re.S))
+    assert set(specs) == {"chart-hops-vs-n", "chart-spawn", "chart-time-vs-m", "chart-surface", "chart-memory",
+                          "chart-selective", "chart-squeeze", "chart-tree", "chart-then-now-message",
+                          "chart-then-now-spawn", "chart-then-now-tree"}
+    order = [multi_html.index(f"id='chart-{k}'") for k in ("hops-vs-n", "spawn", "time-vs-m", "surface", "memory",
+                                                          "selective", "squeeze", "tree")]
+    assert order == sorted(order)  # the registry's report order
+    hops = json.loads(specs["chart-hops-vs-n"])
+    assert hops["layout"]["xaxis"]["type"] == "log" and hops["layout"]["yaxis"]["type"] == "log"
+    assert hops["layout"]["legend"]["x"] > 1  # outside the data
+    assert "1 µs" in hops["layout"]["yaxis"]["ticktext"] or "100 ns" in hops["layout"]["yaxis"]["ticktext"]
+    by_name = {t["name"]: t for t in hops["data"]}
+    st = style.styles(["go", "erlang"])
+    assert by_name["go · 1 core"]["line"]["color"] == st["go"].colour
+    assert by_name["go · all cores"]["marker"]["symbol"].endswith("-open")
+    assert by_name["c-coro · 1 core"]["line"]["dash"] == "dash" and "error_y" in by_name["go · 1 core"]
+    surface = json.loads(specs["chart-surface"])
+    assert len(surface["data"]) == 14 and {t["coloraxis"] for t in surface["data"]} == {"coloraxis"}
+    then = json.loads(specs["chart-then-now-message"])
+    assert any("published" in (t.get("legendgroup") or "") for t in then["data"])
+    assert any(t["name"].startswith("erlang") for t in then["data"])
+    tree = json.loads(specs["chart-tree"])
+    assert {t["yaxis"] for t in tree["data"]} == {"y", "y2"} and len(tree["data"]) == 8
+    # the same runtime has the same colour in every chart
+    colours = {}
+    for spec in specs.values():
+        for t in json.loads(spec)["data"]:
+            if t.get("type") == "scatter" and t.get("legendgroup") != "published then (other machines)":
+                rt = t["name"].split(" · ")[0]
+                colours.setdefault(rt, set()).add(t["line"]["color"])
+    assert all(len(c) == 1 for c in colours.values()), colours
+    # compact sortable tables with details on demand; a refused cell is shown as n/a
+    assert multi_html.count("class='cells sortable'") == 6 and "<tr class='det' hidden>" in multi_html
+    tables_part = multi_html.split("id='tables'")[1].split("id='warnings'")[0]
+    assert "Rel % = throughput against" in tables_part  # the terminal's notes under each table
+    assert "<tr><th>count</th><td>" in tables_part  # the wide table's columns with each row's details
+    refused = multi_html.split("<tbody class='bad'")[1].split("</tbody>")[0]
+    assert ">n/a<" in refused and "10,000 processes need 10,000 OS threads" in refused
+    # nothing outside the inlined library refers to the network
+    outside = re.sub(r"<script>.*?</script>", "", multi_html, flags=re.S)
+    assert not re.search(r"(src|href)=['\"]?(https?:)?//", outside) and "<link" not in outside
+    # the page's own style and script are the package's files
+    assert report_html.asset("report.css") in multi_html and report_html.asset("report.js") in multi_html
+
+
+def test_report_never_mixes_seeds_into_measured_tables(multi_html):
+    tables_part = multi_html.split("id='tables'")[1].split("id='warnings'")[0]
+    assert "1998" not in tables_part and "ThinkPad" not in tables_part and "skynet" not in tables_part.lower()
+    then = multi_html.split("id='then-and-now'")[1].split("id='tables'")[0]
+    assert "historical" in then.split("</p>")[0] and "skynet" in then.split("</p>")[0]
+    # the 2009 table beside today's erlang at the same N and M (1,000 × 100: 172 ms then)
+    assert "Erlang: ring of N = 1k, M = 100 laps" in then and "172 ms" in then
+    # the skynet table beside today's tree of the same family, compared per process
+    go = then.split("Go: skynet tree of 1M leaves, fanout 10")[1].split("</tr>")[0]
+    assert "979 ms" in go and "629 ms" in go and "200-224 ms" in go and "i7-4771, Ubuntu 15.10" in go
+    assert "go · 1 core: <b>900 ms</b>" in go and "less" in go.split("<td class='num'>")[1]
+    others = then.split("runtimes ringbench has no driver for")[1].split("</tr>")[0]
+    assert "Scala/Akka: <b>6379 ms</b>" in others and "no ringbench driver" in others
+    tree_chart = then.split("id='chart-then-now-tree'")[1].split("</figure>")[0]
+    assert "historical" in tree_chart and "2016" in tree_chart
+
+
+def test_report_is_self_contained(fake, db, tmp_path):
+    fake(FAKE_NS_PER_HOP=100, FAKE_JITTER="1,1.1,0.9")
+    r = ringbench_cli("sweep", "ring", "-r", "fake", "-n", "10,100,1000", "-m", "10,100", "--cores", "1,all",
+                      "--db", db)
+    assert r.exit_code == 0, r.output
+    out = tmp_path / "report.html"
+    r = ringbench_cli("report", 1, "--out", out, "--db", db)
+    assert r.exit_code == 0, r.output
+    page = out.read_text()
+    assert "cpu_model" in page and "fake" in page and "Plotly" in page
+    assert len(re.findall(r"<div class='chart' id=", page)) >= 3  # ns/hop, time against M, surface (+ then and now)
+    outside = re.sub(r"<script>.*?</script>", "", page, flags=re.S)
+    assert "http://" not in outside and "https://" not in outside
+
+
+def test_calibrated_m_and_new_runtime_ids(tmp_path):
+    """`make bench`'s run: M calibrated per runtime (absent from the parameters asked), runtimes named by
+    variant (erlang/stock, erlang/tuned, go/stock): the summary says M is calibrated, then and now matches
+    the families by base name."""
+    from report_fixtures import JITTER, begin, cell, record
+
+    from ringbench.results.store import Store
+
+    db = tmp_path / "store.db"
+    st = Store(db)
+    rid = begin(st, "ring")
+    for rt, ns, m in (("erlang/stock", 130, 300), ("erlang/tuned", 120, 320), ("go/stock", 150, 260)):
+        for cores in ("1", "all"):
+            recs = [(i + 1, 1, record(1000, m, ns, 0.5, 2000, j, process=i + 1)) for i, j in enumerate(JITTER)]
+            st.save_cell(rid, cell(rt, "ring", {"n": 1000, "tokens": 1, "burst": 0}, cores, recs,
+                                   extra={"calibrated": {"m": m}, "target_ms": 40},
+                                   runtime_settings={"tuned": rt.endswith("/tuned")}))
+    st.finish_run(rid, "complete")
+    st.close()
+    page = render(db, [1])
+    lines = [re.sub(r"<[^>]+>", "", html.unescape(li)) for li in _findings(page)]
+    # erlang/tuned (120 ns/hop) is faster, but tuned variants are ranked among themselves
+    assert lines[0] == "Message cost, 1 core, M calibrated per runtime: fastest erlang/stock at N = 1k (130 ns/hop)."
+    then = page.split("id='then-and-now'")[1].split("id='tables'")[0]
+    erlang_row = then.split("Erlang: time per message, N = 10k")[1].split("</tr>")[0]
+    assert "erlang/stock · 1 core" in erlang_row and "erlang/tuned · 1 core" in erlang_row
+    spec = re.search(r"id='chart-then-now-message-data'>(.*?)</script>", page, flags=re.S).group(1)
+    assert {t["name"] for t in json.loads(spec)["data"]} >= {"erlang/stock · 1 core", "erlang/tuned · all cores"}

@@ -1,0 +1,81 @@
+"""Steady state (issue 29): each driver process warms up until two iterations in a row agree (or exactly
+--warmup N), M is calibrated on settled iterations, and a cell that never settles says so. Exact, with
+the fake driver's fake clock and its FAKE_CURVE (multipliers of successive iterations of one process)."""
+import json
+
+import pytest
+from conftest import run_cli
+
+import ringbench
+from ringbench.results import modes, stats
+
+
+def run(db, **kw):
+    kw.setdefault("params", {"n": 10, "m": 100})
+    return ringbench.measure("ring", "fake", db=db, **kw)
+
+
+def test_a_runtime_that_settles_on_its_third_iteration_is_measured_settled(fake, db):
+    fake(FAKE_NS_PER_HOP=100, FAKE_CURVE="3,1.5,1.02,1")  # a JIT: 300, 150, 102, then 100 ns/hop
+    (cell,) = run(db, repeat=4, processes=2).cells
+    assert cell.headline.median == pytest.approx(100)
+    assert modes.warmups(cell) == [4, 4]  # 300 ≠ 150 ≠ 102 ≈ 100 (within 5 %): the 4th agrees with the 3rd
+    assert modes.settled(cell)
+    assert cell.extra["warmup_values"]["1"] == pytest.approx([300, 150, 102, 100])
+    assert not [w for w in cell.warnings() if w.kind == "not-settled"]
+
+
+def test_warmup_n_forces_a_fixed_count_and_zero_is_a_cold_start(fake, db):
+    fake(FAKE_NS_PER_HOP=100, FAKE_CURVE="3,1.5,1")
+    (cold,) = run(db, repeat=3, processes=1, warmup=0).cells
+    assert [r["run_ns"] / r["count"] for r in cold.records] == [300, 150, 100]
+    (one,) = run(db, repeat=2, processes=1, warmup=1).cells
+    assert [r["run_ns"] / r["count"] for r in one.records] == [150, 100] and modes.warmups(one) == [1]
+
+
+def test_a_figure_that_alternates_never_settles_and_the_cell_says_so(fake, db):
+    fake(FAKE_NS_PER_HOP=100, FAKE_CURVE="1,1.2,*")  # go/handoff's parity: 100, 120, 100, 120, …
+    r = run(db, repeat=2, processes=1)
+    (cell,) = r.cells
+    assert not modes.settled(cell) and modes.warmups(cell) == [modes.SETTLE_MAX]
+    (w,) = [w for w in r.warnings if w.kind == "not-settled"]
+    assert w.cell.startswith("fake [all]") and "not settled" in w.what
+    shown = json.loads(r.to_json())
+    assert any(x["kind"] == "not-settled" for x in shown["warnings"])
+
+
+def test_m_is_calibrated_on_the_settled_state_not_a_cold_probe(fake, db):
+    # settled: 100 ns/hop; a cold probe would see 1,000 ns/hop and choose a tenth of the laps
+    fake(FAKE_NS_PER_HOP=100, FAKE_CURVE="10,1")
+    (cell,) = run(db, params={"n": 10}, target_ms=10, repeat=2, processes=1).cells
+    assert cell.extra["calibrated"] == {"m": 10_000}  # 10 ms / (100 ns × 10 hops a lap)
+    assert {r["run_ns"] for r in cell.records} == {10_000_000}
+
+
+def test_the_default_figure_lies_within_the_interval_of_a_long_settled_run(fake, db):
+    """The rule behind docs/results.md's check for every real driver: defaults ≈ --warmup 20 --repeat 10."""
+    fake(FAKE_NS_PER_HOP=100, FAKE_CURVE="4,2,1.3,1.1,1.01,1")
+    (default,) = run(db, cores="1").cells
+    (settled,) = run(db, cores="1", processes=1, repeat=10, warmup=20).cells
+    lo, hi = stats.bootstrap_median_ci(settled.values())
+    assert lo <= default.headline.median <= hi
+
+
+def test_the_warmups_are_shown_in_the_wide_table_and_stored(fake, db):
+    from conftest import run_cli
+    fake(FAKE_NS_PER_HOP=100, FAKE_CURVE="3,1")
+    r = run_cli("run", "ring", "-r", "fake", "-n", 10, "-m", 10, "--repeat", 2, "--wide", "--db", db)
+    assert r.exit_code == 0, r.output
+    assert "warm-ups 3/3" in r.output
+    doc = json.loads(run_cli("export", 1, "--db", db).stdout)
+    assert [x["warmups"] for x in doc["cells"][0]["records"]] == [3, 3]
+
+
+def test_m_is_calibrated_to_the_target_and_stored(zoo, db):
+    # erlang's fake clock: 200 ns/hop; N=10 and a 40 ms target: 40e6 / (200 × 10) = 20,000 laps
+    r = run_cli("run", "ring", "-r", "erlang", "-n", 10, "--target", "40ms", "--repeat", 5, "--json", "--db", db)
+    (cell,) = json.loads(r.stdout)["cells"]
+    assert cell["extra"]["calibrated"] == {"m": 20_000}
+    assert {rec["m"] for rec in cell["records"]} == {20_000}
+    assert cell["params"] == {"n": 10, "tokens": 1, "burst": 0}  # the grid point as asked: comparable across runtimes
+
