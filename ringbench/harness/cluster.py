@@ -1,8 +1,8 @@
 """A ring across nodes on other hosts (`--hosts`, contract section 10): the hosts as given, the cookie, and the
 cluster file a driver reads for the life of one driver process.
 
-The cookie comes from the environment variable RINGBENCH_COOKIE, else from `--cookie-file`, else from
-Erlang's own ~/.erlang.cookie; a file must be readable by its owner alone (mode 0600 or 0400), as Erlang
+The cookie comes from `--cookie-file` when given, else from the environment variable RINGBENCH_COOKIE,
+else from Erlang's own ~/.erlang.cookie; a file must be readable by its owner alone (mode 0600 or 0400), as Erlang
 itself demands. It is never on a command line (where `ps` shows it), never stored with a run, never
 printed, and never in a driver's environment: the driver gets the path of a cluster file (the manifest's
 `{cluster}` placeholder), written with mode 0600 into a private folder and removed when the process ends.
@@ -52,9 +52,9 @@ def nodes_of(hosts: tuple[str, ...]) -> int:
 
 
 def cookie(cookie_file: str = "") -> str:
-    """The cookie of the user's nodes, from RINGBENCH_COOKIE, the given file, or ~/.erlang.cookie."""
+    """The cookie of the user's nodes: from the given file, else RINGBENCH_COOKIE, else ~/.erlang.cookie."""
     env = os.environ.get(COOKIE_ENV, "").strip()
-    if env:
+    if env and not cookie_file:
         return _checked(env, f"${COOKIE_ENV}")
     path = Path(cookie_file).expanduser() if cookie_file else Path.home() / ".erlang.cookie"
     try:
