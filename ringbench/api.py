@@ -423,10 +423,13 @@ def runtimes() -> list[dict]:
     return rows
 
 
-def trace_drivers(runtime: str, n: object, m: object) -> tuple[list[Driver], int, int]:
-    """Validate a trace request: (drivers, n, m), or InputError."""
+def trace_drivers(
+    runtime: str, n: object, m: object, nodes: object = None, node_placement: object = None
+) -> tuple[list[Driver], int, int]:
+    """Validate a trace request: (drivers, n, m), or InputError. With nodes > 1 (a ring across BEAM nodes),
+    every driver must describe the feature `nodes`."""
     try:
-        params = workloads.TRACE.validate({"n": n, "m": m})
+        params = workloads.TRACE.validate({"n": n, "m": m, "nodes": nodes, "node_placement": node_placement})
         drivers = select(runtime)
     except workloads.ParamError as e:
         raise InputError(f"{e} (trace prints every hop; for larger rings use `ringbench run ring`)") from None
@@ -435,12 +438,22 @@ def trace_drivers(runtime: str, n: object, m: object) -> tuple[list[Driver], int
     for d in drivers:
         if "trace" not in runner.workloads_of(d):
             raise InputError(f"{d.name} does not implement trace")
+        if params.get("nodes", 1) > 1 and "nodes" not in runner.features_of(d):
+            raise InputError(f"{d.name} cannot spread a ring over {params['nodes']} nodes (no `nodes` feature)")
     return drivers, params["n"], params["m"]
 
 
-def trace(d: Driver, n: int, m: int, on_hop: Callable[[dict], None], timeout: float = 60) -> str | None:
+def trace(
+    d: Driver,
+    n: int,
+    m: int,
+    on_hop: Callable[[dict], None],
+    timeout: float = 60,
+    nodes: int = 1,
+    node_placement: int = 0,
+) -> str | None:
     """Run one driver's trace, calling `on_hop` as each hop is printed; None if every hop followed the
-    ring's rule, else what was wrong."""
+    ring's rule (and, across nodes, the driver proved the cross-node hops of the layout), else what was wrong."""
     seen: list[dict] = []
 
     def hop(rec: dict) -> None:
@@ -449,10 +462,16 @@ def trace(d: Driver, n: int, m: int, on_hop: Callable[[dict], None], timeout: fl
             on_hop(rec)
 
     try:
-        launch = run_driver(d, ["run", "trace", f"n={n}", f"m={m}"], n=n, timeout=timeout, on_record=hop)
+        across = [f"nodes={nodes}", f"node_placement={node_placement}"] if nodes > 1 else []
+        launch = run_driver(d, ["run", "trace", f"n={n}", f"m={m}", *across], n=n, timeout=timeout, on_record=hop)
     except DriverFailed as e:
         return str(e)
-    return workloads.check_trace(seen, n, m, launch.records)
+    problem = workloads.check_trace(seen, n, m, launch.records)
+    if problem or nodes == 1:
+        return problem
+    want = workloads.cross_hops({"n": n, "m": m, "tokens": 1, "nodes": nodes, "node_placement": node_placement})
+    got = next((r.get("cross_hops") for r in launch.records if r.get("type") == "result"), None)
+    return None if got == want else f"cross-node hops {got}, expected {want}"
 
 
 # -- compare ---------------------------------------------------------------------------------------

@@ -474,8 +474,10 @@ def bench(n, m, **kw):
 @click.option("--runtime", "-r", required=True, help="Runtime(s) to trace, comma-separated.")
 @click.option("-n", "n", default="3", show_default=True, help=f"Processes (1…{workloads.TRACE_LIMIT}).")
 @click.option("-m", "m", default="3", show_default=True, help=f"Laps (1…{workloads.TRACE_LIMIT}).")
+@click.option("--nodes", default=None, help="BEAM nodes the ring is spread over (drivers with the feature `nodes`).")
+@click.option("--node-placement", default=None, help="with --nodes: contiguous (default) or interleaved.")
 @click.option("--timeout", type=click.FloatRange(min=1), default=60, show_default=True)
-def trace(runtime, n, m, timeout):
+def trace(runtime, n, m, nodes, node_placement, timeout):
     """Print every hop of a small ring as it happens: which process received which lap from whom.
 
     A teaching view, not a measurement (printing inside the loop is the point here). The output has
@@ -484,17 +486,22 @@ def trace(runtime, n, m, timeout):
     \b
     Example:
       ringbench trace --runtime erlang -n 3 -m 3
+      ringbench trace --runtime erlang -n 4 -m 2 --nodes 2 --node-placement interleaved
     """
-    drivers, n, m = api.trace_drivers(runtime, n, m)
+    drivers, n, m = api.trace_drivers(runtime, n, m, nodes, node_placement)
+    k = workloads.NODES.check(nodes) if nodes is not None else 1
+    layout = workloads.NODE_PLACEMENT.check(node_placement) if node_placement is not None else 0
     failed = False
     for d in drivers:
-        out.print(f"[bold]{d.name}[/bold]: ring of {n} processes, {m} lap(s), {n * m} hops")
+        across = f", over {k} nodes" if k > 1 else ""
+        out.print(f"[bold]{d.name}[/bold]: ring of {n} processes, {m} lap(s), {n * m} hops{across}")
 
         def show(rec: dict) -> None:
             sender = "main" if rec.get("from") == -1 else f"p{rec.get('from')}"
-            out.print(f"  hop {rec.get('hop'):>5}  lap {rec.get('lap'):>3}:  p{rec.get('to')} ← {sender}")
+            on = f"  (node {rec['node']})" if "node" in rec else ""
+            out.print(f"  hop {rec.get('hop'):>5}  lap {rec.get('lap'):>3}:  p{rec.get('to')} ← {sender}{on}")
 
-        problem = api.trace(d, n, m, show, timeout)
+        problem = api.trace(d, n, m, show, timeout, k, layout)
         if problem:
             failed = True
             err.print(f"[red]{d.name}: trace is wrong: {escape(problem)}[/red]")

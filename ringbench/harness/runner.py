@@ -91,6 +91,13 @@ def workloads_of(d: Driver) -> list[str]:
         return []
 
 
+def features_of(d: Driver) -> list[str]:
+    try:
+        return describe_cached(d).get("features", [])
+    except DriverFailed:
+        return []
+
+
 def unsupported(spec: CellSpec, opts: Options) -> str | None:
     """Why the driver cannot serve this cell, from what it describes of itself; None if it can. Answered
     before anything runs, so that an impossible request is refused without creating a run."""
