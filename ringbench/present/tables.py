@@ -368,7 +368,15 @@ def nodes_rows(cells: list[Cell]) -> tuple[list[Column], list[list[str]], list[s
     body = []
     for x in found:
         p = x.cell.used_params
-        cross = "–" if x.ns_per_cross_hop is None else f"{fmt(x.ns_per_cross_hop)} {SIG_MARK[x.significant]}"
+        # A derived figure at or below zero (the ring across nodes no slower than the in-node ring) is shown as such.
+        below = x.ns_per_cross_hop is not None and x.ns_per_cross_hop <= 0
+        cross = (
+            "–"
+            if x.ns_per_cross_hop is None
+            else "≤ 0 ≈"
+            if below
+            else f"{fmt(x.ns_per_cross_hop)} {SIG_MARK[x.significant]}"
+        )
         body.append(
             [
                 x.cell.runtime,
@@ -381,7 +389,7 @@ def nodes_rows(cells: list[Cell]) -> tuple[list[Column], list[list[str]], list[s
                 fmt(x.ns_per_hop),
                 fmt(x.in_node_ns),
                 cross,
-                f"{x.ratio:.1f}" if x.ratio is not None else "–",
+                f"{x.ratio:.1f}" if x.ratio is not None and not below else "–",
             ]
         )
     notes_ = [
@@ -394,6 +402,8 @@ def nodes_rows(cells: list[Cell]) -> tuple[list[Column], list[list[str]], list[s
     ]
     if any(x.reference is None for x in found):
         notes_.append("– : the run has no in-node ring of that cell to derive against.")
+    if any(x.ns_per_cross_hop is not None and x.ns_per_cross_hop <= 0 for x in found):
+        notes_.append("≤ 0: the ring across nodes was no slower than the in-node ring, so no cross-node cost shows.")
     return cols, body, notes_
 
 
