@@ -222,7 +222,7 @@ def _measure_options(cores_default: str, defaults: dict):
         click.option(
             "--hosts", default=None,
             help="ring across nodes: nodes on other hosts, [name@]host[:port] comma-separated (name ringbench), "
-            "started by you (drivers/erlang/README.md); with this machine's node they make --nodes.",
+            "started by you (README.md, A ring across nodes); with this machine's node they make --nodes.",
         ),
         click.option(
             "--cookie-file", default=None,
