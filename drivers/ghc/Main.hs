@@ -10,8 +10,6 @@
 module Main (main) where
 
 import Control.Concurrent (threadDelay)
-import Control.Concurrent.Chan (Chan)
-import Control.Concurrent.MVar (MVar)
 import Control.Exception
 import Control.Monad (forM_, when)
 import Data.IORef
@@ -25,7 +23,6 @@ import System.Info (fullCompilerVersion)
 import System.Posix.Process (exitImmediately)
 import Data.Version (showVersion)
 import Contract
-import Tree
 import Workloads
 
 foreign import ccall unsafe "ringbench_install_hooks" installHooks :: IO ()
@@ -110,22 +107,9 @@ checkTuned variant = when (variant == "tuned") $ do
   when (minAllocAreaSize f <= 256) $
     die "bad_param" "--variant=tuned runs with the RTS settings of driver.toml's [variants.tuned] (+RTS -A64m ...)"
 
--- | One variant's workloads.
-data Impl = Impl
-  { wRing :: Meter -> Int -> Int -> Int -> Bool -> IO Integer
-  , wSpawn :: Meter -> Int -> IO Integer
-  , wPingpong :: Meter -> Int -> IO Integer
-  , wFanin :: Meter -> Int -> Int -> IO Integer
-  , wTree :: Meter -> Int -> Int -> IO Integer
-  , wTrace :: Meter -> Int -> Int -> Bool -> IO Integer
-  , wContinuous :: Meter -> Int -> Int -> Bool -> IORef Int -> IO (IO ())
-  }
-
 impl :: String -> Impl
-impl "handoff" = let b = Proxy :: Proxy MVar
-                 in Impl (ring b) (spawn b) (pingpong b) (fanin b) treeMVar (trace b) (continuous b)
-impl _ = let b = Proxy :: Proxy Chan
-         in Impl (ring b) (spawn b) (pingpong b) (fanin b) treeChan (trace b) (continuous b)
+impl "handoff" = handoff
+impl _ = stock
 
 run :: String -> String -> Params -> IO ()
 run variant workload p = do

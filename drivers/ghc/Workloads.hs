@@ -3,12 +3,10 @@
 -- handoff variant, the Benchmarks Game thread-ring idiom) or a Chan (the stock variant, base's
 -- unbounded channel). A process is a 'forkIO' thread; a send is 'send' on the receiver's box, a
 -- receive 'recv' on one's own, both blocking the GHC way (the thread is parked on the MVar's
--- queue and woken by the next put). Every function is specialised to both boxes (SPECIALIZE), so
--- a hop calls the MVar primops or Chan's code directly. The tree is written per variant (Tree.hs).
-module Workloads
-  ( Mailbox (..), Proxy (..)
-  , ring, spawn, pingpong, fanin, trace, continuous
-  ) where
+-- queue and woken by the next put). Every function is INLINE and instantiated once per box below
+-- ('handoff', 'stock'), so a hop calls the MVar primops or Chan's code directly, with no class
+-- dictionary in between. The tree is written per variant (Tree.hs).
+module Workloads (Impl (..), handoff, stock) where
 
 import Control.Concurrent (forkIO)
 import Control.Concurrent.Chan
@@ -17,6 +15,28 @@ import Control.Monad (forM_, replicateM_, void, when)
 import Data.IORef
 import Data.Proxy (Proxy (..))
 import Contract
+import Tree
+
+-- | One variant's workloads.
+data Impl = Impl
+  { wRing :: Meter -> Int -> Int -> Int -> Bool -> IO Integer
+  , wSpawn :: Meter -> Int -> IO Integer
+  , wPingpong :: Meter -> Int -> IO Integer
+  , wFanin :: Meter -> Int -> Int -> IO Integer
+  , wTree :: Meter -> Int -> Int -> IO Integer
+  , wTrace :: Meter -> Int -> Int -> Bool -> IO Integer
+  , wContinuous :: Meter -> Int -> Int -> Bool -> IORef Int -> IO (IO ())
+  }
+
+-- | handoff: an MVar per process.
+handoff :: Impl
+handoff = Impl (ring b) (spawn b) (pingpong b) (fanin b) treeMVar (trace b) (continuous b)
+  where b = Proxy :: Proxy MVar
+
+-- | stock (and tuned): a Chan per process.
+stock :: Impl
+stock = Impl (ring b) (spawn b) (pingpong b) (fanin b) treeChan (trace b) (continuous b)
+  where b = Proxy :: Proxy Chan
 
 -- | A process's receiving end: new, send (to it), receive (from one's own).
 class Mailbox b where
@@ -63,8 +83,7 @@ ringProc gate done total isLast inbox next = ready gate >> loop 0
         else if v == 1
           then countDown done >> loop (count + 1)
           else let s = count - v in if isLast then putMVar total s else send next (negate s)
-{-# SPECIALIZE ringProc :: Gate -> Countdown -> MVar Int -> Bool -> MVar Int -> MVar Int -> IO () #-}
-{-# SPECIALIZE ringProc :: Gate -> Countdown -> MVar Int -> Bool -> Chan Int -> Chan Int -> IO () #-}
+{-# INLINE ringProc #-}
 
 -- | Make n boxes in ring order, starting process i with start i inbox next as its box is made (so a
 -- token walks memory upwards). Returns p0's box and, for each index asked for, its box.
@@ -80,7 +99,7 @@ buildRing _ n wanted start = do
             go (i + 1) next rest (map (const inbox) here ++ acc)
   boxes <- go 0 first wanted []
   return (first, boxes)
-{-# INLINABLE buildRing #-}
+{-# INLINE buildRing #-}
 
 -- | ring (section 3): spawn, inject the tokens, wait for them to finish, then (untimed) the stop
 -- message collects every process's receipt count.
@@ -100,8 +119,7 @@ ring box mt n m tokens burst = do
   runEnds mt
   send first 0
   toInteger <$> takeMVar total
-{-# SPECIALIZE ring :: Proxy MVar -> Meter -> Int -> Int -> Int -> Bool -> IO Integer #-}
-{-# SPECIALIZE ring :: Proxy Chan -> Meter -> Int -> Int -> Int -> Bool -> IO Integer #-}
+{-# INLINE ring #-}
 
 -- | spawn (section 3): n ring processes that never get a token, so an idle process holds exactly
 -- what a ring process holds (its box and its successor's); count = ready signals. Untimed, the
@@ -120,8 +138,7 @@ spawn box mt n = do
   s <- takeMVar total
   when (s /= 0) $ die "failure" ("spawn: idle processes counted " ++ show s ++ " receipts")
   return (toInteger seen)
-{-# SPECIALIZE spawn :: Proxy MVar -> Meter -> Int -> IO Integer #-}
-{-# SPECIALIZE spawn :: Proxy Chan -> Meter -> Int -> IO Integer #-}
+{-# INLINE spawn #-}
 
 -- ---------------------------------------------------------------- pingpong
 
@@ -151,8 +168,7 @@ pingpong box mt m = do
   runEnds mt
   send bBox 0
   toInteger <$> takeMVar result
-{-# SPECIALIZE pingpong :: Proxy MVar -> Meter -> Int -> IO Integer #-}
-{-# SPECIALIZE pingpong :: Proxy Chan -> Meter -> Int -> IO Integer #-}
+{-# INLINE pingpong #-}
 
 -- ---------------------------------------------------------------- fanin
 
@@ -183,8 +199,7 @@ fanin box mt n m = do
   runEnds mt
   when (got /= count) $ die "failure" ("fanin: " ++ show count ++ " messages carried " ++ show got)
   return (toInteger count)
-{-# SPECIALIZE fanin :: Proxy MVar -> Meter -> Int -> Int -> IO Integer #-}
-{-# SPECIALIZE fanin :: Proxy Chan -> Meter -> Int -> Int -> IO Integer #-}
+{-# INLINE fanin #-}
 
 -- ---------------------------------------------------------------- trace
 
@@ -219,8 +234,7 @@ trace box mt n m printing = do
   runEnds mt
   send first (Msg 0 (-1))
   toInteger <$> takeMVar total
-{-# SPECIALIZE trace :: Proxy MVar -> Meter -> Int -> Int -> Bool -> IO Integer #-}
-{-# SPECIALIZE trace :: Proxy Chan -> Meter -> Int -> Int -> Bool -> IO Integer #-}
+{-# INLINE trace #-}
 
 -- ---------------------------------------------------------------- continuous mode
 
@@ -241,5 +255,4 @@ continuous box mt n tokens burst laps = do
     void (forkIO (if i == 0 then head0 inbox next else passOn inbox next))
   waitGate gate >>= spawnEnds mt
   return (forM_ inject $ \b -> send b (1 :: Int))
-{-# SPECIALIZE continuous :: Proxy MVar -> Meter -> Int -> Int -> Bool -> IORef Int -> IO (IO ()) #-}
-{-# SPECIALIZE continuous :: Proxy Chan -> Meter -> Int -> Int -> Bool -> IORef Int -> IO (IO ()) #-}
+{-# INLINE continuous #-}
