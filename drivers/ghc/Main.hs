@@ -105,7 +105,7 @@ checkTuned :: String -> IO ()
 checkTuned variant = when (variant == "tuned") $ do
   f <- getGCFlags
   when (minAllocAreaSize f <= 256) $
-    die "bad_param" "--variant=tuned runs with the RTS settings of driver.toml's [variants.tuned] (+RTS -A64m ...)"
+    die "bad_param" "--variant=tuned runs with the RTS settings of driver.toml's [variants.tuned] (+RTS -A64m -H -qg)"
 
 impl :: String -> Impl
 impl "handoff" = handoff
