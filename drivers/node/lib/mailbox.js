@@ -9,13 +9,6 @@
 // This is the promise mailbox JavaScript programmers write (JavaScript has none of its own): a
 // queue plus waiting resolvers. One owner, so at most one resolver instead of a queue of them.
 
-// The Promise executor, one function for every mailbox: the constructor runs it synchronously, so
-// `waiting` names the mailbox whose owner is about to wait (no closure allocated per receive).
-let waiting = null;
-function keepResolve(resolve) {
-  waiting.w = resolve;
-}
-
 export class Mailbox {
   constructor() {
     this.q = null; // Queue, made by the first message that finds the owner not waiting
@@ -37,14 +30,16 @@ export class Mailbox {
   receive() {
     const q = this.q;
     if (q !== null && q.size !== 0) return q.shift();
-    waiting = this;
-    return new Promise(keepResolve);
+    return this.wait();
   }
 
-  // A Promise of the next message (the owner only, the queue known to be empty).
+  // A Promise of the next message (the owner only, the queue known to be empty). The executor is
+  // a closure made per wait, as everyday code writes it: V8 optimises it better than one shared
+  // executor function (130 fewer instructions per hop under callgrind, README.md).
   wait() {
-    waiting = this;
-    return new Promise(keepResolve);
+    return new Promise((resolve) => {
+      this.w = resolve;
+    });
   }
 }
 

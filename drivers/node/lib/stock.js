@@ -6,16 +6,21 @@ import { performance } from 'node:perf_hooks';
 import { ENDLESS_TOKEN, HopLog, printSample, tokenStarts } from './contract.js';
 import { Mailbox } from './mailbox.js';
 
+// Ready signals: each process counts one just before its first receive (one event loop, so a
+// plain counter).
+let ready = 0;
+
 // One process of the ring (and, with main as its successor, of spawn).
 //
 // A hop: the sender's `w(v - 1)` fulfils this process's Promise, which queues its continuation as
 // one microtask; the sender then finds its own queue empty, makes a new Promise and suspends at
 // `await`; the microtask resumes this process with the value: one compare, one receipt count.
-// v <= 0 is the proof: -(1 + receipts so far), which p0 sees twice.
-async function ringProcess(rt, box, next, first, main) {
+// v <= 0 is the proof, minus the receipts counted so far: main sends 0 to p0, the only process that
+// ever receives 0; each process subtracts its count, passes it on and ends, and p0 waits for it to
+// come back round and sends main the sum. (Few parameters and locals: V8 saves them at each await.)
+async function ringProcess(box, next, main) {
   let count = 0;
-  let stopping = false;
-  rt.ready++;
+  ready++;
   for (;;) {
     const q = box.q;
     const v = q !== null && q.size !== 0 ? q.shift() : await box.wait();
@@ -26,13 +31,9 @@ async function ringProcess(rt, box, next, first, main) {
       count++;
       main.send(0); // a token finished
     } else {
-      if (first && stopping) {
-        main.send(-v - 1);
-        return;
-      }
       next.send(v - count);
-      if (!first) return;
-      stopping = true;
+      if (v === 0) main.send(-(await box.receive()));
+      return;
     }
   }
 }
@@ -40,8 +41,8 @@ async function ringProcess(rt, box, next, first, main) {
 // p0 in continuous mode: counts the laps, and wakes main when a sample is due. Main cannot sleep
 // on a timer while the ring runs (microtasks run before timers), so p0 reads the clock every
 // `laps.every` laps (about every 1,000 hops) and sends main the count when the time has come.
-async function ringHeadContinuous(rt, box, next, laps, main) {
-  rt.ready++;
+async function ringHeadContinuous(box, next, laps, main) {
+  ready++;
   for (;;) {
     const q = box.q;
     const v = q !== null && q.size !== 0 ? q.shift() : await box.wait();
@@ -57,8 +58,8 @@ async function ringHeadContinuous(rt, box, next, laps, main) {
   }
 }
 
-async function pinger(rt, box, pong, main, m) {
-  rt.ready++;
+async function pinger(box, pong, main, m) {
+  ready++;
   await box.receive(); // the start signal
   for (let i = 0; i < m; i++) {
     pong.send(1);
@@ -68,9 +69,9 @@ async function pinger(rt, box, pong, main, m) {
   main.send(0); // done
 }
 
-async function ponger(rt, box, ping, main) {
+async function ponger(box, ping, main) {
   let count = 0;
-  rt.ready++;
+  ready++;
   while (await box.receive()) {
     count++;
     ping.send(1);
@@ -78,9 +79,9 @@ async function ponger(rt, box, ping, main) {
   main.send(count); // the round trips it counted
 }
 
-async function faninReceiver(rt, box, main, total) {
+async function faninReceiver(box, main, total) {
   let count = 0;
-  rt.ready++;
+  ready++;
   while (count < total) {
     const q = box.q;
     if (q !== null && q.size !== 0) q.shift();
@@ -90,8 +91,8 @@ async function faninReceiver(rt, box, main, total) {
   main.send(count);
 }
 
-async function faninSender(rt, box, to, m) {
-  rt.ready++;
+async function faninSender(box, to, m) {
+  ready++;
   await box.receive(); // the start signal
   for (let i = 0; i < m; i++) to.send(1); // a send never blocks
 }
@@ -113,8 +114,8 @@ async function treeNode(lo, n, fanout, parent) {
 }
 
 // A ring process of the trace: the token carries its sender's index; each hop is printed here.
-async function traceProcess(i, box, next, main, log, rt) {
-  rt.ready++;
+async function traceProcess(i, box, next, main, log) {
+  ready++;
   for (;;) {
     const [v, sender] = await box.receive();
     if (v === 0) return; // released after the run
@@ -135,11 +136,11 @@ function mailboxes(n) {
 
 export class Stock {
   constructor() {
-    this.ready = 0; // ready signals: each process counts one just before its first receive
+    ready = 0;
   }
 
   reset() {
-    this.ready = 0;
+    ready = 0;
   }
 
   async ring(p, meter) {
@@ -151,10 +152,10 @@ export class Stock {
     const boxes = mailboxes(n);
     for (let i = 0; i < n; i++) { // in ring order: each runs to its first receive as it is called
       const next = boxes[i + 1 < n ? i + 1 : 0];
-      if (continuous && i === 0) ringHeadContinuous(this, boxes[0], next, laps, main);
-      else ringProcess(this, boxes[i], next, i === 0, main);
+      if (continuous && i === 0) ringHeadContinuous(boxes[0], next, laps, main);
+      else ringProcess(boxes[i], next, main);
     }
-    meter.spawnEnds(this.ready);
+    meter.spawnEnds(ready);
     const starts = tokenStarts(p);
     if (continuous) return this.samples(p, boxes, starts, laps, main);
     const v = n * p.m;
@@ -162,7 +163,7 @@ export class Stock {
     for (const k of starts) boxes[k].send(v);
     for (let j = 0; j < starts.length; j++) await main.receive();
     meter.runEnds();
-    boxes[0].send(-1); // the proof
+    boxes[0].send(0); // the proof
     return await main.receive();
   }
 
@@ -185,8 +186,8 @@ export class Stock {
     const main = new Mailbox();
     meter.spawnBegins();
     const boxes = mailboxes(n);
-    for (let i = 0; i < n; i++) ringProcess(this, boxes[i], main, false, main);
-    meter.spawnEnds(this.ready);
+    for (let i = 0; i < n; i++) ringProcess(boxes[i], main, main);
+    meter.spawnEnds(ready);
     for (const box of boxes) box.send(-1); // the stop message: each answers main and ends
     for (let i = 0; i < n; i++) await main.receive();
     return meter.ready;
@@ -197,9 +198,9 @@ export class Stock {
     const a = new Mailbox();
     const b = new Mailbox();
     meter.spawnBegins();
-    pinger(this, a, b, main, p.m);
-    ponger(this, b, a, main);
-    meter.spawnEnds(this.ready);
+    pinger(a, b, main, p.m);
+    ponger(b, a, main);
+    meter.spawnEnds(ready);
     meter.runBegins();
     a.send(1);
     await main.receive(); // A is done
@@ -212,10 +213,10 @@ export class Stock {
     const main = new Mailbox();
     const to = new Mailbox();
     meter.spawnBegins();
-    faninReceiver(this, to, main, n * m);
+    faninReceiver(to, main, n * m);
     const boxes = mailboxes(n);
-    for (const box of boxes) faninSender(this, box, to, m);
-    meter.spawnEnds(this.ready);
+    for (const box of boxes) faninSender(box, to, m);
+    meter.spawnEnds(ready);
     meter.runBegins();
     for (const box of boxes) box.send(1); // the start signal
     const count = await main.receive();
@@ -238,8 +239,8 @@ export class Stock {
     const log = new HopLog(n, emitHops);
     meter.spawnBegins();
     const boxes = mailboxes(n);
-    for (let i = 0; i < n; i++) traceProcess(i, boxes[i], boxes[(i + 1) % n], main, log, this);
-    meter.spawnEnds(this.ready);
+    for (let i = 0; i < n; i++) traceProcess(i, boxes[i], boxes[(i + 1) % n], main, log);
+    meter.spawnEnds(ready);
     meter.runBegins();
     boxes[0].send([n * m, -1]);
     await main.receive();
