@@ -6,7 +6,7 @@
 See ringbench.api for the full interface and ringbench.results for the objects it returns.
 """
 
-from .api import InputError, StoreError, load, measure, resume
+from .api import InputError, StoreError, load, measure, resume, versus
 from .results.model import Cell, Run
 
-__all__ = ["measure", "resume", "load", "Run", "Cell", "InputError", "StoreError"]
+__all__ = ["measure", "resume", "load", "versus", "Run", "Cell", "InputError", "StoreError"]

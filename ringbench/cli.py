@@ -678,5 +678,165 @@ def report(run_ids, out_path, db):
     click.echo(f"wrote {out_path}")
 
 
+# -- versus: a driver against a program of your own --------------------------------------------------
+_VERSUS_HELP = """Measure one driver against an independent ring program of your own; store it as a run.
+
+\b
+Both sides are timed the same way, from outside, as whole processes: each
+runs with a short lap count M1 and a long one M2, and
+    ns/hop = (t(M2) - t(M1)) / (N x (M2 - M1) x tokens)
+so VM start-up, spawning the ring and teardown cancel out, whatever the
+program prints or however it times itself. The four runs of each round are
+interleaved (driver M1, program M1, program M2, driver M2; the sides swap
+places every other round) so a drift in machine speed hits both. The figures
+are medians over the rounds with bootstrap 95 % intervals; the ratio is
+driver/program (<= 1.0: the driver is at least as fast), tested with
+Mann-Whitney U (needs 5 rounds or more). The driver's own ns/hop (run_ns
+from its result record) is shown beside the differential figure.
+
+\b
+The program is any command line (split like a shell would, not run by one;
+wrap it in sh -c '...' for pipes) with placeholders:
+    {n} processes   {m} laps   {tokens} tokens   {hops} N x M x tokens
+    {cores} scheduler threads (1 for --cores 1, else the CPU count)
+It must contain {m} or {hops}, do N x M x tokens hops, and exit 0; it may
+print anything. It gets the driver's manifest environment (e.g.
+GOMAXPROCS=1 for go at --cores 1) unless --no-driver-env, plus --env.
+With --cores 1 both sides are pinned to the same CPU.
+
+\b
+The run is stored like any other (two rows per N: the driver, and the
+program as program:LABEL): `ringbench show`, `compare`, `export` and
+`report` read it.
+
+\b
+Example (a Go channel ring compiled to /tmp; see docs/versus.md):
+    ringbench versus --runtime go/stock \\
+        --build 'go build -o /tmp/ring/ring /tmp/ring/main.go' \\
+        --program '/tmp/ring/ring {n} {m}' -n 1000,10000 --hops 5000000
+
+\b
+Exit status: 0 compared (whatever the verdict); 1 a run failed (non-zero
+exit, timeout, a driver error, the long runs no longer than the short ones,
+a failed build); 2 bad input (nothing run); 130 interrupted.
+"""
+
+
+@cli.command(help=_VERSUS_HELP)
+@click.option(
+    "--runtime", "-r", required=True, metavar="RUNTIME",
+    help="The driver, as `ringbench runtimes` lists it (one runtime, e.g. go/stock).",
+)  # fmt: skip
+@click.option(
+    "--program", "-p", required=True, metavar="CMD",
+    help="The independent program's command line with {n} and {m} (or {hops}) placeholders.",
+)  # fmt: skip
+@click.option("-n", "ns", required=True, metavar="N[,N...]", help="Ring sizes, comma-separated: two rows per N.")
+@click.option(
+    "-m", "m_opt", metavar="M2|M1,M2",
+    help="Laps of the long run (the short run does M2/10), or both; the same for every N.",
+)  # fmt: skip
+@click.option(
+    "--hops", "hops_opt", type=click.IntRange(min=2), metavar="H",
+    help="Instead of -m: hops of the long run, M2 = H / (N x tokens), M1 = M2/10 [default: 5,000,000].",
+)  # fmt: skip
+@click.option(
+    "--tokens", "-k", type=click.IntRange(min=1), default=1, show_default=True,
+    help="Tokens circulating at once (the program needs {tokens} or {hops}).",
+)  # fmt: skip
+@click.option(
+    "--placement", type=click.Choice(["spread", "burst"]), default="spread", show_default=True,
+    help="The driver's token placement (burst: all tokens at p0); the program places its own.",
+)  # fmt: skip
+@click.option(
+    "--cores", type=click.Choice(["1", "all"]), default="1", show_default=True,
+    help="1: both sides pinned to one CPU with one scheduler thread; all: every CPU.",
+)  # fmt: skip
+@click.option(
+    "--rounds", type=click.IntRange(min=1), default=5, show_default=True,
+    help="Interleaved rounds (4 runs each); 5 or more for a significance test.",
+)  # fmt: skip
+@click.option(
+    "--warmup-runs", type=click.IntRange(min=0), default=1, show_default=True,
+    help="Untimed short runs of each side first (binaries into the page cache; fail fast).",
+)  # fmt: skip
+@click.option(
+    "--env", "env_pairs", multiple=True, metavar="KEY=VALUE",
+    help="Environment for the program (repeatable; {n}, {tokens}, {cores} allowed, e.g. GOMAXPROCS={cores}). "
+    "To give both sides a variable, export it before running versus.",
+)  # fmt: skip
+@click.option("--no-driver-env", is_flag=True, help="Do not give the program the driver manifest's [env].")
+@click.option(
+    "--build", "build_cmd", metavar="CMD",
+    help="A shell command run once first to build the program (e.g. go build -o /tmp/ring/ring ...).",
+)  # fmt: skip
+@click.option(
+    "--timeout", type=click.FloatRange(min=0.1), default=600, show_default=True,
+    help="Seconds allowed to any one run (its process group is killed).",
+)  # fmt: skip
+@click.option("--label", default=None, help="The program's name in the table, program:LABEL [its file name].")
+@click.option(
+    "--workload", "-w", type=click.Choice(["ring", "tree"]), default="ring", show_default=True,
+    help="ring: laps at N (placeholders {n} {m} {tokens} {hops}); tree: skynet's tree of N leaves against a short "
+    "one (placeholders {n} {fanout} {processes}).",
+)  # fmt: skip
+@click.option("--fanout", type=click.IntRange(2, 1000), default=10, show_default=True, help="tree: children a node.")
+@click.option("--short", "short_n", type=click.IntRange(min=1), default=None,
+              help="tree: leaves of the short tree [N / fanout].")  # fmt: skip
+@click.option("--json", "as_json", is_flag=True, help="Print the run as JSON (every round's wall times and records).")
+@click.option("--markdown", is_flag=True, help="Print the table as Markdown with the commands, for pasting into docs.")
+@_db_option
+def versus(
+    runtime, program, ns, m_opt, hops_opt, tokens, placement, cores, rounds, warmup_runs, env_pairs, no_driver_env,
+    build_cmd, timeout, label, workload, fanout, short_n, as_json, markdown, db,
+):  # fmt: skip
+    if as_json and markdown:
+        raise BadInput("--json and --markdown exclude each other")
+    _sigterm_as_interrupt()
+
+    def say(text: str) -> None:
+        err.print(escape(f"versus: {text}"), highlight=False, soft_wrap=True)
+
+    try:
+        run = api.versus(
+            runtime, program, ns, m=m_opt, hops=hops_opt, tokens=tokens, placement=placement, cores=cores,
+            rounds=rounds, warmup_runs=warmup_runs, env=env_pairs, no_driver_env=no_driver_env, build=build_cmd,
+            timeout=timeout, label=label, workload=workload, fanout=fanout, short=short_n, db=db,
+            command="ringbench " + shlex.join(sys.argv[1:]), on_progress=say,
+        )  # fmt: skip
+    except api.RunFailed as e:
+        raise Failure(str(e)) from None
+    pairs = api.versus_pairs(run)
+    stored = f"stored as run {run.run_id}: `{run.hint('show')}`"
+    if run.status == "failed":
+        why = next((p.failure for p in pairs if p.failure), None) or "a run failed"
+        raise Failure(f"{why} ({stored})")
+    if as_json:
+        click.echo(run.to_json())
+    elif markdown:
+        click.echo(exporting.EXPORTERS["markdown"](run), nl=False)
+        click.echo("".join(f"\n- N = {p.params['n']:,}: {p.verdict}\n" for p in pairs if p.verdict), nl=False)
+    elif any(c.ok for c in run.cells):
+        s = run.settings.get("versus", {})
+        pin = f", pinned to CPU {run.cells[0].settings.get('pinned_cpu')}" if run.cells[0].cores == "1" else ""
+        out.print(
+            escape(f"{run.settings['runtimes'][0]} against {run.settings['runtimes'][1]} = `{s.get('program')}`, "
+                   f"cores {run.cells[0].cores}{pin}"),
+            highlight=False,
+        )  # fmt: skip
+        terminal.show_run(run)
+        for p in pairs:
+            if p.verdict:
+                out.print(escape(f"N = {p.params['n']:,}: {p.verdict}"), highlight=False)
+    if run.status == "interrupted":
+        done, planned = sum(p.failure is None for p in pairs), len(run.settings["grid"])
+        err.print(
+            escape(f"interrupted: {done} of {planned} ring size(s) compared, {stored}"), highlight=False, soft_wrap=True
+        )
+        sys.exit(EXIT_INTERRUPTED)
+    err.print(escape(stored), highlight=False, soft_wrap=True)
+    sys.exit(0)
+
+
 if __name__ == "__main__":
     main()

@@ -5,18 +5,21 @@ The programs and the pairings are listed in scripts/fidelity/programs.toml: the 
 thread-ring programs, the seeds' programs, and the plain rings a competent programmer of each runtime
 writes (those are in scripts/fidelity/programs/<id>/; third-party source is never committed: it is
 fetched from its public address into the programs folder, and prepare.sh applies the documented
-change). Each comparison is one `scripts/versus.py` run (interleaved, differential, see
-docs/versus.md); this script only walks the list, keeps every result, and renders the tables.
+change). Each comparison is one `ringbench versus` run (interleaved, differential, see docs/versus.md),
+made in this process through the API and stored like any run; this script only walks the list, keeps
+every result, and renders the tables.
 
     .venv/bin/python scripts/fidelity.py prepare             # fetch, change, build every program
     .venv/bin/python scripts/fidelity.py run                 # every case, one after another
     .venv/bin/python scripts/fidelity.py run --only go       # the cases of one driver (or program)
     .venv/bin/python scripts/fidelity.py render --write      # tables into docs/results.md and READMEs
 
-Results are appended to results/fidelity.jsonl one comparison at a time, so an interrupted run keeps
-what it measured and `run` again resumes where it stopped (`--again` measures everything anew).
+Results are appended to results/fidelity.jsonl one comparison at a time (each record keeps its figures,
+every round's times and commands, and the id of its run in the store), so an interrupted run keeps what it
+measured and `run` again resumes where it stopped (`--again` measures everything anew).
 Run it on an idle machine; nothing else should run beside it.
 """
+
 from __future__ import annotations
 
 import json
@@ -37,13 +40,17 @@ sys.path.insert(0, str(REPO))
 
 import click  # noqa: E402
 
+from ringbench import api  # noqa: E402
 from ringbench.present.tables import fmt  # noqa: E402
+from ringbench.results import stats  # noqa: E402
+from ringbench.results.model import Cell, Run  # noqa: E402
+from ringbench.results.modes import OWN_NS_PER_HOP, WALL_LONG, WALL_SHORT  # noqa: E402
+from ringbench.results.store import DEFAULT_DB  # noqa: E402
 
 CATALOGUE = REPO / "scripts" / "fidelity" / "programs.toml"
 SOURCES = REPO / "scripts" / "fidelity" / "programs"
 DEFAULT_DIR = Path(os.environ.get("RINGBENCH_PROGRAMS", "/tmp/ringbench-programs"))
 DEFAULT_OUT = REPO / "results" / "fidelity.jsonl"
-VERSUS = [sys.executable, str(REPO / "scripts" / "versus.py")]
 BEGIN, END = "<!-- fidelity:begin -->", "<!-- fidelity:end -->"
 TOOLCHAIN_PATH = f"/usr/local/go/bin:{Path.home()}/.cargo/bin"
 
@@ -79,8 +86,7 @@ def toolchain_env() -> dict[str, str]:
 
 
 def sh(cmd: str, cwd: Path) -> tuple[int, str]:
-    p = subprocess.run(cmd, shell=True, cwd=cwd, capture_output=True, text=True, errors="replace",
-                       env=toolchain_env())
+    p = subprocess.run(cmd, shell=True, cwd=cwd, capture_output=True, text=True, errors="replace", env=toolchain_env())
     tail = (p.stderr.strip() or p.stdout.strip()).splitlines()
     return p.returncode, tail[-1] if tail else ""
 
@@ -127,8 +133,16 @@ def case_hops(case: dict) -> int:
 def key_of(rec: dict) -> tuple:
     # The hop count is part of the comparison: a case measured again with a longer run (e.g. past a
     # JIT's warm-up) is another comparison, not a repeat of the shorter one.
-    return (rec["driver"], rec["program"], rec["cores"], rec["n"], rec.get("tokens", 1),
-            rec.get("placement", "spread"), rec.get("hops"))
+    return (
+        rec["driver"],
+        rec["program"],
+        rec["cores"],
+        rec["n"],
+        rec.get("tokens", 1),
+        rec.get("placement", "spread"),
+        rec.get("hops"),
+        rec.get("workload", "ring"),
+    )
 
 
 def read_records(out: Path) -> list[dict]:
@@ -144,8 +158,9 @@ def read_records(out: Path) -> list[dict]:
     return recs
 
 
-def plan(cases: list[dict], core: list[dict] | None, only: tuple[str, ...], cores: tuple[str, ...],
-         sizes: tuple[int, ...]) -> list[dict]:
+def plan(
+    cases: list[dict], core: list[dict] | None, only: tuple[str, ...], cores: tuple[str, ...], sizes: tuple[int, ...]
+) -> list[dict]:
     """The comparisons to run: each case's sizes × core settings, or only those the [[core]] list
     names (the published set), each taking its hops, tokens and placement from its case. A [[core]]
     entry that gives `hops` picks the case with that hop count where a pairing has several."""
@@ -156,9 +171,15 @@ def plan(cases: list[dict], core: list[dict] | None, only: tuple[str, ...], core
     else:
         for k in core:
             for n in k["sizes"]:
-                match = [c for c in cases if c["driver"] == k["driver"] and c["program"] == k["program"]
-                         and c.get("tokens", 1) == k.get("tokens", 1) and n in c["sizes"]
-                         and k.get("hops", case_hops(c)) == case_hops(c)]
+                match = [
+                    c
+                    for c in cases
+                    if c["driver"] == k["driver"]
+                    and c["program"] == k["program"]
+                    and c.get("tokens", 1) == k.get("tokens", 1)
+                    and n in c["sizes"]
+                    and k.get("hops", case_hops(c)) == case_hops(c)
+                ]
                 if not match:
                     raise Stop(f"{CATALOGUE}: [[core]] {k['driver']} vs {k['program']} at N={n:,} has no [[case]]")
                 wanted += [(match[0], n, core_) for core_ in k.get("cores", match[0].get("cores", ["1", "all"]))]
@@ -168,31 +189,165 @@ def plan(cases: list[dict], core: list[dict] | None, only: tuple[str, ...], core
             continue
         if (cores and core_ not in cores) or (sizes and n not in sizes):
             continue
-        todo.append({"driver": c["driver"], "program": c["program"], "cores": core_, "n": n,
-                     "tokens": c.get("tokens", 1), "placement": c.get("placement", "spread"),
-                     "hops": case_hops(c), "note": c.get("note", ""),
-                     **({"label": c["label"]} if "label" in c else {})})
+        todo.append(
+            {
+                "driver": c["driver"],
+                "program": c["program"],
+                "cores": core_,
+                "n": n,
+                "tokens": c.get("tokens", 1),
+                "placement": c.get("placement", "spread"),
+                "hops": case_hops(c),
+                "note": c.get("note", ""),
+                **({"workload": "tree", "fanout": c.get("fanout", 10)} if c.get("workload") == "tree" else {}),
+                **({"label": c["label"]} if "label" in c else {}),
+            }
+        )
     # Smaller rings first: a run cut short still has every driver at the sizes that matter most.
     return sorted(todo, key=lambda t: (t["n"], t["cores"]))
 
 
-def versus_args(item: dict, prog: dict, root: Path, rounds: int) -> list[str]:
+def versus_kwargs(item: dict, prog: dict, root: Path, rounds: int) -> dict:
+    """The comparison as api.versus's arguments."""
     folder = str(root / prog["id"])
+    common = {
+        "runtime": item["driver"],
+        "program": prog["cmd"].replace("{dir}", folder),
+        "n": item["n"],
+        "cores": item["cores"],
+        "rounds": rounds,
+        "label": prog["id"],
+        "env": [f"{k}={v.replace('{dir}', folder)}" for k, v in prog.get("env", {}).items()],
+        "no_driver_env": bool(prog.get("no_driver_env")),
+    }
+    if item.get("workload") == "tree":  # a short tree of N / fanout leaves against the tree of N
+        return {**common, "workload": "tree", "fanout": item["fanout"]}
     tokens = item["tokens"]
     # The short run does a tenth of the long run's laps and needs at least one: at large N the long
     # run gets at least 10 laps, whatever the case's hop count says.
     hops = max(item["hops"], 10 * item["n"] * tokens)
-    args = ["-r", item["driver"], "-p", prog["cmd"].replace("{dir}", folder), "-n", str(item["n"]),
-            "--hops", str(hops), "--cores", item["cores"], "--rounds", str(rounds), "--json"]
-    if tokens != 1:
-        args += ["--tokens", str(tokens)]
-    if item["placement"] != "spread":
-        args += ["--placement", item["placement"]]
-    for k, v in prog.get("env", {}).items():
-        args += ["--env", f"{k}={v.replace('{dir}', folder)}"]
-    if prog.get("no_driver_env"):
+    return {
+        "runtime": item["driver"],
+        "program": prog["cmd"].replace("{dir}", folder),
+        "n": item["n"],
+        "hops": hops,
+        "cores": item["cores"],
+        "rounds": rounds,
+        "tokens": tokens,
+        "placement": item["placement"],
+        "label": prog["id"],
+        "env": [f"{k}={v.replace('{dir}', folder)}" for k, v in prog.get("env", {}).items()],
+        "no_driver_env": bool(prog.get("no_driver_env")),
+    }
+
+
+def versus_args(item: dict, prog: dict, root: Path, rounds: int) -> list[str]:
+    """The same comparison as `ringbench versus` arguments (the command each record names)."""
+    kw = versus_kwargs(item, prog, root, rounds)
+    args = ["-r", kw["runtime"], "-p", kw["program"], "-n", str(kw["n"])]
+    if kw.get("workload") == "tree":
+        args += ["-w", "tree", "--fanout", str(kw["fanout"])]
+    else:
+        args += ["--hops", str(kw["hops"])]
+    args += ["--cores", kw["cores"], "--rounds", str(kw["rounds"]), "--label", kw["label"]]
+    if kw.get("tokens", 1) != 1:
+        args += ["--tokens", str(kw["tokens"])]
+    if kw.get("placement", "spread") != "spread":
+        args += ["--placement", kw["placement"]]
+    for pair in kw["env"]:
+        args += ["--env", pair]
+    if kw["no_driver_env"]:
         args.append("--no-driver-env")
     return args
+
+
+def side_report(c: Cell) -> dict:
+    """One side of one N as results/fidelity.jsonl has always kept it (the figures of scripts/versus.py --json)."""
+    values = c.values()
+    lo, hi = stats.bootstrap_median_ci(values)
+    out = {
+        "ns_per_hop": stats.summarize(values).median,
+        "ci": [lo, hi],
+        "per_round": values,
+        "seconds_m1": c.values(WALL_SHORT),
+        "seconds_m2": c.values(WALL_LONG),
+        "command_m1": c.extra.get("command_m1"),
+        "command_m2": c.extra.get("command_m2"),
+    }
+    if c.settings.get("side") == "driver":
+        own = c.values(OWN_NS_PER_HOP)
+        out.update(own_ns_per_hop=stats.summarize(own).median if own else None, own_per_round=own)
+    return out
+
+
+def report(run: Run) -> dict:
+    """A stored versus run in the shape results/fidelity.jsonl keeps (what `render` reads), with its run id."""
+    cells = []
+    for pair in api.versus_pairs(run):
+        d = pair.difference
+        if d is None:
+            continue
+        p = pair.params
+        if "fanout" in p:  # the tree: the short and long runs' sizes are leaves; the work is processes
+            procs = [(p["fanout"] * x - 1) // (p["fanout"] - 1) for x in (pair.m1, p["n"])]
+            p = {"n": p["n"], "m": p["n"], "tokens": 1, "burst": 0}
+        cells.append(
+            {
+                "n": p["n"],
+                "m1": pair.m1,
+                "m2": p["m"],
+                "tokens": p["tokens"],
+                "placement": "burst" if p["burst"] else "spread",
+                "hops_m1": procs[0] if "fanout" in pair.params else p["n"] * pair.m1 * p["tokens"],
+                "hops_m2": procs[1] if "fanout" in pair.params else p["n"] * p["m"] * p["tokens"],
+                "hops_difference": (
+                    procs[1] - procs[0] if "fanout" in pair.params else p["n"] * (p["m"] - pair.m1) * p["tokens"]
+                ),
+                **({"workload": "tree", "fanout": pair.params["fanout"]} if "fanout" in pair.params else {}),
+                "driver": side_report(pair.driver),
+                "program": side_report(pair.program),
+                "ratio": d.ratio,
+                "ratio_ci": list(d.ratio_ci),
+                "p_value": d.p_value,
+                "significant": d.significant,
+                "at_least_as_fast": d.ratio <= 1.0,
+                "verdict": pair.verdict,
+                "order": [list(o) for o in pair.order],
+            }
+        )
+    s, first = run.settings, run.cells[0]
+    return {
+        "tool": "ringbench versus",
+        "command": run.command,
+        "run_id": run.run_id,
+        "db": str(run.db),
+        "runtime": s["runtimes"][0],
+        "program": s["versus"]["program"],
+        "cores": first.cores,
+        "scheduler_threads": first.settings.get("schedulers"),
+        "pinned_cpu": first.settings.get("pinned_cpu"),
+        "rounds": run.options.repeat,
+        "warmup_runs": run.options.warmup,
+        "program_env": s["versus"]["program_env"],
+        "environment": run.environment,
+        "cells": cells,
+        "warnings": [w.text for w in run.warnings],
+    }
+
+
+def compare_one(item: dict, prog: dict, root: Path, rounds: int, db: Path, command: str) -> dict:
+    """Run one comparison (api.versus, in this process) and return what its record holds: its report, or
+    the one line that says why it failed."""
+    try:
+        run = api.versus(**versus_kwargs(item, prog, root, rounds), db=db, command=command)
+    except (api.InputError, api.RunFailed) as e:
+        return {"error": str(e)}
+    if run.status == "interrupted":
+        raise KeyboardInterrupt
+    if run.status != "complete":
+        why = next((p.failure for p in api.versus_pairs(run) if p.failure), None) or f"run {run.status}"
+        return {"error": why, "run_id": run.run_id}
+    return {"report": report(run)}
 
 
 def git(*args: str) -> str:
@@ -228,6 +383,8 @@ def row(r: dict) -> str:
     rounds = r.get("report", {}).get("rounds", 5)
     where += (f", {rounds} round" + "s" * (rounds != 1)) if rounds != 5 else ""
     place = "" if r.get("tokens", 1) == 1 else f", {r['tokens']} tokens {r.get('placement', 'spread')}"
+    if r.get("workload") == "tree":  # its figures are ns per process, not per hop
+        place += f", tree (fanout {r.get('fanout', 10)}; ns/proc)"
     commit = r.get("commit", "")[:7]
     if "error" in r:
         return f"| {r['program']} | {where}{place} | {r['n']:,} | – | – | failed: {r['error']} | | | {commit} |"
@@ -238,14 +395,20 @@ def row(r: dict) -> str:
         verdict = "yes" if hi <= 1.0 or c["significant"] else "yes (not significant)"
     else:
         verdict = "**no**" if c["significant"] else "no (not significant)"
-    return (f"| {r['program']} | {where}{place} | {r['n']:,} | {fmt(c['driver']['ns_per_hop'])} | "
-            f"{fmt(c['program']['ns_per_hop'])} | {c['ratio']:.2f} ({lo:.2f}–{hi:.2f}) | {p} | {verdict} | {commit} |")
+    return (
+        f"| {r['program']} | {where}{place} | {r['n']:,} | {fmt(c['driver']['ns_per_hop'])} | "
+        f"{fmt(c['program']['ns_per_hop'])} | {c['ratio']:.2f} ({lo:.2f}–{hi:.2f}) | {p} | {verdict} | {commit} |"
+    )
 
 
 def case_note(cases: list[dict], r: dict) -> str:
     """The note the catalogue has now for a record's case (it may have been reworded since the run)."""
-    same = [c for c in cases if (c["driver"], c["program"], c.get("tokens", 1)) ==
-            (r["driver"], r["program"], r.get("tokens", 1)) and r["n"] in c["sizes"]]
+    same = [
+        c
+        for c in cases
+        if (c["driver"], c["program"], c.get("tokens", 1)) == (r["driver"], r["program"], r.get("tokens", 1))
+        and r["n"] in c["sizes"]
+    ]
     if not same:
         return r.get("note", "")
     # The case with the record's hop count, else (its hops changed since the run) the first one.
@@ -253,13 +416,16 @@ def case_note(cases: list[dict], r: dict) -> str:
 
 
 def driver_table(driver: str, rows: list[dict], cases: list[dict]) -> list[str]:
-    out = [f"**{driver}**", "",
-           "| program | setting | N | driver ns/hop | program ns/hop | ratio (95 % CI) | p | at least as fast "
-           "| commit |",
-           "|---|---|---:|---:|---:|---:|---:|---|---|"]
+    out = [
+        f"**{driver}**",
+        "",
+        "| program | setting | N | driver ns/hop | program ns/hop | ratio (95 % CI) | p | at least as fast | commit |",
+        "|---|---|---:|---:|---:|---:|---:|---|---|",
+    ]
     order = {"1": 0, "all": 1}
-    for r in sorted(rows, key=lambda r: (r["program"], order[r["cores"]], r.get("tokens", 1), r["n"], r.get("hops", 0),
-                                         r["again"])):
+    for r in sorted(
+        rows, key=lambda r: (r["program"], order[r["cores"]], r.get("tokens", 1), r["n"], r.get("hops", 0), r["again"])
+    ):
         out.append(row(r))
     notes = sorted({f"{r['program']}: {case_note(cases, r)}" for r in rows if case_note(cases, r)})
     out += [""] + [f"- {n}" for n in notes] if notes else []
@@ -276,8 +442,12 @@ def programs_list(programs: dict[str, dict], used: set[str]) -> list[str]:
 
 
 def commands(rows: list[dict]) -> list[str]:
-    out = ["<details><summary>Commands (each row's versus command; the per-run driver and program "
-           "commands are in results/fidelity.jsonl)</summary>", "", "```"]
+    out = [
+        "<details><summary>Commands (each row's versus command; the per-run driver and program "
+        "commands are in results/fidelity.jsonl)</summary>",
+        "",
+        "```",
+    ]
     for r in sorted(rows, key=lambda r: (r["driver"], r["program"], r["cores"], r["n"])):
         out.append(r["command"])
     return out + ["```", "", "</details>"]
@@ -291,10 +461,13 @@ def header(recs: list[dict]) -> list[str]:
     first, last = metas[0], metas[-1]
     loads = sorted(m["load"][0] for m in metas)
     when = first["started"] if len(metas) == 1 else f"{first['started']} … {last['started']}"
-    return [f"Measured by `scripts/fidelity.py run` at commit {', '.join(commits)} in {len(metas)} session(s) "
-            f"started {when}; load average at each start {loads[0]}–{loads[-1]} "
-            "(the thread rings themselves raise it). Rendered by `scripts/fidelity.py render --write` from "
-            "results/fidelity.jsonl, which keeps every round's times and commands.", ""]
+    return [
+        f"Measured by `scripts/fidelity.py run` at commit {', '.join(commits)} in {len(metas)} session(s) "
+        f"started {when}; load average at each start {loads[0]}–{loads[-1]} "
+        "(the thread rings themselves raise it). Rendered by `scripts/fidelity.py render --write` from "
+        "results/fidelity.jsonl, which keeps every round's times and commands.",
+        "",
+    ]
 
 
 def render(recs: list[dict], programs: dict[str, dict], cases: list[dict]) -> str:
@@ -315,12 +488,15 @@ def render(recs: list[dict], programs: dict[str, dict], cases: list[dict]) -> st
     for r in cells:
         by_driver.setdefault(r["driver"], []).append(r)
     out = header(recs)
-    out += ["ns/hop: the differential figure of `scripts/versus.py` (wall time of whole processes at a "
-            "short and a long lap count; start-up, spawn and teardown cancel), median of 5 interleaved "
-            "rounds (a row names another count); ratio = driver / program, ≤ 1.00 means the driver "
-            "is at least as fast; p: "
-            "two-sided Mann-Whitney U over the rounds. \"1 core\": both pinned to one CPU, one "
-            "scheduler thread; \"all cores\": both CPUs.", ""]
+    out += [
+        "ns/hop: the differential figure of `ringbench versus` (wall time of whole processes at a "
+        "short and a long lap count; start-up, spawn and teardown cancel), median of 5 interleaved "
+        "rounds (a row names another count); ratio = driver / program, ≤ 1.00 means the driver "
+        "is at least as fast; p: "
+        'two-sided Mann-Whitney U over the rounds. "1 core": both pinned to one CPU, one '
+        'scheduler thread; "all cores": both CPUs.',
+        "",
+    ]
     for d in sorted(by_driver):
         out += driver_table(d, by_driver[d], cases) + [""]
     out += ["The programs:", ""] + programs_list(programs, {r["program"] for r in cells}) + [""]
@@ -347,22 +523,38 @@ def driver_folder(driver: str) -> Path:
 
 # -- command line -----------------------------------------------------------------------------
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
-@click.option("--catalogue", type=click.Path(path_type=Path), default=CATALOGUE, show_default=True,
-              help="The list of programs and cases (its programs' own sources beside it, in programs/).")
+@click.option(
+    "--catalogue",
+    type=click.Path(path_type=Path),
+    default=CATALOGUE,
+    show_default=True,
+    help="The list of programs and cases (its programs' own sources beside it, in programs/).",
+)
 def cli(catalogue: Path) -> None:
     """Every driver against the independent ring programs of its runtime (scripts/fidelity/programs.toml)."""
     global CATALOGUE, SOURCES
     CATALOGUE, SOURCES = catalogue, catalogue.parent / "programs"
 
 
-DIR_OPT = click.option("--programs", "root", type=click.Path(path_type=Path), default=DEFAULT_DIR,
-                       show_default=True, help="Where the programs are fetched and built ($RINGBENCH_PROGRAMS).")
-ONLY_OPT = click.option("--only", multiple=True, metavar="NAME",
-                        help="Only cases whose driver contains NAME or whose program is NAME (repeatable).")
+DIR_OPT = click.option(
+    "--programs",
+    "root",
+    type=click.Path(path_type=Path),
+    default=DEFAULT_DIR,
+    show_default=True,
+    help="Where the programs are fetched and built ($RINGBENCH_PROGRAMS).",
+)
+ONLY_OPT = click.option(
+    "--only",
+    multiple=True,
+    metavar="NAME",
+    help="Only cases whose driver contains NAME or whose program is NAME (repeatable).",
+)
 
 
-ALL_OPT = click.option("--all", "every", is_flag=True,
-                       help="Every [[case]] of the catalogue, not only the [[core]] set.")
+ALL_OPT = click.option(
+    "--all", "every", is_flag=True, help="Every [[case]] of the catalogue, not only the [[core]] set."
+)
 
 
 @cli.command()
@@ -391,18 +583,34 @@ def prepare(root: Path, only: tuple[str, ...], every: bool) -> None:
 @click.option("--cores", "cores", multiple=True, type=click.Choice(["1", "all"]), help="Only this setting.")
 @click.option("--size", "sizes", multiple=True, type=int, metavar="N", help="Only this ring size (repeatable).")
 @click.option("--rounds", default=5, show_default=True, type=click.IntRange(min=1), help="Rounds per comparison.")
-@click.option("--out", type=click.Path(path_type=Path), default=DEFAULT_OUT, show_default=True,
-              help="JSON lines file; one record per comparison, appended as each ends.")
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path),
+    default=DEFAULT_OUT,
+    show_default=True,
+    help="JSON lines file; one record per comparison, appended as each ends.",
+)
 @click.option("--again", is_flag=True, help="Measure cases already in --out again.")
 @ALL_OPT
 @click.option("--dry-run", is_flag=True, help="List the comparisons and exit.")
-def run(root: Path, only, cores, sizes, rounds: int, out: Path, again: bool, every: bool, dry_run: bool) -> None:
+@click.option(
+    "--db",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=DEFAULT_DB,
+    show_default=True,
+    help="The store each comparison's run goes to (as `ringbench versus --db`).",
+)
+def run(
+    root: Path, only, cores, sizes, rounds: int, out: Path, again: bool, every: bool, dry_run: bool, db: Path
+) -> None:
     """Run the comparisons (versus, interleaved), one after another, appending results to --out."""
     programs, cases, core = load()
     todo = plan(cases, None if every else core, only, cores, sizes)
     if not todo:
-        raise Stop("no comparison in the catalogue matches --only/--cores/--size"
-                   + ("" if every else " among the [[core]] set (--all for every [[case]])"))
+        raise Stop(
+            "no comparison in the catalogue matches --only/--cores/--size"
+            + ("" if every else " among the [[core]] set (--all for every [[case]])")
+        )
     # A comparison that failed is measured again; one that ended is kept unless --again.
     done = set() if again else {k for k, r in latest(read_records(out)).items() if "error" not in r}
     todo = [t for t in todo if key_of(t) not in done]
@@ -411,51 +619,70 @@ def run(root: Path, only, cores, sizes, rounds: int, out: Path, again: bool, eve
         return
     if dry_run:
         for t in todo:
-            click.echo(shlex.join(["scripts/versus.py", *versus_args(t, programs[t["program"]], root, rounds)]))
+            click.echo(shlex.join(["ringbench", "versus", *versus_args(t, programs[t["program"]], root, rounds)]))
         return
     missing = sorted({t["program"] for t in todo if not (root / t["program"]).is_dir()})
     if missing:
         raise Stop(f"not prepared in {root}: {', '.join(missing)} (run `scripts/fidelity.py prepare` first)")
     out.parent.mkdir(parents=True, exist_ok=True)
-    meta = {"commit": head_commit(out),
-            "started": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-            "load": Path("/proc/loadavg").read_text().split()[:3]}
+    # The programs and the drivers run with the toolchains on PATH (go, cargo), as `prepare` built them.
+    os.environ["PATH"] = toolchain_env()["PATH"]
+    meta = {
+        "commit": head_commit(out),
+        "started": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "load": Path("/proc/loadavg").read_text().split()[:3],
+    }
     with out.open("a") as f:
         f.write(json.dumps({"meta": meta}) + "\n")
     started = time.monotonic()
     failures = 0
     for i, t in enumerate(todo, 1):
-        args = versus_args(t, programs[t["program"]], root, rounds)
+        command = shlex.join(["ringbench", "versus", *versus_args(t, programs[t["program"]], root, rounds)])
         spent = time.monotonic() - started
         eta = f", ~{spent / (i - 1) * (len(todo) - i + 1) / 60:.0f} min left" if i > 1 else ""
-        click.echo(f"fidelity: [{i}/{len(todo)}] {t['driver']} vs {t['program']}, N={t['n']:,}, cores "
-                   f"{t['cores']} ({spent / 60:.1f} min{eta})", err=True)
-        p = subprocess.run(VERSUS + args, capture_output=True, text=True, errors="replace", env=toolchain_env())
-        rec = {**t, "command": shlex.join(["scripts/versus.py", *args]), "commit": head_commit(out)}
-        if p.returncode == 130:
-            raise Stop("interrupted; `scripts/fidelity.py run` again resumes with this comparison", 130)
-        if p.returncode == 0:
-            rec["report"] = json.loads(p.stdout)
+        click.echo(
+            f"fidelity: [{i}/{len(todo)}] {t['driver']} vs {t['program']}, N={t['n']:,}, cores "
+            f"{t['cores']} ({spent / 60:.1f} min{eta})",
+            err=True,
+        )
+        try:
+            got = compare_one(t, programs[t["program"]], root, rounds, db, command)
+        except KeyboardInterrupt:
+            raise Stop("interrupted; `scripts/fidelity.py run` again resumes with this comparison", 130) from None
+        rec = {**t, "command": command, "commit": head_commit(out), **got}
+        if "report" in rec:
             c = rec["report"]["cells"][0]
-            click.echo(f"fidelity:   driver {fmt(c['driver']['ns_per_hop'])} ns/hop, program "
-                       f"{fmt(c['program']['ns_per_hop'])}, ratio {c['ratio']:.2f}", err=True)
+            click.echo(
+                f"fidelity:   driver {fmt(c['driver']['ns_per_hop'])} ns/hop, program "
+                f"{fmt(c['program']['ns_per_hop'])}, ratio {c['ratio']:.2f} (run {rec['report']['run_id']})",
+                err=True,
+            )
         else:
             failures += 1
-            lines = p.stderr.strip().splitlines()
-            rec["error"] = lines[-1].removeprefix("versus: ") if lines else f"exit {p.returncode}"
             click.echo(f"fidelity:   {rec['error']}", err=True)
         with out.open("a") as f:
             f.write(json.dumps(rec) + "\n")
-    click.echo(f"fidelity: {len(todo)} comparisons in {(time.monotonic() - started) / 60:.1f} min, "
-               f"{failures} failed; results in {out}", err=True)
+    click.echo(
+        f"fidelity: {len(todo)} comparisons in {(time.monotonic() - started) / 60:.1f} min, "
+        f"{failures} failed; results in {out}",
+        err=True,
+    )
     if failures:
-        raise Stop(f"{failures} of {len(todo)} comparisons failed (kept in {out}; `run --again --only ...` "
-                   "measures them anew)", 1)
+        raise Stop(
+            f"{failures} of {len(todo)} comparisons failed (kept in {out}; `run --again --only ...` "
+            "measures them anew)",
+            1,
+        )
 
 
 @cli.command("render")
-@click.option("--out", type=click.Path(path_type=Path), default=DEFAULT_OUT, show_default=True,
-              help="The JSON lines file `run` wrote.")
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path),
+    default=DEFAULT_OUT,
+    show_default=True,
+    help="The JSON lines file `run` wrote.",
+)
 @click.option("--write", is_flag=True, help="Write the tables into docs/results.md and each driver's README.")
 def render_cmd(out: Path, write: bool) -> None:
     """Print the side-by-side tables as Markdown (or write them into the docs)."""

@@ -33,13 +33,13 @@ def test_a_limit_is_raised_only_for_a_cell_that_needs_it_and_recorded(fake, db, 
     fake_py = (discover()["fake"].folder / "fake.py")
     (folder / "driver.toml").write_text(
         f'name = "limited"\ncommand = ["{{python}}", "{fake_py}", "{{limits}}"]\n'
-        '[limits.processes]\ndefault = 100\nargs = ["+P", "{value}"]\n')
+        '[limits.processes]\ndefault = 5000\nargs = ["+P", "{value}"]\n')
     monkeypatch.setenv("RINGBENCH_DRIVER_PATH", f"{tmp_path / 'drv'}")
-    run = ringbench.measure("ring", "limited", params={"n": "10,1000", "m": 1}, repeat=1, db=db)
+    run = ringbench.measure("ring", "limited", params={"n": "10,10000", "m": 1}, repeat=1, db=db)
     small, large = run.cells
     assert small.settings["limits_raised"] == {} and small.records[0]["limit_seen"] == ""
-    assert large.settings["limits_raised"] == {"processes": 3024}
-    assert large.settings["argv"][-2:] == ["+P", "3024"] and large.records[0]["limit_seen"] == "3024"
+    assert large.settings["limits_raised"] == {"processes": 21024}
+    assert large.settings["argv"][-2:] == ["+P", "21024"] and large.records[0]["limit_seen"] == "21024"
 
 
 def test_comparable_cells_take_turns_and_the_order_is_stored(zoo, db, tmp_path, monkeypatch):

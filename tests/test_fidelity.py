@@ -1,6 +1,8 @@
-"""scripts/fidelity.py: walks a catalogue of independent programs, runs versus for each pairing,
-keeps every result as it ends, resumes, and renders the tables. The runs here are real processes: a
-driver and a program that sleep for a known time per hop (the `sleepy` driver of test_versus)."""
+"""scripts/fidelity.py: walks a catalogue of independent programs, runs `ringbench versus` for each pairing
+(api.versus, in its own process), keeps every result as it ends, resumes, and renders the tables. The runs
+here are real processes: a driver and a program that sleep for a known time per hop (the `sleepy` driver
+of test_versus)."""
+
 import importlib.util
 import json
 import subprocess
@@ -9,6 +11,8 @@ from pathlib import Path
 
 import pytest
 from test_versus import sleepy  # noqa: F401  (a fixture: the driver that sleeps per hop)
+
+from ringbench import api
 
 REPO = Path(__file__).resolve().parent.parent
 SCRIPT = REPO / "scripts" / "fidelity.py"
@@ -93,8 +97,13 @@ def catalogue(tmp_path):
 
 
 def fid(catalogue, *args, env=None):
-    p = subprocess.run([sys.executable, str(SCRIPT), "--catalogue", str(catalogue), *map(str, args)],
-                       capture_output=True, text=True, env=env, timeout=300)
+    p = subprocess.run(
+        [sys.executable, str(SCRIPT), "--catalogue", str(catalogue), *map(str, args)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
     return p.returncode, p.stdout, p.stderr
 
 
@@ -103,14 +112,29 @@ def test_core_list_picks_sizes_and_settings_and_takes_hops_from_its_case(catalog
     _, cases, core = fidelity.load()
     todo = fidelity.plan(cases, core, (), (), ())
     assert [(t["program"], t["n"], t["cores"], t["hops"]) for t in todo] == [
-        ("slow-ring", 10, "1", 4000), ("slow-ring", 20, "1", 4000)]
+        ("slow-ring", 10, "1", 4000),
+        ("slow-ring", 20, "1", 4000),
+    ]
     every = fidelity.plan(cases, None, (), (), ())
     assert sorted((t["program"], t["n"], t["cores"]) for t in every) == [
-        ("elsewhere", 10, "1"), ("elsewhere", 10, "all"), ("slow-ring", 10, "1"), ("slow-ring", 20, "1"),
-        ("slow-ring-again", 10, "1")]
+        ("elsewhere", 10, "1"),
+        ("elsewhere", 10, "all"),
+        ("slow-ring", 10, "1"),
+        ("slow-ring", 20, "1"),
+        ("slow-ring-again", 10, "1"),
+    ]
     assert fidelity.plan(cases, None, ("elsewhere",), ("all",), ()) == [
-        {"driver": "sleepy", "program": "elsewhere", "cores": "all", "n": 10, "tokens": 1,
-         "placement": "spread", "hops": 4000, "note": ""}]
+        {
+            "driver": "sleepy",
+            "program": "elsewhere",
+            "cores": "all",
+            "n": 10,
+            "tokens": 1,
+            "placement": "spread",
+            "hops": 4000,
+            "note": "",
+        }
+    ]
     with pytest.raises(fidelity.Stop, match="has no"):
         fidelity.plan(cases, [{"driver": "sleepy", "program": "slow-ring", "sizes": [30]}], (), (), ())
 
@@ -118,8 +142,15 @@ def test_core_list_picks_sizes_and_settings_and_takes_hops_from_its_case(catalog
 def test_short_run_gets_at_least_one_lap_at_large_n(catalogue, monkeypatch, tmp_path):
     monkeypatch.setattr(fidelity, "CATALOGUE", catalogue)
     programs, _, _ = fidelity.load()
-    item = {"driver": "sleepy", "program": "slow-ring", "cores": "all", "n": 1_000_000, "tokens": 1,
-            "placement": "spread", "hops": 4000}
+    item = {
+        "driver": "sleepy",
+        "program": "slow-ring",
+        "cores": "all",
+        "n": 1_000_000,
+        "tokens": 1,
+        "placement": "spread",
+        "hops": 4000,
+    }
     args = fidelity.versus_args(item, programs["slow-ring"], tmp_path, 5)
     assert args[args.index("--hops") + 1] == str(10_000_000)
     assert f"{tmp_path}/slow-ring/ring.py" in args[args.index("-p") + 1]
@@ -127,13 +158,13 @@ def test_short_run_gets_at_least_one_lap_at_large_n(catalogue, monkeypatch, tmp_
 
 def test_prepare_run_resume_and_render(sleepy, fake, catalogue, tmp_path):  # noqa: F811
     fake(FAKE_NS_PER_HOP=50_000)
-    progs, out = tmp_path / "progs", tmp_path / "out.jsonl"
+    progs, out, db = tmp_path / "progs", tmp_path / "out.jsonl", tmp_path / "store.db"
     env = {**__import__("os").environ}
     rc, _, err = fid(catalogue, "prepare", "--programs", progs, env=env)
     assert rc == 0, err
     assert (progs / "slow-ring" / "ring.py").read_text() == PROGRAM
 
-    rc, _, err = fid(catalogue, "run", "--programs", progs, "--out", out, "--rounds", "1", env=env)
+    rc, _, err = fid(catalogue, "run", "--programs", progs, "--out", out, "--rounds", "1", "--db", db, env=env)
     assert rc == 0, err
     assert "[1/2] sleepy vs slow-ring, N=10" in err and "[2/2] sleepy vs slow-ring, N=20" in err
     recs = [json.loads(line) for line in out.read_text().splitlines()]
@@ -142,10 +173,17 @@ def test_prepare_run_resume_and_render(sleepy, fake, catalogue, tmp_path):  # no
     assert [(r["n"], r["report"]["cells"][0]["n"]) for r in cells] == [(10, 10), (20, 20)]
     for r in cells:  # the program takes twice the driver's time per hop
         assert 0.2 < r["report"]["cells"][0]["ratio"] < 0.95
-        assert r["command"].startswith("scripts/versus.py -r sleepy -p ")
+        assert r["command"].startswith("ringbench versus -r sleepy -p ")
+        # each comparison is a run in the store, with the figures the record keeps
+        run = api.load(r["report"]["run_id"], db)
+        assert run.command == r["command"] and run.options.mode == "versus"
+        assert [c.runtime for c in run.cells] == ["sleepy", "program:slow-ring"]
+        pair = api.versus_pairs(run)[0]
+        assert pair.difference.ratio == r["report"]["cells"][0]["ratio"]
+        assert pair.driver.headline.median == r["report"]["cells"][0]["driver"]["ns_per_hop"]
 
     # Everything measured: a second run measures nothing and says so.
-    rc, _, err = fid(catalogue, "run", "--programs", progs, "--out", out, "--rounds", "1", env=env)
+    rc, _, err = fid(catalogue, "run", "--programs", progs, "--out", out, "--rounds", "1", "--db", db, env=env)
     assert rc == 0 and "nothing to measure" in err
     assert len(out.read_text().splitlines()) == 3
 
@@ -154,7 +192,7 @@ def test_prepare_run_resume_and_render(sleepy, fake, catalogue, tmp_path):  # no
     assert "**sleepy**" in md
     assert "| slow-ring | 1 core, 1 round | 10 |" in md and "| slow-ring | 1 core, 1 round | 20 |" in md
     assert "| slow-ring | A ring that takes 100 µs a hop | written here |" in md
-    assert "- slow-ring: same idiom" in md and "scripts/versus.py -r sleepy" in md
+    assert "- slow-ring: same idiom" in md and "ringbench versus -r sleepy" in md
 
 
 def test_programs_that_share_their_files_are_prepared_from_one_folder(catalogue, tmp_path):
@@ -176,8 +214,23 @@ def test_a_failed_comparison_is_kept_and_the_run_exits_1(sleepy, fake, catalogue
     fake(FAKE_NS_PER_HOP=50_000)
     progs, out = tmp_path / "progs", tmp_path / "out.jsonl"
     (progs / "elsewhere").mkdir(parents=True)  # "prepared", but the program does not exist
-    rc, _, err = fid(catalogue, "run", "--all", "--only", "elsewhere", "--cores", "1", "--programs", progs,
-                     "--out", out, "--rounds", "1")
+    rc, _, err = fid(
+        catalogue,
+        "run",
+        "--all",
+        "--only",
+        "elsewhere",
+        "--cores",
+        "1",
+        "--programs",
+        progs,
+        "--out",
+        out,
+        "--rounds",
+        "1",
+        "--db",
+        tmp_path / "store.db",
+    )
     assert rc == 1
     rec = json.loads(out.read_text().splitlines()[-1])
     assert rec["program"] == "elsewhere" and "not found" in rec["error"]
@@ -224,7 +277,9 @@ def test_a_pairing_measured_with_more_hops_is_its_own_comparison_with_its_label(
     """A second case of one pairing with another hop count (e.g. past a JIT's warm-up): the [[core]]
     entry that names its hops picks it, resuming does not take one for the other, and its rows say
     which they are."""
-    text = catalogue.read_text() + '''
+    text = (
+        catalogue.read_text()
+        + """
 [[case]]
 driver = "sleepy"
 program = "slow-ring"
@@ -239,16 +294,26 @@ driver = "sleepy"
 program = "slow-ring"
 sizes = [10]
 hops = 40000
-'''
+"""
+    )
     catalogue.write_text(text)
     monkeypatch.setattr(fidelity, "CATALOGUE", catalogue)
     _, cases, core = fidelity.load()
     todo = fidelity.plan(cases, core, (), (), ())
-    assert [(t["n"], t["hops"], t.get("label")) for t in todo] == [(10, 4000, None), (10, 40000, "40k hops"),
-                                                                   (20, 4000, None)]
+    assert [(t["n"], t["hops"], t.get("label")) for t in todo] == [
+        (10, 4000, None),
+        (10, 40000, "40k hops"),
+        (20, 4000, None),
+    ]
     assert len({fidelity.key_of(t) for t in todo}) == 3
-    cell = {"driver": {"ns_per_hop": 50_000}, "program": {"ns_per_hop": 100_000}, "ratio": 0.5,
-            "ratio_ci": [0.4, 0.6], "p_value": 0.01, "significant": True}
+    cell = {
+        "driver": {"ns_per_hop": 50_000},
+        "program": {"ns_per_hop": 100_000},
+        "ratio": 0.5,
+        "ratio_ci": [0.4, 0.6],
+        "p_value": 0.01,
+        "significant": True,
+    }
     recs = [{**t, "commit": "abc1234", "command": "c", "report": {"rounds": 5, "cells": [cell]}} for t in todo]
     md = fidelity.render(recs, {"slow-ring": {"title": "t", "origin": "written here", "idiom": "i"}}, cases)
     assert "| slow-ring | 1 core | 10 |" in md and "| slow-ring | 1 core, 40k hops | 10 |" in md

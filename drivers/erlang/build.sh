@@ -1,19 +1,10 @@
 #!/bin/sh
-# Build the Erlang driver: the benchmark module (required) and the optional
-# CPU-clock NIF (needs a C compiler and erl_nif.h from Debian's erlang-dev).
-set -e
+# Build the Erlang driver: the BEAM family's shared library first
+# (../common/erlang: its ebin/ and the CPU-clock NIF), then the workloads
+# into ebin/. erlc is the standard build; driver.toml puts both ebin/
+# folders on the code path with -pa.
+set -eu
 cd "$(dirname "$0")"
+sh ../common/erlang/build.sh
 mkdir -p ebin
-if command -v cc >/dev/null 2>&1; then
-    INC=$(erl -noshell -noinput -eval 'io:format("~s", [filename:join([code:root_dir(), "usr", "include"])]), halt().')
-    if [ -f "$INC/erl_nif.h" ]; then
-        mkdir -p priv
-        cc -O2 -fPIC -shared -Wall -o priv/ringbench_cpu.so c_src/ringbench_cpu.c -I"$INC" \
-            || echo "ringbench erlang: NIF build failed; CPU times fall back to /proc schedstat" >&2
-    else
-        echo "ringbench erlang: erl_nif.h not found (install erlang-dev); CPU times fall back to /proc schedstat" >&2
-    fi
-else
-    echo "ringbench erlang: no C compiler; CPU times fall back to /proc schedstat" >&2
-fi
-erlc -Wall -o ebin src/*.erl
+erlc -Wall -pa ../common/erlang/ebin -o ebin src/*.erl

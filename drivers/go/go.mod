@@ -1,3 +1,5 @@
 module ringbench/drivers/go
 
-go 1.19
+go 1.21
+
+toolchain go1.26.8

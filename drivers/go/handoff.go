@@ -69,11 +69,11 @@ func (s *slot) putGuarded(v int) {
 // own mutex (blocks until handed the token), reads its slot, counts the
 // receipt in a local variable, writes the successor's slot, unlocks the
 // successor's mutex and yields. v <= 0 is the stop message, as in the
-// channel ring.
-func handoffProc(s *slot, g *gate, done chan<- struct{}, sum chan<- int, last bool) {
+// channel ring; after it the process waits to be retired (ends.retire).
+func handoffProc(s *slot, e *ends, last bool) {
 	next := s.next
 	count := 0
-	g.ready()
+	e.gate.ready()
 	for {
 		s.full.Lock()
 		v := s.value
@@ -83,14 +83,16 @@ func handoffProc(s *slot, g *gate, done chan<- struct{}, sum chan<- int, last bo
 			runtime.Gosched()
 		} else if v == 1 {
 			count++
-			done <- struct{}{}
+			e.done <- struct{}{}
 		} else {
 			t := count - v
 			if last {
-				sum <- t
+				e.sum <- t
 			} else {
 				next.put(-t)
 			}
+			s.full.Lock()
+			e.retired <- struct{}{}
 			return
 		}
 	}
@@ -101,10 +103,10 @@ func handoffProc(s *slot, g *gate, done chan<- struct{}, sum chan<- int, last bo
 // to be free before writing. Two tokens never meet in one slot, and with
 // tokens <= n the ring cannot deadlock (every process blocked on a full
 // successor would need n values in slots plus n held: 2n > n tokens).
-func handoffProcGuarded(s *slot, g *gate, done chan<- struct{}, sum chan<- int, last bool) {
+func handoffProcGuarded(s *slot, e *ends, last bool) {
 	next := s.next
 	count := 0
-	g.ready()
+	e.gate.ready()
 	for {
 		s.full.Lock()
 		v := s.value
@@ -115,14 +117,16 @@ func handoffProcGuarded(s *slot, g *gate, done chan<- struct{}, sum chan<- int, 
 			runtime.Gosched()
 		} else if v == 1 {
 			count++
-			done <- struct{}{}
+			e.done <- struct{}{}
 		} else {
 			t := count - v
 			if last {
-				sum <- t
+				e.sum <- t
 			} else {
 				next.putGuarded(-t)
 			}
+			s.full.Lock()
+			e.retired <- struct{}{}
 			return
 		}
 	}
@@ -147,20 +151,18 @@ func buildHandoffRing(n, tokens int, burst bool, start func(i int, s *slot)) (sl
 
 func ringHandoffIter(n, m, tokens int, burst bool) result {
 	var r result
-	done := make(chan struct{}, tokens)
-	sum := make(chan int)
-	g := newGate(n)
+	e := newEnds(n, tokens)
 	guarded := tokens > 1
 
 	t0 := spawnStart()
 	slots, inject := buildHandoffRing(n, tokens, burst, func(i int, s *slot) {
 		if guarded {
-			go handoffProcGuarded(s, g, done, sum, i == n-1)
+			go handoffProcGuarded(s, e, i == n-1)
 		} else {
-			go handoffProc(s, g, done, sum, i == n-1)
+			go handoffProc(s, e, i == n-1)
 		}
 	})
-	r.spawnDone(t0, g.wait())
+	r.spawnDone(t0, e.gate.wait())
 
 	v := n * m
 	t2 := now()
@@ -172,19 +174,22 @@ func ringHandoffIter(n, m, tokens int, burst bool) result {
 		}
 	}
 	for j := 0; j < tokens; j++ {
-		<-done
+		<-e.done
 	}
 	t3 := now()
 
 	// Proof, untimed: the stop value collects every receipt count. Every
 	// token has finished, so every slot is empty and p0's may be written.
+	// Each process has read its stop value, so each slot is empty again
+	// when the process is retired.
+	put := (*slot).put
 	if guarded {
-		slots[0].putGuarded(0)
-	} else {
-		slots[0].put(0)
+		put = (*slot).putGuarded
 	}
-	r.count = int64(<-sum)
+	put(&slots[0], 0)
+	r.count = int64(<-e.sum)
 	verify("ring", r.count, int64(n)*int64(m)*int64(tokens))
+	e.retire(n, func(i int) { put(&slots[i], 0) })
 	r.runNs, r.runCPU = between(t2, t3)
 	return r
 }
@@ -270,25 +275,25 @@ func continuousHandoff(p params) {
 
 // ---------------------------------------------------------------- spawn
 
-// spawnHandoffProc: a ready message to main (as in the channel variant),
+// spawnHandoffProc: a ready message to main (as in the stock variant),
 // then the process blocks in its first receive, here the Lock of its own
 // mutex.
-func spawnHandoffProc(s *slot, ready chan<- struct{}, exited *sync.WaitGroup) {
+func spawnHandoffProc(s *slot, ready, retired chan<- struct{}) {
 	ready <- struct{}{}
 	s.full.Lock()
-	exited.Done()
+	retired <- struct{}{}
 }
 
 func spawnHandoffIter(n int) result {
 	var r result
 	ready := make(chan struct{})
-	var exited sync.WaitGroup
-	exited.Add(n)
+	e := &ends{retired: make(chan struct{})}
 
 	t0 := spawnStart()
 	slots := newSlots(n)
 	for i := range slots {
-		go spawnHandoffProc(&slots[i], ready, &exited)
+		slots[i].next = &slots[(i+1)%n] // as a ring process's slot
+		go spawnHandoffProc(&slots[i], ready, e.retired)
 	}
 	for i := 0; i < n; i++ {
 		<-ready
@@ -296,11 +301,7 @@ func spawnHandoffIter(n int) result {
 	}
 	r.spawnDone(t0, r.count)
 
-	// Untimed: release them all and wait until they have exited.
-	for i := range slots {
-		slots[i].put(0)
-	}
-	exited.Wait()
+	e.retire(n, func(i int) { slots[i].put(0) })
 	verify("spawn", r.count, int64(n))
 	return r
 }
@@ -407,6 +408,45 @@ func faninHandoffIter(n, m int) result {
 	t3 := now()
 	verify("fanin", r.count, int64(n)*int64(m))
 	r.runNs, r.runCPU = between(t2, t3)
+	return r
+}
+
+// ---------------------------------------------------------------- tree
+
+// treeHandoffNode is one process of the hand-off tree. An inner process
+// gives each child a slot of its own (the fanout slots in one slice, each
+// empty: its full mutex locked); a child hands its sum over by writing its
+// slot and unlocking that mutex, then exits. The parent takes the values by
+// locking each slot's mutex in turn: a child that finished early has left
+// its value behind and its mutex unlocked; for one that has not, the parent
+// waits. No channel, no queue: one hand-off per child.
+func treeHandoffNode(lo, size, fanout int, up *slot) {
+	if size == 1 {
+		up.put(lo)
+		return
+	}
+	slots := newSlots(fanout)
+	step := size / fanout
+	for i := range slots {
+		go treeHandoffNode(lo+i*step, step, fanout, &slots[i])
+	}
+	sum := 0
+	for i := range slots {
+		slots[i].full.Lock()
+		sum += slots[i].value
+	}
+	up.put(sum)
+}
+
+func treeHandoffIter(n, fanout int) result {
+	var r result
+	root := &newSlots(1)[0]
+	t0 := treeStart()
+	go treeHandoffNode(0, n, fanout, root)
+	root.full.Lock()
+	r.count = int64(root.value)
+	r.treeDone(t0)
+	verify("tree", r.count, int64(n)*int64(n-1)/2)
 	return r
 }
 

@@ -1,13 +1,14 @@
-// ringbench-go: the Go driver of ringbench (driver contract version 2).
+// ringbench-go: the Go driver of ringbench (driver contract version 3).
 //
-//	ringbench-go [--variant=channel|handoff] describe
-//	ringbench-go [--variant=channel|handoff] run <workload> key=value ...
+//	ringbench-go [--variant=stock|handoff|tuned] describe
+//	ringbench-go [--variant=stock|handoff|tuned] run <workload> key=value ...
 //
-// Processes are goroutines. The channel variant (the default) passes messages
+// Processes are goroutines. The stock variant (the default) passes messages
 // over unbuffered channels; the handoff variant writes the value into the next
 // goroutine's slot and unlocks that goroutine's sync.Mutex (the Benchmarks
-// Game thread-ring idiom). See README.md. stdout carries JSON Lines only;
-// diagnostics go to stderr.
+// Game thread-ring idiom); the tuned variant is the stock code run with the
+// GC settings its manifest sets. See README.md. stdout carries JSON Lines
+// only; diagnostics go to stderr.
 package main
 
 import (
@@ -22,16 +23,23 @@ import (
 	"strings"
 )
 
-const contractVersion = 2
+const contractVersion = 3
 
-// Variants (driver.toml lists both; the orchestrator passes --variant=...).
+// Variants (driver.toml lists them; the orchestrator passes --variant=...).
 const (
-	variantChannel = "channel" // goroutines + unbuffered channels: message passing
+	variantStock   = "stock"   // goroutines + unbuffered channels: message passing
 	variantHandoff = "handoff" // slot + sync.Mutex per goroutine: a baton hand-off
+	variantTuned   = "tuned"   // the stock code; the manifest sets GOGC and GOMEMLIMIT
 )
 
 // variant is what this invocation runs and what `describe` reports.
-var variant = variantChannel
+var variant = variantStock
+
+// clock and collector, as `describe` reports them (contract section 4).
+const (
+	clockText = "runtime nanotime (CLOCK_MONOTONIC, via time.Now); CPU from getrusage (1 µs)"
+	collector = "go" // Go has one collector: concurrent mark-sweep, paced by GOGC and GOMEMLIMIT
+)
 
 // ---------------------------------------------------------------- output
 
@@ -170,6 +178,10 @@ var workloadKeys = map[string][]keySpec{
 		{name: "n", min: 1, max: maxN, required: true},
 		{name: "m", min: 1, max: maxM, required: true},
 	},
+	"tree": {
+		{name: "n", min: 1, max: maxN, required: true},
+		{name: "fanout", min: 2, max: 1_000, def: 10},
+	},
 	"trace": {
 		{name: "n", min: 1, max: 100, required: true},
 		{name: "m", min: 1, max: 100, required: true},
@@ -178,7 +190,7 @@ var workloadKeys = map[string][]keySpec{
 
 // workloads in the order `describe` lists them. selective is known but
 // unsupported: Go channels have no selective receive.
-var workloadOrder = []string{"ring", "spawn", "pingpong", "fanin", "trace"}
+var workloadOrder = []string{"ring", "spawn", "pingpong", "fanin", "tree", "trace"}
 
 type params struct {
 	vals  map[string]int64
@@ -269,6 +281,14 @@ func parseParams(workload string, args []string) params {
 		if !productBelow62(uint64(p.get("n")), uint64(p.get("m")), 1) {
 			die(kindBadParam, "n*m must be < 2^62")
 		}
+	case "tree":
+		n, f := p.get("n"), p.get("fanout")
+		for n%f == 0 {
+			n /= f
+		}
+		if n != 1 {
+			die(kindBadParam, "tree's n (leaves) must be a power of the fanout %d, got '%d'", f, p.get("n"))
+		}
 	}
 	if workload != "ring" && p.get("sample_ms") > 0 {
 		die(kindBadParam, "sample_ms > 0 (continuous mode) applies only to workload ring, not %s", workload)
@@ -287,7 +307,7 @@ func productBelow62(a, b, c uint64) bool {
 
 // ---------------------------------------------------------------- main
 
-const usage = "usage: ringbench-go [--variant=channel|handoff] describe | run <workload> key=value ..."
+const usage = "usage: ringbench-go [--variant=stock|handoff|tuned] describe | run <workload> key=value ..."
 
 func main() {
 	args := os.Args[1:]
@@ -297,8 +317,8 @@ func main() {
 		switch {
 		case strings.HasPrefix(opt, "--variant="):
 			v := strings.TrimPrefix(opt, "--variant=")
-			if v != variantChannel && v != variantHandoff {
-				die(kindBadParam, "--variant must be %s or %s, got '%s'", variantChannel, variantHandoff, v)
+			if v != variantStock && v != variantHandoff && v != variantTuned {
+				die(kindBadParam, "--variant must be %s, %s or %s, got '%s'", variantStock, variantHandoff, variantTuned, v)
 			}
 			variant = v
 		default:
@@ -317,7 +337,7 @@ func main() {
 			Str("runtime", "Go").Str("version", runtime.Version()).
 			Strs("workloads", workloadOrder).
 			Strs("features", []string{"tokens", "continuous", "stats"}).
-			Str("variant", variant).emit()
+			Str("variant", variant).Str("clock", clockText).Str("collector", collector).emit()
 		os.Exit(0)
 	case "run":
 		if len(args) < 2 {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"runtime"
 	"runtime/metrics"
@@ -85,8 +86,18 @@ var firstSpawn struct {
 	before, after bool
 	rssBefore     int64
 	rssAfter      int64
+	rssPeak       int64 // tree: VmHWM just after the first tree's phase
 	memBefore     int64 // runtime_mem_*: StackInuse+HeapInuse
 	memAfter      int64
+}
+
+// resetPeakRSS resets the kernel's peak-RSS mark (VmHWM) to the current RSS,
+// so that the first tree's rss_peak is that tree's own peak. Where the
+// kernel refuses, VmHWM stays the process's peak so far (said on stderr).
+func resetPeakRSS() {
+	if err := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0); err != nil {
+		fmt.Fprintf(os.Stderr, "ringbench-go: cannot reset the peak RSS (%v); rss_peak is the process's peak so far\n", err)
+	}
 }
 
 // memoryBeforeSpawn reads *_before on the first spawn phase only. It runs

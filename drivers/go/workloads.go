@@ -3,7 +3,6 @@ package main
 import (
 	"os"
 	"runtime"
-	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -15,7 +14,7 @@ type result struct {
 	ready            int64
 	setupNs, runNs   int64
 	setupCPU, runCPU int64
-	peakGoroutines   int
+	peakGoroutines   int // at the end of the spawn phase (0 for tree: no such instant)
 }
 
 func run(workload string, p params) {
@@ -56,6 +55,10 @@ func run(workload string, p params) {
 			r = faninHandoffIter(p.int("n"), p.int("m"))
 		case workload == "fanin":
 			r = faninIter(p.int("n"), p.int("m"))
+		case workload == "tree" && handoff:
+			r = treeHandoffIter(p.int("n"), p.int("fanout"))
+		case workload == "tree":
+			r = treeIter(p.int("n"), p.int("fanout"))
 		case workload == "trace" && handoff:
 			r = traceHandoffIter(p.int("n"), p.int("m"), measured)
 		case workload == "trace":
@@ -68,11 +71,17 @@ func run(workload string, p params) {
 		for _, ks := range workloadKeys[workload] {
 			out.Int(ks.name, p.get(ks.name))
 		}
-		out.Int("count", r.count).Int("ready", r.ready).
-			Int("setup_ns", r.setupNs).Int("run_ns", r.runNs).
+		out.Int("count", r.count)
+		if workload != "tree" { // a tree's processes never idle: no ready signals
+			out.Int("ready", r.ready)
+		}
+		out.Int("setup_ns", r.setupNs).Int("run_ns", r.runNs).
 			Int("setup_cpu_ns", r.setupCPU).Int("run_cpu_ns", r.runCPU).
-			Int("rss_before", firstSpawn.rssBefore).Int("rss_after", firstSpawn.rssAfter).
-			Int("runtime_mem_before", firstSpawn.memBefore).Int("runtime_mem_after", firstSpawn.memAfter).
+			Int("rss_before", firstSpawn.rssBefore).Int("rss_after", firstSpawn.rssAfter)
+		if workload == "tree" {
+			out.Int("rss_peak", firstSpawn.rssPeak)
+		}
+		out.Int("runtime_mem_before", firstSpawn.memBefore).Int("runtime_mem_after", firstSpawn.memAfter).
 			emit()
 		if wantStats {
 			emitStats(workload, it, before, takeStats(), r.peakGoroutines)
@@ -134,6 +143,30 @@ func (r *result) spawnDone(t0 mark, ready int64) {
 	memoryAfterSpawn()
 }
 
+// treeStart begins a tree's one timed phase: untimed, the first tree's
+// *_before memory and the reset of the kernel's peak-RSS mark.
+func treeStart() mark {
+	if !firstSpawn.before {
+		resetPeakRSS()
+	}
+	memoryBeforeSpawn()
+	return now()
+}
+
+// treeDone ends it once main has the root's sum: the clock stops, VmHWM is
+// read, then (untimed) the iteration's one collection and the first tree's
+// *_after memory.
+func (r *result) treeDone(t0 mark) {
+	t1 := now()
+	r.runNs, r.runCPU = between(t0, t1)
+	peak := statusField("VmHWM")
+	runtime.GC()
+	if !firstSpawn.after {
+		firstSpawn.rssPeak = peak
+	}
+	memoryAfterSpawn()
+}
+
 // placement returns the index of the process each token is injected at, in
 // injection order: burst=0 spreads token j to p(j*n div tokens), burst=1
 // puts every token at p0 (contract section 3, ring).
@@ -153,10 +186,10 @@ func placement(n, tokens int, burst bool) []int {
 // with v hops to go; v <= 0 is the stop message carrying the sum -v of the
 // receipt counts of the processes it has passed. The receipt count lives in
 // a local variable: per hop the goroutine receives, compares, increments and
-// sends, nothing else.
-func ringProc(in <-chan int, next chan<- int, g *gate, done chan<- struct{}, sum chan<- int, last bool) {
+// sends, nothing else. After the stop it waits to be retired (ends.retire).
+func ringProc(in <-chan int, next chan<- int, e *ends, last bool) {
 	count := 0
-	g.ready()
+	e.gate.ready()
 	for {
 		v := <-in
 		if v > 1 {
@@ -164,16 +197,47 @@ func ringProc(in <-chan int, next chan<- int, g *gate, done chan<- struct{}, sum
 			next <- v - 1
 		} else if v == 1 {
 			count++
-			done <- struct{}{}
+			e.done <- struct{}{}
 		} else {
 			s := count - v
 			if last {
-				sum <- s
+				e.sum <- s
 			} else {
 				next <- -s
 			}
+			<-in
+			e.retired <- struct{}{}
 			return
 		}
+	}
+}
+
+// ends is what the processes of one ring share with main: the ready gate,
+// a channel for tokens that have made their last hop (room for every token,
+// so that a finishing process never blocks on main while main is still
+// injecting), the stop pass's sum, and the retirement handshake.
+type ends struct {
+	gate    *gate
+	done    chan struct{}
+	sum     chan int
+	retired chan struct{}
+}
+
+func newEnds(n, tokens int) *ends {
+	return &ends{gate: newGate(n), done: make(chan struct{}, tokens), sum: make(chan int), retired: make(chan struct{})}
+}
+
+// retire ends a ring's processes one at a time, the last first (untimed).
+// Go keeps the goroutines that have exited on free lists, last in first out,
+// and the next spawn takes them from there; retiring in reverse spawn order
+// gives every ring its goroutines (g and stack) in the order the first ring
+// had them, with ascending addresses around the ring. Letting them exit in
+// ring order, as the stop pass reaches them, reverses that order in every
+// other ring (README.md, "Measurements"). wake(i) wakes process i.
+func (e *ends) retire(n int, wake func(i int)) {
+	for i := n - 1; i >= 0; i-- {
+		wake(i)
+		<-e.retired
 	}
 }
 
@@ -192,45 +256,48 @@ func ringCap(n, tokens int) int {
 	return 0
 }
 
-// buildChannelRing makes the n inboxes and returns p0's inbox and, per token,
-// the inbox it is injected at. start(i, in, next) launches process i.
-func buildChannelRing(n, tokens int, burst bool, start func(i int, in, next chan int)) (first chan int, inject []chan int) {
+// buildChannelRing makes the inboxes and starts the processes in ring order,
+// each inbox made just before the process that sends to it is started. It
+// keeps the inboxes in main's handles (allocated by the caller) and returns,
+// per token, the inbox it is injected at. start(i, in, next) launches
+// process i.
+func buildChannelRing(inboxes []chan int, tokens int, burst bool, start func(i int, in, next chan int)) (inject []chan int) {
+	n := len(inboxes)
 	capIn := ringCap(n, tokens)
-	at := placement(n, tokens, burst)
-	inject = make([]chan int, tokens)
-	first = make(chan int, capIn)
-	in := first
-	k := 0
+	inboxes[0] = make(chan int, capIn)
 	for i := 0; i < n; i++ {
-		var next chan int
-		if i == n-1 {
-			next = first
-		} else {
-			next = make(chan int, capIn)
+		if i < n-1 {
+			inboxes[i+1] = make(chan int, capIn)
 		}
-		for k < tokens && at[k] == i {
-			inject[k] = in
-			k++
-		}
-		start(i, in, next)
-		in = next
+		start(i, inboxes[i], inboxes[(i+1)%n])
 	}
-	return first, inject
+	inject = make([]chan int, tokens)
+	for j, at := range placement(n, tokens, burst) {
+		inject[j] = inboxes[at]
+	}
+	return inject
+}
+
+// handles returns main's slice of n inbox handles, its pages touched before
+// the spawn phase so that neither its time nor its memory counts there.
+func handles(n int) []chan int {
+	h := make([]chan int, n)
+	for i := range h {
+		h[i] = nil
+	}
+	return h
 }
 
 func ringIter(n, m, tokens int, burst bool) result {
 	var r result
-	// done has room for every token so that a finishing process never
-	// blocks on main while main is still injecting.
-	done := make(chan struct{}, tokens)
-	sum := make(chan int)
-	g := newGate(n)
+	e := newEnds(n, tokens)
+	inboxes := handles(n)
 
 	t0 := spawnStart()
-	first, inject := buildChannelRing(n, tokens, burst, func(i int, in, next chan int) {
-		go ringProc(in, next, g, done, sum, i == n-1)
+	inject := buildChannelRing(inboxes, tokens, burst, func(i int, in, next chan int) {
+		go ringProc(in, next, e, i == n-1)
 	})
-	r.spawnDone(t0, g.wait())
+	r.spawnDone(t0, e.gate.wait())
 
 	// Message phase.
 	v := n * m
@@ -239,14 +306,15 @@ func ringIter(n, m, tokens int, burst bool) result {
 		c <- v
 	}
 	for j := 0; j < tokens; j++ {
-		<-done
+		<-e.done
 	}
 	t3 := now()
 
 	// Proof, untimed: the stop message collects every receipt count.
-	first <- 0
-	r.count = int64(<-sum)
+	inboxes[0] <- 0
+	r.count = int64(<-e.sum)
 	verify("ring", r.count, int64(n)*int64(m)*int64(tokens))
+	e.retire(n, func(i int) { inboxes[i] <- 0 })
 	r.runNs, r.runCPU = between(t2, t3)
 	return r
 }
@@ -278,8 +346,9 @@ func continuous(p params) {
 	var laps atomic.Int64
 	g := newGate(n)
 	var r result
+	inboxes := handles(n)
 	t0 := spawnStart()
-	_, inject := buildChannelRing(n, tokens, p.get("burst") == 1, func(i int, in, next chan int) {
+	inject := buildChannelRing(inboxes, tokens, p.get("burst") == 1, func(i int, in, next chan int) {
 		if i == 0 {
 			go contHead(in, next, g, &laps)
 		} else {
@@ -311,30 +380,26 @@ func sample(p params, n int, start time.Time, laps *atomic.Int64) {
 // ---------------------------------------------------------------- spawn
 
 // spawnProc signals ready with a message to main, then blocks in its first
-// receive. The spawn workload keeps a ready *message* (contract: count =
-// ready messages received) in both variants, so that the two variants'
-// spawn figures differ only in what a process blocks on.
-func spawnProc(in <-chan struct{}, ready chan<- struct{}, exited *sync.WaitGroup) {
+// receive on an inbox made as a ring process's is. The spawn workload keeps
+// a ready *message* (contract: count = ready messages received) in both
+// variants, so that the two variants' spawn figures differ only in what a
+// process blocks on.
+func spawnProc(in <-chan int, ready, retired chan<- struct{}) {
 	ready <- struct{}{}
 	<-in
-	exited.Done()
+	retired <- struct{}{}
 }
 
 func spawnIter(n int) result {
 	var r result
-	inboxes := make([]chan struct{}, n) // main's handles on the processes
-	for i := range inboxes {
-		inboxes[i] = nil // touch the pages now, not in the measured phase
-	}
+	inboxes := handles(n)
 	ready := make(chan struct{})
-	var exited sync.WaitGroup
-	exited.Add(n)
+	e := &ends{retired: make(chan struct{})}
 
 	t0 := spawnStart()
-	for i := 0; i < n; i++ {
-		c := make(chan struct{})
-		inboxes[i] = c
-		go spawnProc(c, ready, &exited)
+	for i := range inboxes {
+		inboxes[i] = make(chan int)
+		go spawnProc(inboxes[i], ready, e.retired)
 	}
 	for i := 0; i < n; i++ {
 		<-ready
@@ -342,11 +407,7 @@ func spawnIter(n int) result {
 	}
 	r.spawnDone(t0, r.count)
 
-	// Untimed: release them all and wait until they have exited.
-	for _, c := range inboxes {
-		c <- struct{}{}
-	}
-	exited.Wait()
+	e.retire(n, func(i int) { inboxes[i] <- 0 })
 	verify("spawn", r.count, int64(n))
 	return r
 }
@@ -438,6 +499,42 @@ func faninIter(n, m int) result {
 	t3 := now()
 	verify("fanin", r.count, int64(n)*int64(m))
 	r.runNs, r.runCPU = between(t2, t3)
+	return r
+}
+
+// ---------------------------------------------------------------- tree
+
+// treeNode is one process of the tree (skynet): it covers the leaves lo …
+// lo+size-1. A leaf sends its ordinal up. An inner process makes one
+// unbuffered channel, starts fanout children that each cover an equal,
+// contiguous part of its range and send their sum on that channel, receives
+// one value from each, in whatever order they come, sends the total up and
+// exits.
+func treeNode(lo, size, fanout int, up chan<- int) {
+	if size == 1 {
+		up <- lo
+		return
+	}
+	in := make(chan int)
+	step := size / fanout
+	for i := 0; i < fanout; i++ {
+		go treeNode(lo+i*step, step, fanout, in)
+	}
+	sum := 0
+	for i := 0; i < fanout; i++ {
+		sum += <-in
+	}
+	up <- sum
+}
+
+func treeIter(n, fanout int) result {
+	var r result
+	root := make(chan int)
+	t0 := treeStart()
+	go treeNode(0, n, fanout, root)
+	r.count = int64(<-root)
+	r.treeDone(t0)
+	verify("tree", r.count, int64(n)*int64(n-1)/2)
 	return r
 }
 

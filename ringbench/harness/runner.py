@@ -14,6 +14,8 @@ interruption loses the cells under way, at most one group's).
 from __future__ import annotations
 
 import itertools
+import os
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import partial
@@ -50,6 +52,34 @@ def describe_cached(d: Driver, cores: str = "all", clean_env: bool = False) -> d
     if key not in _describe_cache:
         _describe_cache[key] = describe(d, cores, clean_env)
     return _describe_cache[key]
+
+
+def describe_all(cells: list[CellSpec], clean_env: bool = False) -> None:
+    """Ask every (driver, core setting) of the plan to describe itself, a few at a time, before anything is
+    measured: describes are short and independent, and a plan of many runtimes would otherwise wait for
+    each in turn."""
+    todo = list({(c.driver.name, c.cores): c for c in cells}.values())
+    if len(todo) < 2:
+        return
+
+    def work() -> None:
+        while todo:
+            try:
+                c = todo.pop()
+            except IndexError:
+                return
+            try:
+                describe_cached(c.driver, c.cores, clean_env)
+            except DriverFailed:
+                pass  # asked again, and reported, where the cell needs it
+
+    # Plain threads, not concurrent.futures: that imports logging, whose fork hooks can swallow a Ctrl-C
+    # that lands while a driver process is being started.
+    workers = [threading.Thread(target=work, daemon=True) for _ in range(max(2, os.cpu_count() or 2))]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
 
 
 def workloads_of(d: Driver) -> list[str]:

@@ -2,7 +2,7 @@
 --format` offers). Adding a format is one function here with `@exporter("name")`.
 
     json      the one JSON shape of a run (results.document): everything, re-importable
-    csv       one line per repeat (timed) or per sample (continuous), the cell's identity on each
+    csv       one line per repeat (timed), per sample (continuous) or per round (versus), the cell's identity on each
     markdown  the table with its notes, squeeze histories and warnings, ready for a blog post
 """
 
@@ -62,12 +62,20 @@ _CSV_FIELDS = [
     "tokens",
     "seq",
     "elapsed_ns",
+    # versus: one line per round of one side, with the whole-process wall times its figure comes from
+    "side",
+    "round",
+    "m1",
+    "wall_m1_ns",
+    "wall_m2_ns",
+    "launch_m1",
+    "launch_m2",
 ]
 
 
 @exporter("csv")
 def to_csv(run: Run) -> str:
-    """One line per repeat (timed) or per sample (continuous), with the cell's identity on each."""
+    """One line per repeat (timed), per sample (continuous) or per round (versus), the cell's identity on each."""
     buf = io.StringIO()
     w = csv.DictWriter(buf, fieldnames=_CSV_FIELDS, extrasaction="ignore")
     w.writeheader()

@@ -5,7 +5,7 @@ same colour and marker everywhere, and a legend's words are made from the same t
 
     from ringbench.present import style
     style.fmt_ns(1234)                      # '1.23 µs'
-    style.styles(["erlang", "go/channel"])  # {'erlang': Style(colour='#d62728', marker='s', floor=False), …}
+    style.styles(["erlang", "go/stock"])  # {'erlang': Style(colour='#d62728', marker='s', floor=False), …}
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from ..catalogue.workloads import RSS_PER_PROC, SPAWN_US
 from ..results import modes, stats
 from ..results.model import Cell
-from ..results.relative import Relative, ordered, ranked, references, relatives
+from ..results.relative import Relative, ordered, own_comparison, ranked, references, relatives
 
 HOP_SHORT = {"mailbox": "mbox", "channel": "chan", "rendezvous": "rdv", "handoff": "hand", "floor": "floor"}
 SIG_MARK = {True: "✓", False: "≈", None: "?"}
@@ -112,6 +112,12 @@ def _memory_text(c: Cell) -> str:
 
 
 def _rel_text(c: Cell, r: Relative | None) -> str:
+    if own_comparison(c):  # the ratio row / reference with its interval (versus: driver/program)
+        if r is None or r.ratio is None or r.ratio_ci is None:
+            return "–"
+        if r.is_reference:
+            return "ref"
+        return f"{r.ratio:.2f} ({r.ratio_ci[0]:.2f}–{r.ratio_ci[1]:.2f}) {SIG_MARK[r.significant]}"
     if c.is_floor:
         return "floor"
     if not ranked(c):
@@ -147,6 +153,8 @@ def rows(
     timed = mode.settles
     show_spawn = timed and SPAWN_US in w.metrics and w.headline is not SPAWN_US
     show_mem = timed and RSS_PER_PROC in w.metrics and w.headline is not RSS_PER_PROC
+    own = own_comparison(cells[0])
+    beside = own.beside(w) if own else ()
     cols = [
         Column("Runtime", False),
         Column("hop", False),
@@ -154,12 +162,13 @@ def rows(
         *(Column(_param_header(p)) for p in params),
         Column(head),
         Column("±95%"),
+        *(Column(m.label.replace(" ", "\n", 1)) for m in beside),
     ]
     if show_spawn:
         cols.append(Column("spawn\nµs"))
     if show_mem:
         cols.append(Column("B/proc"))
-    cols.append(Column("Rel %"))
+    cols.append(Column(own.comparison_header if own else "Rel %"))
     extra_cols = _wide_columns(cells) if wide else []
     cols += extra_cols
     out = []
@@ -177,6 +186,7 @@ def rows(
         headline = _memory_text(c) if w.headline is RSS_PER_PROC and timed else fmt(hl.median)
         row += [headline, _ci_text(vals, hl.median)]
         summaries = c.summaries()
+        row += [fmt(summaries[m.name].median) if m.name in summaries else "–" for m in beside]
         if show_spawn:
             row.append(fmt(summaries[SPAWN_US.name].median) if SPAWN_US.name in summaries else "–")
         if show_mem:
@@ -190,7 +200,9 @@ def rows(
 
 def _wide_metrics(cells: list[Cell]) -> list:
     mode = cells[0].mode_object
-    return [m for m in mode.metrics(cells[0].workload)[1:] if m not in (SPAWN_US, RSS_PER_PROC)]
+    own = own_comparison(cells[0])
+    beside = own.beside(cells[0].workload) if own else ()
+    return [m for m in mode.metrics(cells[0].workload)[1:] if m not in (SPAWN_US, RSS_PER_PROC, *beside)]
 
 
 def _wide_columns(cells: list[Cell]) -> list[Column]:
@@ -247,7 +259,10 @@ def notes(cells: list[Cell], rel: dict[int, Relative], show_mem: bool, failed: l
     for k, c in enumerate(failed or [], 1):
         out.append(f"[{k}] {c.label.strip()}: {reason_line(c)}")
     refs = references(cells, rel)
-    if refs:
+    own = own_comparison(cells[0]) if cells else None
+    if own and rel:
+        out.append(own.comparison_note())
+    elif refs:
         out.append(
             f"Rel % = throughput against {'; '.join(refs)} (the ref row of each group), among rows that "
             f"differ in the runtime alone; – a row with nothing to compare. ✓ significant difference "

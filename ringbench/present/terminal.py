@@ -20,6 +20,7 @@ from rich.text import Text
 from ..catalogue.workloads import WORKLOADS
 from ..results import noise
 from ..results.model import Cell, Run
+from ..results.modes import MODES
 from ..results.relative import ordered
 from . import tables
 
@@ -68,7 +69,7 @@ def show_run(run: Run, wide: bool = False) -> None:
         wcols, wbody = tables.wide_block(cells, run.baseline)
         if wbody:
             out.print(_table("details", wcols, wbody, wrap_left=True))
-    elif run.mode_object.sampled:
+    elif run.mode_object.sampled or run.mode_object.details_under_table:
         for c in cells:
             if c.ok:
                 out.print(escape(f"{c.label}: {c.mode_object.details(c)}"), highlight=False)
@@ -185,7 +186,12 @@ def show_history(runs: list[dict], db: str, db_flag: str) -> None:
             escape(_runtimes_text(s.get("runtimes", []))),
         )
     out.print(t)
-    resumable = [r["id"] for r in runs if r["status"] in ("interrupted", "budget", "abandoned", "failed")]
+    resumable = [
+        r["id"]
+        for r in runs
+        if r["status"] in ("interrupted", "budget", "abandoned", "failed")
+        and MODES[r["settings"].get("mode", "timed")].resumable
+    ]
     if resumable:
         out.print(
             f"Cells = ok/planned. `ringbench sweep --resume {resumable[-1]}{db_flag}` finishes run "

@@ -19,7 +19,7 @@ from pathlib import Path
 from ..catalogue import workloads
 from . import relative, stats
 from .model import Cell, Run
-from .modes import Options
+from .modes import MODES, Options
 
 EXPORT_FORMAT = 2
 READABLE_FORMATS = (1, 2)
@@ -130,7 +130,7 @@ def _cell_from_doc(i: int, c: object) -> Cell:
         if not isinstance(c.get(key), kind):
             raise DocumentError(f"{where} has no {key!r} ({kind.__name__})")
     where = f"cell {i} ({c['runtime']} [{c['cores']}])"
-    if c["status"] not in CELL_STATUSES or c["mode"] not in ("timed", "continuous", "squeeze"):
+    if c["status"] not in CELL_STATUSES or c["mode"] not in MODES:
         raise DocumentError(f"{where}: status {c['status']!r} or mode {c['mode']!r} is not one ringbench writes")
     try:
         w = workloads.get(c["workload"])

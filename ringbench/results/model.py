@@ -131,6 +131,8 @@ class Cell:
             return None, "no records"
         if RSS_PER_PROC not in self.workload.metrics:
             return None, f"{self.workload.name} has no idle processes to weigh"
+        if RSS_PER_PROC not in self.mode_object.metrics(self.workload):
+            return None, f"{self.mode} mode gives no memory figure"
         if self.records[0].get("ready") is None:
             return None, "recorded before contract 2 (memory may have been read after a warm-up)"
         if self.used_params.get("n", 0) < MIN_N_FOR_MEMORY:
@@ -217,13 +219,14 @@ class Run:
                 "interrupted": "interrupted",
                 "abandoned": "the process measuring it stopped",
             }[self.status]
+            resumable = self.mode_object.resumable  # a versus run is measured again whole
             out.append(
                 noise.RunWarning(
                     self.status,
                     f"{why}: {done} of {planned} cells finished and stored (a cell is all or nothing: "
                     "the repeats of one under way are not kept)",
-                    "continue with",
-                    hint=self.hint("sweep --resume"),
+                    "continue with" if resumable else "measure it again with its command, shown by",
+                    hint=self.hint("sweep --resume" if resumable else "show"),
                 )
             )
         return out

@@ -101,6 +101,9 @@ class Mode:
     flags = {"squeeze_min": "--min", "squeeze_max": "--max", "target_ms": "--target"}
     settles = False  # whether its cells record warm-up iterations (and are summarised per repeat)
     sampled = True  # whether its values are sample intervals of a running ring
+    resumable = True  # whether `sweep --resume` can finish a stopped run of this mode
+    details_under_table = False  # whether each row's details are printed under the table (besides --wide)
+    summarised = True  # whether the report's summary ranks its cells among the runtimes' (a versus run's are not)
 
     def processes(self, opts: Options) -> int:
         """Driver processes one cell launches at most (calibration probes aside)."""
@@ -326,3 +329,167 @@ def squeeze_history(cell: Cell) -> list[dict]:
 
 
 __all__ = ["MODES", "Mode", "ModeError", "Options", "workloads", "warmups", "settled", "squeeze_history"]
+
+
+# -- versus: a driver against an independent program ----------------------------------------------
+# `ringbench versus` (harness/versus.py) runs a driver and a program of its runtime interleaved, both timed
+# from outside as whole processes at a short lap count M1 and a long one M2. Its run has two cells per N,
+# the driver (as its runtime id) and the program (`program:<label>`, settings["side"] = "program"); each
+# record is one round of one side: the whole-process wall times of its short and long runs (wall_m1_ns,
+# wall_m2_ns), the laps (m1, and m = M2) and the ring's n and tokens; a driver's record is its checked
+# result record of the long run, a program's has the contract's fields at 0 (a program proves nothing).
+def _differential(r: workloads.Params) -> float | None:
+    """(t(M2) − t(M1)) / (N × (M2 − M1) × tokens): what one more hop costs in a running ring; for the tree,
+    (t(N) − t(N1)) / (processes(N) − processes(N1)): what one more process costs."""
+    if "n1" in r:
+        more = workloads.tree_processes(r) - workloads.tree_processes({"n": r["n1"], "fanout": r["fanout"]})
+    else:
+        more = r["n"] * (r["m"] - r["m1"]) * r["tokens"]
+    return (r["wall_m2_ns"] - r["wall_m1_ns"]) / more if more > 0 else None
+
+
+VERSUS_NS_PER_HOP = Metric("ns_per_hop", "ns/hop", _differential)
+VERSUS_NS_PER_PROCESS = Metric("ns_per_process", "ns/proc", _differential)
+OWN_NS_PER_HOP = Metric("own_ns_per_hop", "own ns/hop", lambda r: r["run_ns"] / r["count"] if r["count"] else None)
+OWN_NS_PER_PROCESS = Metric(
+    "own_ns_per_process", "own ns/proc", lambda r: r["run_ns"] / workloads.tree_processes(r) if r["run_ns"] else None
+)
+WALL_SHORT = Metric("wall_short_s", "t short s", lambda r: r["wall_m1_ns"] / 1e9)
+WALL_LONG = Metric("wall_long_s", "t long s", lambda r: r["wall_m2_ns"] / 1e9)
+# Below this the long and short runs differ by little more than timer and scheduler noise; or by less
+# than NOISE_FACTOR × the spread (MAD) of the short runs' wall times.
+MIN_DIFFERENCE_S = 0.05
+NOISE_FACTOR = 20
+
+
+class Versus(Mode):
+    """Values: the differential ns/hop of each round. Rows are compared their own way (see
+    results.relative.OwnComparison): each row against the program of its N and core setting, whatever
+    its kind of hop or tuning, and the table reads the ratio driver/program."""
+
+    name = "versus"
+    resumable = False  # a stopped comparison is measured again whole (`sweep --resume` cannot run it)
+    summarised = False  # a driver against a program: its own table says it, not the runtimes' summary
+    sampled = False
+    details_under_table = True  # each row's laps, wall times and commands, printed under the table
+    value_name = "rounds"
+    more_flag = "--rounds"
+    comparison_header = "ratio\ndriver/program"
+
+    def processes(self, opts: Options) -> int:
+        """One side's processes: its warm-up runs and two a round."""
+        return (opts.warmup or 0) + 2 * opts.repeat
+
+    def steps(self, opts: Options) -> int:
+        return opts.repeat
+
+    def seconds(self, opts: Options) -> float:
+        return self.processes(opts) * 0.5  # the program's speed is unknown: half a second a process
+
+    def check(self, w: Workload, opts: Options, given: set[str]) -> None:
+        raise ModeError(
+            "a versus run (a driver against a program) is measured by `ringbench versus`, not by run or sweep; "
+            "run `ringbench versus` again (`ringbench show RUN` has its command)"
+        )
+
+    def metrics(self, w: Workload) -> tuple[Metric, ...]:
+        if w.name == workloads.TREE.name:
+            return (VERSUS_NS_PER_PROCESS, OWN_NS_PER_PROCESS, WALL_SHORT, WALL_LONG)
+        return (VERSUS_NS_PER_HOP, OWN_NS_PER_HOP, WALL_SHORT, WALL_LONG)
+
+    def beside(self, w: Workload) -> tuple[Metric, ...]:
+        """Figures the compact table shows beside the headline: the driver's own figure per hop (process)."""
+        return self.metrics(w)[1:2]
+
+    def values(self, cell: Cell, metric: Metric | None = None) -> list[float]:
+        """A metric is read by its name: ns_per_hop asked of a versus cell (by a chart, say) is its
+        differential figure, never the driver's own run_ns / count."""
+        mine = {m.name: m for m in self.metrics(cell.workload)}
+        metric = mine.get(metric.name, metric) if metric else self.metrics(cell.workload)[0]
+        return [v for v in map(metric.of, cell.records) if v is not None]
+
+    def describe(self, opts: Options, w: Workload) -> str:
+        figure = (
+            "ns/proc = (t(N) − t(N1)) / (processes(N) − processes(N1)), whole processes timed from outside"
+            if w.name == workloads.TREE.name
+            else "ns/hop = (t(M2) − t(M1)) / (N × (M2 − M1) × tokens), whole processes timed from outside, M = M2"
+        )
+        return (
+            f"{figure}; "
+            f"median of {opts.repeat} interleaved rounds (ABBA, the sides swapping each round, after "
+            f"{opts.warmup or 0} untimed warm-up run(s) a side); own = the driver's own figure from its record"
+        )
+
+    def details(self, cell: Cell) -> str:
+        x = cell.extra
+        parts = (
+            [f"N {x.get('n1', 0):,} → {cell.used_params.get('n', 0):,}"]
+            if "n1" in x
+            else [f"M {x.get('m1', 0):,} → {cell.used_params.get('m', 0):,}"]
+        )
+        short, long_ = self.values(cell, WALL_SHORT), self.values(cell, WALL_LONG)
+        if short and long_:
+            parts.append(f"wall {stats.summarize(short).median:.3f} s → {stats.summarize(long_).median:.3f} s")
+        if x.get("command_m1"):
+            parts.append(f"short run: {x['command_m1']}; long run: {x['command_m2']}")
+        return "; ".join(parts)
+
+    def warnings(self, cell: Cell) -> list[noise.RunWarning]:
+        out = super().warnings(cell)
+        short, long_ = self.values(cell, WALL_SHORT), self.values(cell, WALL_LONG)
+        if not short or len(short) != len(long_):
+            return out
+        gap = stats.summarize([b - a for a, b in zip(short, long_, strict=True)]).median
+        spread = stats.summarize(short).mad
+        if gap < max(MIN_DIFFERENCE_S, NOISE_FACTOR * spread):
+            out.append(
+                noise.RunWarning(
+                    "small-difference",
+                    f"the long runs exceed the short ones by less than {MIN_DIFFERENCE_S * 1e3:.0f} ms or "
+                    f"{NOISE_FACTOR} × the short runs' spread: start-up noise weighs on the figure",
+                    "raise --hops or -m",
+                    cell.label,
+                    f"{gap * 1e3:.0f} ms longer, short runs ±{spread * 1e3:.1f} ms",
+                    {"difference_s": gap, "short_mad_s": spread},
+                    cell.identity,
+                )
+            )
+        return out
+
+    # -- the comparison (results.relative.OwnComparison) --
+    def ranked(self, cell: Cell) -> bool:
+        return True
+
+    def group_key(self, cell: Cell) -> str:
+        return repr((cell.workload.name, sorted(cell.params.items()), cell.cores))
+
+    def reference(self, group: list[Cell]) -> Cell | None:
+        return next((c for c in group if c.ok and c.settings.get("side") == "program"), None)
+
+    def comparison_note(self) -> str:
+        return (
+            "ratio driver/program = the driver's median ns/hop over the program's (≤ 1: the driver at least as "
+            "fast) with its bootstrap 95 % interval; ✓ significant difference (Mann-Whitney U over the rounds, "
+            f"p < 0.05), ≈ none, ? too few rounds to tell (a test needs {MIN_REPEATS} a side)."
+        )
+
+    @staticmethod
+    def verdict(d: stats.Difference) -> str:
+        """The comparison of one N in a sentence, from stats.compare(program values, driver values)."""
+        lo, hi = d.ratio_ci
+        if d.ratio <= 1.0:
+            head = "driver at least as fast (ratio ≤ 1.0)"
+            if hi > 1.0:
+                head += f"; the interval reaches {hi:.2f}, so not proven"
+        else:
+            head = "driver slower (ratio > 1.0)"
+            if lo <= 1.0:
+                head += f"; the interval reaches down to {lo:.2f}"
+        if d.significant is None:
+            return f"{head}; too few rounds for a test (Mann-Whitney needs {MIN_REPEATS})"
+        if d.significant:
+            return f"{head}; the difference is significant (Mann-Whitney p = {d.p_value:.3g})"
+        return f"{head}; no significant difference (Mann-Whitney p = {d.p_value:.3g})"
+
+
+MODES[Versus.name] = Versus()

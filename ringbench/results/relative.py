@@ -9,13 +9,18 @@ else the fastest. A group of one row has no comparison.
 
 Rel % is throughput against the reference (reference time / row time × 100) with a bootstrap 95 %
 interval; significance is stats.compare's test (Mann-Whitney U, ≥ 5 repeats a side).
+
+A mode may compare its rows its own way (`OwnComparison`): versus ranks every row of one N and core
+setting against the program's row, whatever its kind of hop, and its table reads the ratio row/reference.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
 
+from ..catalogue.workloads import Metric, Workload
 from . import stats
 from .model import Cell
 
@@ -41,14 +46,40 @@ class Relative:
     significant: bool | None = None  # None: the reference itself, or too few repeats to tell
     p_value: float | None = None
     reference_version: str | None = None
+    ratio: float | None = None  # the row's median over the reference's (the headline's own sense)
+    ratio_ci: tuple[float, float] | None = None
+
+
+@runtime_checkable
+class OwnComparison(Protocol):
+    """A mode whose rows are compared by its own rules instead of Rel %'s (modes.Versus)."""
+
+    comparison_header: str  # the table's column in place of Rel %
+
+    def ranked(self, cell: Cell) -> bool: ...
+
+    def group_key(self, cell: Cell) -> str: ...
+
+    def reference(self, group: list[Cell]) -> Cell | None: ...
+
+    def comparison_note(self) -> str: ...
+
+    def beside(self, w: Workload) -> tuple[Metric, ...]: ...
+
+
+def own_comparison(c: Cell) -> OwnComparison | None:
+    mode = c.mode_object
+    return mode if isinstance(mode, OwnComparison) else None
 
 
 def ranked(c: Cell) -> bool:
-    return c.hop_group == "message"
+    own = own_comparison(c)
+    return own.ranked(c) if own else c.hop_group == "message"
 
 
 def group_key(c: Cell) -> str:
-    return json.dumps([c.workload.name, c.params, c.cores, c.tuned], sort_keys=True)
+    own = own_comparison(c)
+    return own.group_key(c) if own else json.dumps([c.workload.name, c.params, c.cores, c.tuned], sort_keys=True)
 
 
 def _matches(runtime: str, name: str) -> bool:
@@ -59,6 +90,9 @@ def check_baseline(baseline: str | None, cells: list[Cell]) -> None:
     """BaselineError unless `baseline` names a ranked runtime of these cells."""
     if not baseline:
         return
+    own = own_comparison(cells[0]) if cells else None
+    if own:
+        raise BaselineError(f"--baseline {baseline}: a {cells[0].mode} run's rows are compared by the mode's own rule")
     named = [c for c in cells if _matches(c.runtime, baseline)]
     if not named:
         have = ", ".join(dict.fromkeys(c.runtime for c in cells))
@@ -68,6 +102,9 @@ def check_baseline(baseline: str | None, cells: list[Cell]) -> None:
 
 
 def _reference(group: list[Cell], baseline: str | None) -> Cell | None:
+    own = own_comparison(group[0])
+    if own:
+        return own.reference(group)
     ok = [(c, h.median) for c in group if c.ok and (h := c.headline)]
     for wanted in (baseline, REFERENCE_RUNTIME):
         if wanted:
@@ -97,14 +134,20 @@ def relatives(cells: list[Cell], baseline: str | None = None) -> dict[int, Relat
         for i in members:
             c = cells[i]
             if c is ref:
-                out[i] = Relative(key, ref.runtime, True, 100.0, (100.0, 100.0), reference_version=ref.version)
+                out[i] = Relative(
+                    key, ref.runtime, True, 100.0, (100.0, 100.0), reference_version=ref.version, ratio=1.0,
+                    ratio_ci=(1.0, 1.0),
+                )  # fmt: skip
                 continue
             d = stats.compare(base, c.values())
             lo, hi = d.ratio_ci
             higher_better = not c.lower_is_better
             pct = (d.ratio if higher_better else 1 / d.ratio) * 100
             ci = (lo * 100, hi * 100) if higher_better else (100 / hi, 100 / lo)
-            out[i] = Relative(key, ref.runtime, False, pct, ci, d.significant, d.p_value, ref.version)
+            out[i] = Relative(
+                key, ref.runtime, False, pct, ci, d.significant, d.p_value, ref.version, ratio=d.ratio,
+                ratio_ci=d.ratio_ci,
+            )  # fmt: skip
     return out
 
 

@@ -1,8 +1,8 @@
-/* Optional NIF: the process CPU clock (user+system of all threads) in ns.
- * Only the driver's measurement uses it, outside the timed phases' code paths;
- * the benchmark itself is pure Erlang. Built by build.sh when a C compiler and
- * erl_nif.h (Debian: erlang-dev) are present; without it the driver falls back
- * to summing /proc/self/task/<tid>/schedstat (see README.md). */
+/* The process CPU clock for ringbench_clock:cpu_ns/0: clock_gettime
+ * (CLOCK_PROCESS_CPUTIME_ID), user + system time of every thread of the VM,
+ * in nanoseconds. Read only at the boundaries of the timed phases; the
+ * workloads themselves are pure Erlang. Built by build.sh when a C compiler
+ * and erl_nif.h (Debian: erlang-dev) are present. */
 #include <time.h>
 #include <erl_nif.h>
 
@@ -20,4 +20,4 @@ static ErlNifFunc funcs[] = {
     {"process_cpu_ns", 0, process_cpu_ns, 0}
 };
 
-ERL_NIF_INIT(ringbench_cpu, funcs, NULL, NULL, NULL, NULL)
+ERL_NIF_INIT(ringbench_clock, funcs, NULL, NULL, NULL, NULL)

@@ -1,0 +1,20 @@
+#!/bin/sh
+# The BEAM family's own checks for this library: every module compiled with
+# warnings as errors, the NIF with -Wall -Werror, and the EUnit tests of the
+# parameter parser and the JSON output (test/). Builds into a scratch folder;
+# ebin/ and priv/ are left as the build made them. Each driver's check runs it.
+set -eu
+cd "$(dirname "$0")"
+OUT=$(mktemp -d)
+trap 'rm -rf "$OUT"' EXIT
+erlc -Wall +warnings_as_errors +debug_info -o "$OUT" src/*.erl
+erlc -Wall +warnings_as_errors -o "$OUT" test/*.erl
+INC=$(erl -noshell -noinput -eval 'io:format("~s", [filename:join([code:root_dir(), "usr", "include"])]), halt().')
+if command -v cc >/dev/null 2>&1 && [ -f "$INC/erl_nif.h" ]; then
+    cc -O2 -fPIC -shared -Wall -Werror -o "$OUT/ringbench_clock.so" c_src/ringbench_clock.c -I"$INC"
+fi
+erl -noshell -noinput -pa "$OUT" -eval '
+    case eunit:test([ringbench_params_tests, ringbench_json_tests], []) of
+        ok -> halt(0);
+        _ -> halt(1)
+    end.'

@@ -1,0 +1,407 @@
+%% The protocol of a BEAM driver (docs/driver-contract.md): the verbs, the
+%% --variant= option, the iteration loop and its clocks, the memory rule, the
+%% count check, continuous sampling, and the records on stdout. A driver
+%% module implements this behaviour with its workloads and starts it with
+%%
+%%     erl ... -s <module> main -extra [--variant=<name>] describe | run ...
+%%
+%% where <module>:main/0 calls ringbench:main(?MODULE). An Elixir driver does
+%% the same from an Elixir module (its funs are ordinary BEAM funs).
+%%
+%% One iteration, as this module runs it (section 3):
+%%
+%%   memory before     untimed (the first iteration only; later ones echo it)
+%%   setup()           timed: setup_ns, setup_cpu_ns; returns {Ready, State}
+%%   memory after      untimed (idle kind: every process ready)
+%%   run(State)        timed: run_ns, run_cpu_ns; returns State
+%%   stats snapshot    untimed (stats=1)
+%%   proof(State)      untimed: the count, checked against the contract's
+%%
+%% A workload without a setup (tree) reports setup_ns = 0 and no ready; one
+%% without a run (spawn) reports run_ns = 0. Nothing of this module runs
+%% inside a timed phase but the clock reads that bound it.
+-module(ringbench).
+-export([main/1, main/2, fail/3, otp_version/0, collector/0]).
+
+-type workload() :: ringbench_params:workload().
+-type params() :: ringbench_params:params().
+-type kind() :: warmup | measured.
+-type info() :: #{name := binary(),          % the folder name, as describe says it
+                  runtime := binary(),       % e.g. <<"Erlang/OTP">>
+                  version => binary(),       % default: otp_version()
+                  workloads := [workload()],
+                  features := [tokens | continuous | stats],
+                  variants := [atom()]}.     % [] when the driver has none
+-type phases() :: #{setup => fun(() -> {Ready :: non_neg_integer(), State :: term()}),
+                    run => fun((State :: term()) -> State :: term()),
+                    proof := fun((State :: term()) -> Count :: non_neg_integer())}.
+-export_type([info/0, phases/0, kind/0]).
+
+%% What the driver tells about itself.
+-callback info() -> info().
+%% The phases of one iteration of a workload (Kind: a warm-up prints nothing
+%% of its own, which only trace needs to know).
+-callback phases(workload(), params(), kind()) -> phases().
+%% Continuous mode (section 5): build the ring and wait until it is ready,
+%% with p0 adding one to Laps (atomics index 1) per lap; return the fun that
+%% injects the tokens.
+-callback continuous(params(), Laps :: atomics:atomics_ref()) -> fun(() -> ok).
+-optional_callbacks([continuous/2]).
+
+-record(driver, {module :: module(), info :: info(), variant :: atom()}).
+-record(sampling, {samples :: pos_integer(), every_ms :: pos_integer(),
+                   start_ms :: integer(), start_ns :: integer(),
+                   laps :: atomics:atomics_ref(), n :: pos_integer(), printer :: pid()}).
+
+%% ---------------------------------------------------------------------------
+%% Entry point
+
+%% The driver's arguments are erl's plain arguments (after -extra).
+-spec main(module()) -> no_return().
+main(Module) ->
+    main(Module, init:get_plain_arguments()).
+
+%% For a launcher that passes the arguments itself (an Elixir script's
+%% System.argv(), say): [--variant=<name>] describe | run <workload> ...
+-spec main(module(), [string()]) -> no_return().
+main(Module, Args) ->
+    %% A fresh process (not the one init uses for -s): nothing of the boot
+    %% sequence shares its heap or mailbox.
+    {Pid, Ref} = spawn_monitor(fun() -> serve(Module, Args) end),
+    receive
+        {'DOWN', Ref, process, Pid, Reason} ->
+            finish_error(failure, fmt("driver process died: ~0p", [Reason]))
+    end.
+
+serve(Module, Args) ->
+    try
+        Info = Module:info(),
+        {Variant, Verb} = variant(Info, Args),
+        check_variant(Variant),
+        verb(#driver{module = Module, info = Info, variant = Variant}, Verb),
+        halt_flush(0)
+    catch
+        throw:{ringbench_error, Kind, Msg} ->
+            finish_error(Kind, Msg);
+        error:system_limit ->
+            %% The one limit the VM reports as an exception rather than by
+            %% dying: a full process table (or, rarely, another table).
+            finish_error(limit, system_limit_message());
+        Class:Reason:Stack ->
+            finish_error(failure, fmt("~p:~0p at ~0p", [Class, Reason, Stack]))
+    end.
+
+%% Ends the driver with an error record (section 4); Kind is one of
+%% bad_param, unknown_workload, unsupported, limit, failure.
+-spec fail(atom(), io:format(), [term()]) -> no_return().
+fail(Kind, Fmt, Args) ->
+    throw({ringbench_error, Kind, fmt(Fmt, Args)}).
+
+finish_error(Kind, Msg) ->
+    ringbench_json:emit([{type, error}, {kind, Kind}, {message, unicode:characters_to_binary(Msg)}]),
+    halt_flush(exit_code(Kind)).
+
+exit_code(bad_param) -> 2;
+exit_code(unknown_workload) -> 2;
+exit_code(unsupported) -> 2;
+exit_code(limit) -> 3;
+exit_code(failure) -> 1.
+
+%% halt/2 with flush drains the stdout port before the VM exits.
+halt_flush(Code) ->
+    erlang:halt(Code, [{flush, true}]).
+
+system_limit_message() ->
+    Count = erlang:system_info(process_count),
+    Limit = erlang:system_info(process_limit),
+    case Count >= Limit - 1 of
+        true ->
+            fmt("process limit: the BEAM process table is full (~p of ~p processes); "
+                "erl +P raises it (driver.toml [limits.processes] does for cells that need more "
+                "than the default)", [Count, Limit]);
+        false ->
+            fmt("a BEAM system limit was reached (processes ~p of ~p, ports ~p of ~p, atoms ~p of ~p)",
+                [Count, Limit, erlang:system_info(port_count), erlang:system_info(port_limit),
+                 erlang:system_info(atom_count), erlang:system_info(atom_limit)])
+    end.
+
+fmt(Fmt, Args) ->
+    lists:flatten(io_lib:format(Fmt, Args)).
+
+%% ---------------------------------------------------------------------------
+%% The one option, --variant=<name>, before the verb
+
+variant(#{variants := []}, ["--" ++ _ = Option | _]) ->
+    fail(bad_param, "this driver has no variants; unknown option '~ts'", [Option]);
+variant(#{variants := []}, Args) ->
+    {none, Args};
+variant(#{variants := Variants}, ["--variant=" ++ Name | Rest]) ->
+    case [V || V <- Variants, atom_to_list(V) =:= Name] of
+        [V] -> {V, no_option(Rest)};
+        [] -> fail(bad_param, "unknown variant '~ts' (known: ~s)", [Name, names(Variants)])
+    end;
+variant(_Info, ["--" ++ _ = Option | _]) ->
+    fail(bad_param, "unknown option '~ts' (the one option is --variant=<name>)", [Option]);
+variant(#{variants := [Default | _]}, Args) ->
+    {Default, Args}.
+
+no_option(["--" ++ _ = Option | _]) ->
+    fail(bad_param, "one option only, before the verb; got also '~ts'", [Option]);
+no_option(Args) ->
+    Args.
+
+%% The tuned variant's settings are emulator flags (driver.toml puts them on
+%% erl's command line); this proves they reached the VM. A stock run with a
+%% tuning flag (from ERL_FLAGS, say) is named on stderr.
+check_variant(tuned) ->
+    tuning_flags() =/= [] orelse
+        fail(bad_param, "variant tuned without its emulator flags (driver.toml [variants.tuned])", []),
+    erlang:system_info(scheduler_bind_type) =/= unbound orelse
+        fail(unsupported, "variant tuned binds schedulers (+stbt db) but no CPU topology was "
+             "found here, so they run unbound; erlang:system_info(cpu_topology) says why", []),
+    ok;
+check_variant(_) ->
+    case tuning_flags() of
+        [] -> ok;
+        Flags -> io:format(standard_error, "ringbench: emulator flags tune this run: ~ts~n",
+                           [lists:join(" ", Flags)])
+    end.
+
+%% The emulator's own flags (erlexec turns +x into -x) that the contract
+%% counts as tuning: scheduler binding, busy waiting and wake-up, heap sizes,
+%% message queues, allocators.
+tuning_flags() ->
+    Emulator = lists:takewhile(fun(A) -> A =/= "--" end, tl(erlang:system_info(emu_args))),
+    Tuning = ["-sbt", "-stbt", "-sct", "-sbwt", "-sbwtdcpu", "-sbwtdio", "-swt", "-swtdcpu",
+              "-swtdio", "-sws", "-swct", "-scl", "-sub", "-sfwi", "-hms", "-hmbs", "-hmqd",
+              "-hpds"],
+    [A || A <- Emulator, lists:member(A, Tuning) orelse lists:prefix("-M", A)].
+
+%% ---------------------------------------------------------------------------
+%% Verbs
+
+verb(_D, []) ->
+    fail(bad_param, "usage: <command> [--variant=<name>] describe | run <workload> key=value ...", []);
+verb(D, ["describe"]) ->
+    describe(D);
+verb(_D, ["describe" | Extra]) ->
+    fail(bad_param, "describe takes no arguments, got '~ts'", [lists:join(" ", Extra)]);
+verb(D, ["run"]) ->
+    fail(bad_param, "run needs a workload: one of ~s", [names(workloads(D))]);
+verb(D, ["run", Name | Args]) ->
+    run(D, workload(D, Name), Args);
+verb(_D, [Verb | _]) ->
+    fail(bad_param, "unknown verb '~ts' (expected describe or run)", [Verb]).
+
+describe(#driver{info = Info, variant = Variant}) ->
+    ringbench_json:emit(
+      [{type, describe}, {contract, 3}, {name, maps:get(name, Info)},
+       {runtime, maps:get(runtime, Info)}, {version, maps:get(version, Info, otp_version())},
+       {workloads, maps:get(workloads, Info)}, {features, maps:get(features, Info)},
+       {variant, case Variant of none -> <<>>; _ -> Variant end},
+       {clock, ringbench_clock:describe()}, {collector, collector()}]).
+
+%% The collector of every BEAM process, by the runtime's own description
+%% (each process has its own heap, collected on its own).
+-spec collector() -> binary().
+collector() -> <<"per-process generational copying">>.
+
+-spec otp_version() -> binary().
+otp_version() ->
+    Release = erlang:system_info(otp_release),
+    File = filename:join([code:root_dir(), "releases", Release, "OTP_VERSION"]),
+    Otp = case file:read_file(File) of
+              {ok, B} -> string:trim(binary_to_list(B));
+              _ -> Release
+          end,
+    iolist_to_binary(io_lib:format("~s (erts-~s, ~p)", [Otp, erlang:system_info(version),
+                                                        erlang:system_info(emu_flavor)])).
+
+workloads(#driver{info = Info}) -> maps:get(workloads, Info).
+
+workload(D, Name) ->
+    case ringbench_params:workload(Name) of
+        {ok, W} ->
+            lists:member(W, workloads(D)) orelse
+                fail(unknown_workload, "workload '~ts' is not one this driver runs (known: ~s)",
+                     [Name, names(workloads(D))]),
+            W;
+        error ->
+            fail(unknown_workload, "unknown workload '~ts' (known: ~s)", [Name, names(workloads(D))])
+    end.
+
+names(Atoms) -> lists:join(", ", [atom_to_list(A) || A <- Atoms]).
+
+run(D, W, Args) ->
+    P = case ringbench_params:parse(W, Args) of
+            {ok, P0} -> P0;
+            {error, Msg} -> fail(bad_param, "~ts", [Msg])
+        end,
+    check_features(D, W, P),
+    apply_cores(P),
+    case P of
+        #{sample_ms := SampleMs} when SampleMs > 0 -> continuous(D, P);
+        _ -> iterations(D, W, P)
+    end.
+
+check_features(#driver{info = #{features := Features}}, W, P) ->
+    Tokens = W =:= ring andalso maps:get(tokens, P) > 1,
+    (Tokens andalso not lists:member(tokens, Features)) andalso
+        fail(unsupported, "this driver runs one token at a time", []),
+    (maps:get(sample_ms, P) > 0 andalso not lists:member(continuous, Features)) andalso
+        fail(unsupported, "this driver has no continuous mode", []),
+    ok.
+
+%% cores= is informational when +S already set the schedulers; when it asks
+%% for fewer than are online (erl started without +S), follow it.
+apply_cores(#{cores := undefined}) -> ok;
+apply_cores(#{cores := Cores}) ->
+    Online = erlang:system_info(schedulers_online),
+    Max = erlang:system_info(schedulers),
+    if
+        Cores =/= Online, Cores =< Max ->
+            _ = erlang:system_flag(schedulers_online, Cores),
+            ok;
+        Cores > Max ->
+            io:format(standard_error,
+                      "ringbench: cores=~p but the VM has ~p schedulers (start erl with +S ~p:~p)~n",
+                      [Cores, Max, Cores, Cores]);
+        true -> ok
+    end.
+
+%% ---------------------------------------------------------------------------
+%% Iterations: the warm-ups, then the measured ones, each result printed as
+%% its iteration ends. Memory holds the first iteration's memory fields.
+
+iterations(D, W, #{warmup := Warmups, repeats := Repeats} = P) ->
+    _ = ringbench_clock:cpu_source(),   % probe the CPU clock before any timing
+    Memory = warm_up(D, W, P, Warmups, undefined),
+    measure(D, W, P, {1, Repeats}, Memory).
+
+warm_up(_D, _W, _P, 0, Memory) -> Memory;
+warm_up(D, W, P, K, Memory) ->
+    {_Result, _Stats, Memory1} = iteration(D, W, P, warmup, Memory),
+    warm_up(D, W, P, K - 1, Memory1).
+
+measure(_D, _W, _P, {I, Repeats}, _Memory) when I > Repeats -> ok;
+measure(D, W, P, {I, Repeats}, Memory) ->
+    {Result, Stats, Memory1} = iteration(D, W, P, measured, Memory),
+    ringbench_json:emit([{type, result}, {workload, W}, {iteration, I}] ++ Result),
+    case Stats of
+        {Before, After} -> ringbench_json:emit(ringbench_stats:record(W, I, Before, After));
+        none -> ok
+    end,
+    measure(D, W, P, {I + 1, Repeats}, Memory1).
+
+iteration(#driver{module = Module}, W, P, Kind, First) ->
+    Phases = #{proof := Proof} = Module:phases(W, P, Kind),
+    Processes = erlang:system_info(process_count),
+    Stats0 = stats_snapshot(P),
+    {Times, Ready, State, Memory} = timed_phases(memory_kind(W), Phases, First),
+    Stats1 = stats_snapshot(P),
+    Count = Proof(State),
+    settle(Processes),
+    Expected = ringbench_params:expected_count(W, P),
+    Count =:= Expected orelse
+        fail(failure, "~s: count ~p does not match the expected ~p", [W, Count, Expected]),
+    Echo = [{K, maps:get(K, P)} || K <- ringbench_params:echo_keys(W)],
+    ReadyField = [{ready, Ready} || maps:is_key(setup, Phases)],
+    Result = Echo ++ [{count, Count}] ++ ReadyField ++ Times ++ Memory,
+    {Result, stats_pair(Stats0, Stats1), Memory}.
+
+%% The tree's memory is its peak over the run; every other workload's is
+%% what its processes hold once they are all ready.
+memory_kind(tree) -> peak;
+memory_kind(_) -> idle.
+
+%% The two timed phases, with the memory read around the setup (idle) or
+%% around both (peak: the tree has no setup).
+timed_phases(idle, Phases, First) ->
+    Probe = ringbench_mem:start(idle, First),
+    {Setup, {Ready, State}} = timed(maps:get(setup, Phases, none), []),
+    Memory = ringbench_mem:finish(Probe),
+    {Run, State1} = timed(maps:get(run, Phases, none), [State]),
+    {times(Setup, Run), Ready, State1, Memory};
+timed_phases(peak, Phases, First) ->
+    Probe = ringbench_mem:start(peak, First),
+    {Setup, {Ready, State}} = timed(maps:get(setup, Phases, none), []),
+    {Run, State1} = timed(maps:get(run, Phases, none), [State]),
+    {times(Setup, Run), Ready, State1, ringbench_mem:finish(Probe)}.
+
+times({SetupNs, SetupCpuNs}, {RunNs, RunCpuNs}) ->
+    [{setup_ns, SetupNs}, {run_ns, RunNs}, {setup_cpu_ns, SetupCpuNs}, {run_cpu_ns, RunCpuNs}].
+
+%% {{WallNs, CpuNs}, what the phase returned}. A phase the workload does not
+%% have takes no time; a missing setup leaves no ready signals and no state.
+timed(none, []) -> {{0, 0}, {0, undefined}};
+timed(none, [State]) -> {{0, 0}, State};
+timed(Phase, Args) ->
+    C0 = ringbench_clock:cpu_ns(), T0 = ringbench_clock:now_ns(),
+    Out = apply(Phase, Args),
+    T1 = ringbench_clock:now_ns(), C1 = ringbench_clock:cpu_ns(),
+    {{T1 - T0, C1 - C0}, Out}.
+
+%% Untimed, after the proof: wait until the iteration's processes have
+%% exited, so the next iteration starts as this one did. Bounded (5 s), in
+%% case an unrelated VM process appeared meanwhile.
+settle(Processes) ->
+    settle(Processes, 100, ringbench_clock:now_ns() + 5000000000).
+
+settle(Processes, Spins, Deadline) ->
+    case erlang:system_info(process_count) =< Processes orelse
+        ringbench_clock:now_ns() > Deadline of
+        true -> ok;
+        false when Spins > 0 -> erlang:yield(), settle(Processes, Spins - 1, Deadline);
+        false -> receive after 1 -> settle(Processes, 0, Deadline) end
+    end.
+
+stats_snapshot(#{stats := 1}) -> ringbench_stats:snapshot();
+stats_snapshot(_) -> none.
+
+stats_pair(none, none) -> none;
+stats_pair(Before, After) -> {Before, After}.
+
+%% ---------------------------------------------------------------------------
+%% Continuous mode (section 5): the ring runs for ever; main samples p0's
+%% lap counter every sample_ms and prints it, then exits without teardown.
+
+continuous(#driver{module = Module}, #{n := N, sample_ms := EveryMs, samples := Samples} = P) ->
+    %% Main sleeps between samples; high priority so that a busy ring
+    %% (tokens=n keeps n processes runnable) cannot delay a sample much.
+    process_flag(priority, high),
+    Laps = atomics:new(1, [{signed, false}]),
+    Inject = Module:continuous(P, Laps),
+    %% Printing goes through the io server, a normal-priority process that a
+    %% busy ring can delay: a printer process takes the records, so main is
+    %% never blocked and every sample is read on time.
+    Printer = spawn(fun printer/0),
+    T0 = ringbench_clock:now_ns(),
+    Inject(),
+    sample(1, #sampling{samples = Samples, every_ms = EveryMs, start_ms = ceil_ms(T0),
+                        start_ns = T0, laps = Laps, n = N, printer = Printer}),
+    Printer ! {flush, self()},
+    receive flushed -> ok end.
+
+%% Absolute deadlines (start + k * sample_ms), so the sampling does not drift.
+sample(Seq, #sampling{samples = Samples}) when Seq > Samples -> ok;
+sample(Seq, #sampling{every_ms = EveryMs, start_ms = StartMs} = S) ->
+    erlang:start_timer(StartMs + Seq * EveryMs, self(), sample, [{abs, true}]),
+    receive {timeout, _, sample} -> ok end,
+    Now = ringbench_clock:now_ns(),
+    Count = atomics:get(S#sampling.laps, 1) * S#sampling.n,
+    S#sampling.printer ! {emit, [{type, sample}, {seq, Seq},
+                                 {elapsed_ns, Now - S#sampling.start_ns}, {count, Count}]},
+    sample(Seq + 1, S).
+
+%% The first whole millisecond at or after Ns (never sample early).
+ceil_ms(Ns) ->
+    case Ns rem 1000000 of
+        R when R > 0 -> Ns div 1000000 + 1;
+        _ -> Ns div 1000000    % div truncates: already the ceiling below 0
+    end.
+
+printer() ->
+    receive
+        {emit, Record} -> ringbench_json:emit(Record), printer();
+        {flush, From} -> From ! flushed
+    end.
