@@ -486,6 +486,9 @@ def versus(
     build: str | None = None,
     timeout: float = 600.0,
     label: str | None = None,
+    workload: str = "ring",
+    fanout: int = 10,
+    short: int | None = None,
     db: Path | str = DEFAULT_DB,
     command: str = "ringbench versus (api)",
     on_progress: Callable[[str], None] = lambda text: None,
@@ -499,6 +502,9 @@ def versus(
     `no_driver_env`) and `env` ("KEY=VALUE" strings or a mapping; {n}, {tokens}, {cores} allowed); `build`
     is a shell command run once first. The run has two cells per N, the driver's and `program:<label>`'s
     (label: the program's file name unless given), in the versus mode (results.modes.Versus).
+    `workload="tree"` compares the tree instead: each N is a tree of N leaves under `fanout` against a
+    short one of `short` leaves (default N / fanout); the program's placeholders are {n}, {fanout},
+    {processes} and {cores}.
 
     Bad input is an InputError (nothing run, nothing stored); a build that fails is RunFailed (nothing
     stored). Otherwise the run is returned as stored: status complete; failed (a run failed: the comparison
@@ -509,6 +515,7 @@ def versus(
         req = _versus.plan(
             runtime, program, n, m=m, hops=hops, tokens=tokens, placement=placement, cores=cores, rounds=rounds,
             warmup_runs=warmup_runs, env=env, no_driver_env=no_driver_env, timeout=timeout, label=label,
+            workload=workload, fanout=fanout, short=short,
         )  # fmt: skip
         if build:
             on_progress(f"building: {build}")
@@ -520,7 +527,7 @@ def versus(
     except _versus.BadRequest as e:
         raise InputError(str(e)) from None
     settings = {
-        "workload": workloads.RING.name,
+        "workload": req.points[0].workload.name,
         "runtimes": [req.driver.name, req.program_runtime],
         "grid": [json.dumps(p.params, sort_keys=True) for p in req.points],
         "cores": [req.cores],
@@ -533,7 +540,7 @@ def versus(
             "program_env": dict(req.env),
             "driver_env": not no_driver_env,
             "build": build,
-            "m1": {str(p.n): p.m1 for p in req.points},
+            ("n1" if req.points[0].fanout else "m1"): {str(p.n): p.m1 for p in req.points},
         },
     }
     if not Path(db).exists():
@@ -573,7 +580,9 @@ class VersusPair:
 
     @property
     def m1(self) -> int:
-        return int(self.driver.extra.get("m1") or self.program.extra.get("m1") or 0)
+        """The short run's size: its laps (ring) or its leaves (tree)."""
+        x, y = self.driver.extra, self.program.extra
+        return int(x.get("m1") or y.get("m1") or x.get("n1") or y.get("n1") or 0)
 
     @property
     def difference(self) -> stats.Difference | None:
@@ -598,10 +607,11 @@ class VersusPair:
         runs: list[tuple[int, str, str, int]] = []
         for c in (self.driver, self.program):
             side = c.settings.get("side", "")
-            runs += [(k, "warm-up", side, int(c.extra.get("m1", 0))) for k in c.extra.get("warmup_launches", [])]
+            short = int(c.extra.get("m1", c.extra.get("n1", 0)))
+            runs += [(k, "warm-up", side, short) for k in c.extra.get("warmup_launches", [])]
             for r in c.records:
-                runs += [(r["launch_m1"], f"round {r['round']}", side, r["m1"])]
-                runs += [(r["launch_m2"], f"round {r['round']}", side, r["m"])]
+                runs += [(r["launch_m1"], f"round {r['round']}", side, r.get("m1", r.get("n1", 0)))]
+                runs += [(r["launch_m2"], f"round {r['round']}", side, r.get("m", r["n"]))]
         return [(phase, side, laps) for _, phase, side, laps in sorted(runs)]
 
 

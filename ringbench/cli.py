@@ -775,12 +775,20 @@ a failed build); 2 bad input (nothing run); 130 interrupted.
     help="Seconds allowed to any one run (its process group is killed).",
 )  # fmt: skip
 @click.option("--label", default=None, help="The program's name in the table, program:LABEL [its file name].")
+@click.option(
+    "--workload", "-w", type=click.Choice(["ring", "tree"]), default="ring", show_default=True,
+    help="ring: laps at N (placeholders {n} {m} {tokens} {hops}); tree: skynet's tree of N leaves against a short "
+    "one (placeholders {n} {fanout} {processes}).",
+)  # fmt: skip
+@click.option("--fanout", type=click.IntRange(2, 1000), default=10, show_default=True, help="tree: children a node.")
+@click.option("--short", "short_n", type=click.IntRange(min=1), default=None,
+              help="tree: leaves of the short tree [N / fanout].")  # fmt: skip
 @click.option("--json", "as_json", is_flag=True, help="Print the run as JSON (every round's wall times and records).")
 @click.option("--markdown", is_flag=True, help="Print the table as Markdown with the commands, for pasting into docs.")
 @_db_option
 def versus(
     runtime, program, ns, m_opt, hops_opt, tokens, placement, cores, rounds, warmup_runs, env_pairs, no_driver_env,
-    build_cmd, timeout, label, as_json, markdown, db,
+    build_cmd, timeout, label, workload, fanout, short_n, as_json, markdown, db,
 ):  # fmt: skip
     if as_json and markdown:
         raise BadInput("--json and --markdown exclude each other")
@@ -793,7 +801,8 @@ def versus(
         run = api.versus(
             runtime, program, ns, m=m_opt, hops=hops_opt, tokens=tokens, placement=placement, cores=cores,
             rounds=rounds, warmup_runs=warmup_runs, env=env_pairs, no_driver_env=no_driver_env, build=build_cmd,
-            timeout=timeout, label=label, db=db, command="ringbench " + shlex.join(sys.argv[1:]), on_progress=say,
+            timeout=timeout, label=label, workload=workload, fanout=fanout, short=short_n, db=db,
+            command="ringbench " + shlex.join(sys.argv[1:]), on_progress=say,
         )  # fmt: skip
     except api.RunFailed as e:
         raise Failure(str(e)) from None

@@ -141,6 +141,7 @@ def key_of(rec: dict) -> tuple:
         rec.get("tokens", 1),
         rec.get("placement", "spread"),
         rec.get("hops"),
+        rec.get("workload", "ring"),
     )
 
 
@@ -198,6 +199,7 @@ def plan(
                 "placement": c.get("placement", "spread"),
                 "hops": case_hops(c),
                 "note": c.get("note", ""),
+                **({"workload": "tree", "fanout": c.get("fanout", 10)} if c.get("workload") == "tree" else {}),
                 **({"label": c["label"]} if "label" in c else {}),
             }
         )
@@ -208,6 +210,18 @@ def plan(
 def versus_kwargs(item: dict, prog: dict, root: Path, rounds: int) -> dict:
     """The comparison as api.versus's arguments."""
     folder = str(root / prog["id"])
+    common = {
+        "runtime": item["driver"],
+        "program": prog["cmd"].replace("{dir}", folder),
+        "n": item["n"],
+        "cores": item["cores"],
+        "rounds": rounds,
+        "label": prog["id"],
+        "env": [f"{k}={v.replace('{dir}', folder)}" for k, v in prog.get("env", {}).items()],
+        "no_driver_env": bool(prog.get("no_driver_env")),
+    }
+    if item.get("workload") == "tree":  # a short tree of N / fanout leaves against the tree of N
+        return {**common, "workload": "tree", "fanout": item["fanout"]}
     tokens = item["tokens"]
     # The short run does a tenth of the long run's laps and needs at least one: at large N the long
     # run gets at least 10 laps, whatever the case's hop count says.
@@ -230,25 +244,15 @@ def versus_kwargs(item: dict, prog: dict, root: Path, rounds: int) -> dict:
 def versus_args(item: dict, prog: dict, root: Path, rounds: int) -> list[str]:
     """The same comparison as `ringbench versus` arguments (the command each record names)."""
     kw = versus_kwargs(item, prog, root, rounds)
-    args = [
-        "-r",
-        kw["runtime"],
-        "-p",
-        kw["program"],
-        "-n",
-        str(kw["n"]),
-        "--hops",
-        str(kw["hops"]),
-        "--cores",
-        kw["cores"],
-        "--rounds",
-        str(kw["rounds"]),
-        "--label",
-        kw["label"],
-    ]
-    if kw["tokens"] != 1:
+    args = ["-r", kw["runtime"], "-p", kw["program"], "-n", str(kw["n"])]
+    if kw.get("workload") == "tree":
+        args += ["-w", "tree", "--fanout", str(kw["fanout"])]
+    else:
+        args += ["--hops", str(kw["hops"])]
+    args += ["--cores", kw["cores"], "--rounds", str(kw["rounds"]), "--label", kw["label"]]
+    if kw.get("tokens", 1) != 1:
         args += ["--tokens", str(kw["tokens"])]
-    if kw["placement"] != "spread":
+    if kw.get("placement", "spread") != "spread":
         args += ["--placement", kw["placement"]]
     for pair in kw["env"]:
         args += ["--env", pair]
@@ -284,6 +288,9 @@ def report(run: Run) -> dict:
         if d is None:
             continue
         p = pair.params
+        if "fanout" in p:  # the tree: the short and long runs' sizes are leaves; the work is processes
+            procs = [(p["fanout"] * x - 1) // (p["fanout"] - 1) for x in (pair.m1, p["n"])]
+            p = {"n": p["n"], "m": p["n"], "tokens": 1, "burst": 0}
         cells.append(
             {
                 "n": p["n"],
@@ -291,9 +298,12 @@ def report(run: Run) -> dict:
                 "m2": p["m"],
                 "tokens": p["tokens"],
                 "placement": "burst" if p["burst"] else "spread",
-                "hops_m1": p["n"] * pair.m1 * p["tokens"],
-                "hops_m2": p["n"] * p["m"] * p["tokens"],
-                "hops_difference": p["n"] * (p["m"] - pair.m1) * p["tokens"],
+                "hops_m1": procs[0] if "fanout" in pair.params else p["n"] * pair.m1 * p["tokens"],
+                "hops_m2": procs[1] if "fanout" in pair.params else p["n"] * p["m"] * p["tokens"],
+                "hops_difference": (
+                    procs[1] - procs[0] if "fanout" in pair.params else p["n"] * (p["m"] - pair.m1) * p["tokens"]
+                ),
+                **({"workload": "tree", "fanout": pair.params["fanout"]} if "fanout" in pair.params else {}),
                 "driver": side_report(pair.driver),
                 "program": side_report(pair.program),
                 "ratio": d.ratio,
@@ -373,6 +383,8 @@ def row(r: dict) -> str:
     rounds = r.get("report", {}).get("rounds", 5)
     where += (f", {rounds} round" + "s" * (rounds != 1)) if rounds != 5 else ""
     place = "" if r.get("tokens", 1) == 1 else f", {r['tokens']} tokens {r.get('placement', 'spread')}"
+    if r.get("workload") == "tree":  # its figures are ns per process, not per hop
+        place += f", tree (fanout {r.get('fanout', 10)}; ns/proc)"
     commit = r.get("commit", "")[:7]
     if "error" in r:
         return f"| {r['program']} | {where}{place} | {r['n']:,} | – | – | failed: {r['error']} | | | {commit} |"

@@ -124,3 +124,16 @@ def test_run_all_shows_a_cell_too_large_as_na_instead_of_refusing_everything(fak
     named = run_cli("run", "ring", "-r", "threaded", "-n", 5_000_000, "-m", 1, "--db", db)
     assert named.exit_code == 2  # a runtime named explicitly: bad input, nothing run
 
+
+
+def test_a_runtime_whose_processes_each_map_memory_is_refused_at_vm_max_map_count(fake, db, monkeypatch, tmp_path):
+    from pathlib import Path
+    limit = int(Path("/proc/sys/vm/max_map_count").read_text())
+    folder = tmp_path / "drv" / "fibers"
+    folder.mkdir(parents=True)
+    (folder / "driver.toml").write_text(f'name = "fibers"\ncommand = ["{{python}}", "{FAKE_PY}"]\nmaps_per_process = 2\n')
+    monkeypatch.setenv("RINGBENCH_DRIVER_PATH", str(tmp_path / "drv"))
+    n = limit // 2 + 1000
+    r = run_cli("run", "ring", "-r", "fibers", "-n", n, "-m", 1, "--db", db)
+    assert r.exit_code == 2 and "vm.max_map_count" in r.output and f"sysctl -w vm.max_map_count={2 * n + 65530}" in r.output
+    assert run_cli("run", "ring", "-r", "fibers", "-n", 1000, "-m", 1, "--repeat", 1, "--db", db).exit_code == 0

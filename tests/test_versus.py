@@ -440,3 +440,33 @@ def test_ctrl_c_leaves_no_program_running_and_exits_130(fake, db, tmp_path):
     with pytest.raises(ProcessLookupError):
         os.kill(int(pidfile.read_text()), 0)
     assert api.load(1, db).status == "interrupted"
+
+
+TREE_PROGRAM = r"""
+import sys, time
+n, fanout = int(sys.argv[1]), int(sys.argv[2])
+processes = (fanout * n - 1) // (fanout - 1)
+time.sleep(processes * 5e-7)  # 500 ns a process, plus its start-up
+"""
+
+
+def test_the_tree_is_compared_over_two_tree_sizes_per_process(db, tmp_path):
+    """`--workload tree`: a short and a long tree a side; ns/proc = Δt / Δprocesses cancels start-up."""
+    from conftest import real_drivers
+    if "c-coro" not in {d.name for d in real_drivers()}:
+        pytest.skip("needs the c-coro driver built")
+    prog = tmp_path / "tree.py"
+    prog.write_text(TREE_PROGRAM)
+    run = api.versus("c-coro", f"{sys.executable} {prog} {{n}} {{fanout}}", "1000000", workload="tree",
+                     rounds=2, warmup_runs=0, db=db)
+    assert run.status == "complete" and run.workload.name == "tree", [c.reason for c in run.cells]
+    (pair,) = api.versus_pairs(run)
+    assert pair.params == {"n": 1_000_000, "fanout": 10} and pair.m1 == 100_000
+    program = pair.program.headline.median
+    assert 300 < program < 1_500  # ~500 ns/proc: what the program sleeps a process, its start-up cancelled
+    assert pair.driver.headline.median < program and pair.driver.headline_metric.label == "ns/proc"
+    assert [r["count"] for r in pair.driver.records] == [1_000_000 * 999_999 // 2] * 2  # the driver proved its sum
+    with pytest.raises(api.InputError, match="no -m"):
+        api.versus("c-coro", f"{sys.executable} {prog} {{n}} {{fanout}}", "1000", workload="tree", m=10, db=db)
+    with pytest.raises(api.InputError, match="must contain {n}"):
+        api.versus("c-coro", f"{sys.executable} {prog} 1000", "1000", workload="tree", db=db)

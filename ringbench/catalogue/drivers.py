@@ -90,6 +90,7 @@ class Driver:
     os_threads_per_process: int = 0
     bytes_per_process: int = 0
     maps_per_thread: int = 2  # memory mappings per OS thread (stack + guard; Rust adds a signal stack + guard)
+    maps_per_process: int = 0  # memory mappings per process whatever its threads (Crystal's fiber stack + guard)
     hop: str = "mailbox"  # the kind of hop (contract section 1): mailbox, channel, rendezvous, handoff, floor
     mailbox: str = "stock"  # "stock" (the runtime's own channel or mailbox) or "hand-written"
     tuned: bool = False  # a tuning variant: never ranked beside stock rows; measured when named or with --tuned
@@ -174,8 +175,8 @@ def _load(folder: Path) -> list[Driver]:
         artifact=manifest.get("artifact", ""),
         requires=tuple(manifest.get("requires", ())),
         os_threads_per_process=int(manifest.get("os_threads_per_process", 0)),
-        bytes_per_process=int(manifest.get("bytes_per_process", 0)),
         maps_per_thread=int(manifest.get("maps_per_thread", 2)),
+        maps_per_process=int(manifest.get("maps_per_process", 0)),
         check=manifest.get("check", ""),
         limits=tuple(_limit(folder, k, v) for k, v in manifest.get("limits", {}).items()),
     )
@@ -187,6 +188,7 @@ def _load(folder: Path) -> list[Driver]:
         "mailbox": manifest.get("mailbox", "stock"),
         "single_threaded": bool(manifest.get("single_threaded", False)),
         "collector": manifest.get("collector", ""),
+        "bytes_per_process": int(manifest.get("bytes_per_process", 0)),
     }
     for where, k in [("", kind), *((f" [variants.{n}]", v) for n, v in variants.items())]:
         if k.get("hop", "mailbox") not in HOP_KINDS or k.get("mailbox", "stock") not in ("stock", "hand-written"):

@@ -49,6 +49,15 @@ def check(d: Driver, processes: int) -> str | None:
                 f"(~{d.bytes_per_process:,} B each) but only {avail / 2**30:.1f} GiB is available; "
                 f"use a smaller -n or free memory"
             )
+    if d.maps_per_process:  # e.g. a fiber's stack and guard page, two memory maps a process (Crystal)
+        maps = processes * d.maps_per_process
+        room = _per_thread(_read_int("/proc/sys/vm/max_map_count"), 1)
+        if room is not None and maps > room:
+            return (
+                f"{d.name}: {processes:,} processes need about {maps:,} memory maps ({d.maps_per_process} each) "
+                f"but vm.max_map_count leaves room for about {max(room, 0):,}; raise it with "
+                f"`sysctl -w vm.max_map_count={maps + 65530}`"
+            )
     threads = processes * d.os_threads_per_process
     if not threads:
         return None

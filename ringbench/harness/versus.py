@@ -1,11 +1,14 @@
-"""`ringbench versus`: one driver against an independent ring program of its runtime, both timed the same way
-from outside (docs/versus.md has the method and a worked example).
+"""`ringbench versus`: one driver against an independent program of its runtime, both timed the same way
+from outside (docs/versus.md has the method and a worked example). Two workloads can be compared so:
 
-Each side runs as a whole process with a short lap count M1 and a long one M2, and
+- the ring: each side runs as a whole process with a short lap count M1 and a long one M2, and
 
-    ns/hop = (t(M2) − t(M1)) / (N × (M2 − M1) × tokens)
+      ns/hop = (t(M2) − t(M1)) / (N × (M2 − M1) × tokens)
 
-so start-up, spawning the ring and teardown cancel, however the program times itself. A round is four runs
+- the tree ("skynet"): each side runs a short tree of N1 leaves (N / fanout unless given) and the long
+  one of N leaves, and ns/proc = (t(N) − t(N1)) / (processes(N) − processes(N1)),
+
+so start-up and teardown cancel, however the program times itself. A round is four runs
 in ABBA order (driver M1, program M1, program M2, driver M2) and the sides swap places every round; untimed
 short runs of each side come first. Every process is started as a driver is (`launch.start`: a process
 group of its own, dying with the orchestrator, pinned to one CPU for --cores 1); the driver's output of every
@@ -38,8 +41,8 @@ from . import launch, runner
 from .protocol import DriverFailed, Expectation, check_result, parse_line
 from .spec import CellSpec
 
-PLACEHOLDERS = ("n", "m", "tokens", "hops", "cores")
-ENV_PLACEHOLDERS = ("n", "tokens", "cores")  # one environment serves the short and the long run
+PLACEHOLDERS = ("n", "m", "tokens", "hops", "cores", "fanout", "processes")
+ENV_PLACEHOLDERS = ("tokens", "cores", "fanout")  # one environment serves the short and the long run
 DEFAULT_HOPS = 5_000_000  # hops of the long run when neither -m nor --hops is given
 SHORT_FRACTION = 10  # M1 = M2 / 10 unless both are given
 PROGRAM_PREFIX = "program:"
@@ -64,26 +67,46 @@ class Failed(Exception):
 # -- the request ------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Point:
-    """One ring size of the comparison, with its short and long lap counts."""
+    """One size of the comparison with its short and long runs: for the ring, N with laps M1 and M2; for
+    the tree, its leaves N1 (short) and N (long) under one fanout. `m1` and `m2` are the two runs' sizes."""
 
     n: int
     m1: int
     m2: int
-    tokens: int
-    burst: int
+    tokens: int = 1
+    burst: int = 0
+    fanout: int = 0  # the tree's; 0 for the ring
 
-    def hops(self, m: int) -> int:
-        return self.n * m * self.tokens
+    @property
+    def workload(self) -> workloads.Workload:
+        return workloads.TREE if self.fanout else workloads.RING
+
+    def hops(self, size: int) -> int:
+        """The work of one run: hops of a ring of `size` laps, or processes of a tree of `size` leaves."""
+        if self.fanout:
+            return workloads.tree_processes({"n": size, "fanout": self.fanout})
+        return self.n * size * self.tokens
 
     @property
     def delta_hops(self) -> int:
-        """Hops the long run makes beyond the short one: the only work the differential figure sees."""
-        return self.n * (self.m2 - self.m1) * self.tokens
+        """Work the long run does beyond the short one: the only work the differential figure sees."""
+        return self.hops(self.m2) - self.hops(self.m1)
 
     @property
     def params(self) -> dict[str, int]:
-        """The cells' parameters: the ring's, M being the long run's laps (M1 is in the records)."""
+        """The cells' parameters: the ring's, M being the long run's laps (M1 is in the records); the tree's,
+        N being the long run's leaves (N1 is in the records)."""
+        if self.fanout:
+            return {"n": self.m2, "fanout": self.fanout}
         return {"n": self.n, "m": self.m2, "tokens": self.tokens, "burst": self.burst}
+
+    def driver_params(self, size: int) -> dict[str, int]:
+        if self.fanout:
+            return {"n": size, "fanout": self.fanout}
+        return {"n": self.n, "m": size, "tokens": self.tokens, "burst": self.burst}
+
+    def size_text(self, size: int) -> str:
+        return f"N={size:,}" if self.fanout else f"N={self.n:,} M={size:,}"
 
 
 @dataclass(frozen=True)
@@ -117,6 +140,8 @@ class Request:
         return Options(mode="versus", repeat=self.rounds, warmup=self.warmup_runs, timeout=self.timeout)
 
     def values(self, point: Point, m: int) -> dict[str, int]:
+        if point.fanout:
+            return {"n": m, "fanout": point.fanout, "processes": point.hops(m), "cores": self.schedulers}
         return {"n": point.n, "m": m, "tokens": point.tokens, "hops": point.hops(m), "cores": self.schedulers}
 
 
@@ -188,7 +213,7 @@ def parse_env(env: Mapping[str, str] | Sequence[str]) -> dict[str, str]:
     return out
 
 
-def check_template(template: str, tokens: int) -> list[str]:
+def check_template(template: str, tokens: int, tree: bool = False) -> list[str]:
     """The program's argv template, split like a shell would (no shell runs it)."""
     try:
         argv = shlex.split(template)
@@ -202,6 +227,10 @@ def check_template(template: str, tokens: int) -> list[str]:
         raise BadRequest(
             f"--program: unknown placeholder {{{unknown[0]}}}; known: " + ", ".join(f"{{{p}}}" for p in PLACEHOLDERS)
         )
+    if tree:
+        if "n" not in used:
+            raise BadRequest("--program must contain {n} (leaves): the differential method runs two trees")
+        return argv
     if not used & {"m", "hops"}:
         # Without them the short and the long run would be the same command: nothing to subtract.
         raise BadRequest(
@@ -239,8 +268,12 @@ def plan(
     no_driver_env: bool = False,
     timeout: float = 600.0,
     label: str | None = None,
+    workload: str = "ring",
+    fanout: int = 10,
+    short: int | None = None,
 ) -> Request:
-    """Check a request and expand it, or raise BadRequest. Nothing runs."""
+    """Check a request and expand it, or raise BadRequest. Nothing runs. For the tree (`workload="tree"`),
+    each N is a tree of N leaves under `fanout`, against a short one of `short` leaves (default N / fanout)."""
     if m is not None and hops is not None:
         raise BadRequest("give -m or --hops, not both")
     if cores not in ("1", "all"):
@@ -254,13 +287,28 @@ def plan(
         raise BadRequest(f"--hops must be an integer of at least 2, got {hops!r}")
     if not timeout > 0:
         raise BadRequest(f"the timeout must be a positive number of seconds, got {timeout!r}")
-    argv = check_template(program, tokens)
+    if workload not in ("ring", "tree"):
+        raise BadRequest(f"versus compares the ring or the tree, not {workload!r}")
+    tree = workload == "tree"
+    if tree and (m is not None or hops is not None or tokens != 1 or placement != "spread"):
+        raise BadRequest("the tree takes no -m, --hops, --tokens or --placement: its sizes are N (leaves) and --short")
+    argv = check_template(program, tokens, tree)
     user_env = parse_env(env)
     if label is not None and not _LABEL.fullmatch(label):
         raise BadRequest(f"--label {label!r}: letters, digits and . _ + - only (it names the program's row)")
     burst = 1 if placement == "burst" else 0
     points = []
-    for size in parse_ns(n):
+    for size in parse_ns(n) if tree else []:
+        n1 = size // fanout if short is None else short
+        if n1 < 1 or n1 >= size:
+            raise BadRequest(f"the short tree must have fewer leaves than N={size:,} and at least 1, got {n1:,}")
+        for leaves in (n1, size):
+            try:
+                workloads.TREE.validate({"n": leaves, "fanout": fanout})
+            except workloads.ParamError as e:
+                raise BadRequest(str(e)) from None
+        points.append(Point(size, n1, size, fanout=fanout))
+    for size in parse_ns(n) if not tree else []:
         m1, m2 = laps(size, tokens, m, hops)
         for laps_ in (m1, m2):
             try:
@@ -363,10 +411,8 @@ def _last_line(text: str) -> str:
 
 def driver_result(timed: Timed, point: Point, m: int) -> dict:
     """The driver's result record of one run, checked as the orchestrator checks any; else DriverFailed."""
-    hops = point.hops(m)
-    want = Expectation(
-        "ring", {"n": point.n, "m": m, "tokens": point.tokens, "burst": point.burst}, hops, hops, point.n
-    )
+    w, p = point.workload, point.driver_params(m)
+    want = Expectation(w.verb, p, w.expected(p), w.hops(p), w.ready(p) if w.ready else None)
     result = None
     for line in timed.stdout.splitlines():
         if not line.strip():
@@ -406,14 +452,12 @@ class Side:
 
 
 def sides(req: Request, point: Point) -> dict[str, Side]:
-    how = launch.driver_process(req.driver, req.cores, point.n)
+    how = launch.driver_process(req.driver, req.cores, point.workload.processes(point.driver_params(point.m2)))
 
     def driver_argv(m: int) -> list[str]:
         # repeats=1 warmup=0: one cold iteration per process, like the program's single run
-        return how.argv + [
-            "run", "ring", f"n={point.n}", f"m={m}", f"tokens={point.tokens}", f"burst={point.burst}",
-            f"cores={how.schedulers}", "repeats=1", "warmup=0",
-        ]  # fmt: skip
+        keys = [f"{k}={v}" for k, v in point.driver_params(m).items()]
+        return how.argv + ["run", point.workload.verb, *keys, f"cores={how.schedulers}", "repeats=1", "warmup=0"]
 
     def program_argv(m: int) -> list[str]:
         return [fill(a, req.values(point, m)) for a in req.argv]
@@ -490,7 +534,7 @@ def _measure_point(req: Request, point: Point, launches: Iterator[int], progress
     for w in range(req.warmup_runs):
         for key in ("driver", "program") if w % 2 == 0 else ("program", "driver"):
             warm[key].append(next(launches))
-            _run(req, both[key], point, point.m1, f"{at} M={point.m1:,}, warm-up run {w + 1}")
+            _run(req, both[key], point, point.m1, f"{point.size_text(point.m1)}, warm-up run {w + 1}")
     got: dict[tuple[str, str], list[tuple[int, int, dict | None]]] = {
         (k, which): [] for k in both for which in ("m1", "m2")
     }
@@ -499,19 +543,22 @@ def _measure_point(req: Request, point: Point, launches: Iterator[int], progress
         for key, which in runs:
             m = point.m1 if which == "m1" else point.m2
             launch_no = next(launches)
-            timed, rec = _run(req, both[key], point, m, f"{at} M={m:,}, round {r}")
+            timed, rec = _run(req, both[key], point, m, f"{point.size_text(m)}, round {r}")
             got[key, which].append((timed.wall_ns, launch_no, rec))
     cells = []
     for key, side in both.items():
         records = []
         for r, ((w1, k1, _), (w2, k2, rec)) in enumerate(zip(got[key, "m1"], got[key, "m2"], strict=True), 1):
-            base = rec if rec is not None else {"type": "result", "workload": "ring", **point.params, **_NOTHING}
+            base = rec if rec is not None else {
+                "type": "result", "workload": point.workload.verb, **point.driver_params(point.m2), **_NOTHING
+            }  # fmt: skip
+            short = {"n1": point.m1} if point.fanout else {"m1": point.m1}
             records.append({
-                **base, "process": r, "iteration": 1, "round": r, "side": key, "m1": point.m1,
+                **base, "process": r, "iteration": 1, "round": r, "side": key, **short,
                 "wall_m1_ns": w1, "wall_m2_ns": w2, "launch_m1": k1, "launch_m2": k2,
             })  # fmt: skip
         extra = {
-            "m1": point.m1,
+            **short,
             "hops_difference": point.delta_hops,
             "command_m1": side.shown(point.m1),
             "command_m2": side.shown(point.m2),
@@ -522,16 +569,16 @@ def _measure_point(req: Request, point: Point, launches: Iterator[int], progress
         if median <= 0:
             cell.status = "failed"
             cell.reason = (
-                f"{key} at {at}: the long runs (M={point.m2:,}) took no longer than the short ones "
-                f"(M={point.m1:,}), median {median:.3g} ns/hop: it does not seem to do the laps it is given, "
-                "or the runs are too short (raise --hops)"
+                f"{key} at {at}: the long runs ({point.size_text(point.m2)}) took no longer than the short ones "
+                f"({point.size_text(point.m1)}), median {median:.3g} ns: it does not seem to do the work it is "
+                "given, or the runs are too short (raise --hops or N)"
             )
         cells.append(cell)
     return cells
 
 
 def _spec(req: Request, point: Point) -> CellSpec:
-    return CellSpec(req.driver, workloads.RING, point.params, req.cores)
+    return CellSpec(req.driver, point.workload, point.params, req.cores)
 
 
 def _cell(req: Request, point: Point, key: str, status: str, reason: str | None, records: list, extra: dict) -> Cell:
@@ -557,5 +604,5 @@ def _cell(req: Request, point: Point, key: str, status: str, reason: str | None,
         }
         version = None
         runtime = req.program_runtime
-    return Cell(runtime, workloads.RING, point.params, req.cores, "versus", status, reason, records, [], extra,
+    return Cell(runtime, point.workload, point.params, req.cores, "versus", status, reason, records, [], extra,
                 version, settings)  # fmt: skip

@@ -512,7 +512,9 @@ def _last_per_cores(leads: list[Lead]) -> tuple[Lead, ...]:
 
 
 def summarize(cells: list[Cell], floors: Collection[str] = ()) -> Findings:
-    """The findings of some cells; `floors`: runtimes known as the floor besides those whose hop says so."""
+    """The findings of some cells; `floors`: runtimes known as the floor besides those whose hop says so.
+    Cells of a mode that is not summarised (a driver against a program) are left to their own table."""
+    cells = [c for c in cells if c.mode_object.summarised]
     msg_cols = columns(comparisons(cells, NS_PER_HOP, floors=floors))
     message = tuple(c for c in msg_cols if c.group == MESSAGE)
     spawn_leads = comparisons(cells, SPAWN_US, preferred_workload(cells, SPAWN_US), floors)

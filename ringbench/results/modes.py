@@ -103,6 +103,7 @@ class Mode:
     sampled = True  # whether its values are sample intervals of a running ring
     resumable = True  # whether `sweep --resume` can finish a stopped run of this mode
     details_under_table = False  # whether each row's details are printed under the table (besides --wide)
+    summarised = True  # whether the report's summary ranks its cells among the runtimes' (a versus run's are not)
 
     def processes(self, opts: Options) -> int:
         """Driver processes one cell launches at most (calibration probes aside)."""
@@ -338,13 +339,21 @@ __all__ = ["MODES", "Mode", "ModeError", "Options", "workloads", "warmups", "set
 # wall_m2_ns), the laps (m1, and m = M2) and the ring's n and tokens; a driver's record is its checked
 # result record of the long run, a program's has the contract's fields at 0 (a program proves nothing).
 def _differential(r: workloads.Params) -> float | None:
-    """(t(M2) − t(M1)) / (N × (M2 − M1) × tokens): what one more hop costs in a running ring."""
-    hops = r["n"] * (r["m"] - r["m1"]) * r["tokens"]
-    return (r["wall_m2_ns"] - r["wall_m1_ns"]) / hops if hops > 0 else None
+    """(t(M2) − t(M1)) / (N × (M2 − M1) × tokens): what one more hop costs in a running ring; for the tree,
+    (t(N) − t(N1)) / (processes(N) − processes(N1)): what one more process costs."""
+    if "n1" in r:
+        more = workloads.tree_processes(r) - workloads.tree_processes({"n": r["n1"], "fanout": r["fanout"]})
+    else:
+        more = r["n"] * (r["m"] - r["m1"]) * r["tokens"]
+    return (r["wall_m2_ns"] - r["wall_m1_ns"]) / more if more > 0 else None
 
 
 VERSUS_NS_PER_HOP = Metric("ns_per_hop", "ns/hop", _differential)
+VERSUS_NS_PER_PROCESS = Metric("ns_per_process", "ns/proc", _differential)
 OWN_NS_PER_HOP = Metric("own_ns_per_hop", "own ns/hop", lambda r: r["run_ns"] / r["count"] if r["count"] else None)
+OWN_NS_PER_PROCESS = Metric(
+    "own_ns_per_process", "own ns/proc", lambda r: r["run_ns"] / workloads.tree_processes(r) if r["run_ns"] else None
+)
 WALL_SHORT = Metric("wall_short_s", "t short s", lambda r: r["wall_m1_ns"] / 1e9)
 WALL_LONG = Metric("wall_long_s", "t long s", lambda r: r["wall_m2_ns"] / 1e9)
 # Below this the long and short runs differ by little more than timer and scheduler noise; or by less
@@ -360,6 +369,7 @@ class Versus(Mode):
 
     name = "versus"
     resumable = False  # a stopped comparison is measured again whole (`sweep --resume` cannot run it)
+    summarised = False  # a driver against a program: its own table says it, not the runtimes' summary
     sampled = False
     details_under_table = True  # each row's laps, wall times and commands, printed under the table
     value_name = "rounds"
@@ -383,29 +393,40 @@ class Versus(Mode):
         )
 
     def metrics(self, w: Workload) -> tuple[Metric, ...]:
+        if w.name == workloads.TREE.name:
+            return (VERSUS_NS_PER_PROCESS, OWN_NS_PER_PROCESS, WALL_SHORT, WALL_LONG)
         return (VERSUS_NS_PER_HOP, OWN_NS_PER_HOP, WALL_SHORT, WALL_LONG)
 
     def beside(self, w: Workload) -> tuple[Metric, ...]:
-        """Figures the compact table shows beside the headline: the driver's own ns/hop."""
-        return (OWN_NS_PER_HOP,)
+        """Figures the compact table shows beside the headline: the driver's own figure per hop (process)."""
+        return self.metrics(w)[1:2]
 
     def values(self, cell: Cell, metric: Metric | None = None) -> list[float]:
         """A metric is read by its name: ns_per_hop asked of a versus cell (by a chart, say) is its
         differential figure, never the driver's own run_ns / count."""
         mine = {m.name: m for m in self.metrics(cell.workload)}
-        metric = mine.get(metric.name, metric) if metric else VERSUS_NS_PER_HOP
+        metric = mine.get(metric.name, metric) if metric else self.metrics(cell.workload)[0]
         return [v for v in map(metric.of, cell.records) if v is not None]
 
     def describe(self, opts: Options, w: Workload) -> str:
+        figure = (
+            "ns/proc = (t(N) − t(N1)) / (processes(N) − processes(N1)), whole processes timed from outside"
+            if w.name == workloads.TREE.name
+            else "ns/hop = (t(M2) − t(M1)) / (N × (M2 − M1) × tokens), whole processes timed from outside, M = M2"
+        )
         return (
-            f"ns/hop = (t(M2) − t(M1)) / (N × (M2 − M1) × tokens), whole processes timed from outside, M = M2; "
+            f"{figure}; "
             f"median of {opts.repeat} interleaved rounds (ABBA, the sides swapping each round, after "
-            f"{opts.warmup or 0} untimed warm-up run(s) a side); own ns/hop = the driver's run_ns / count"
+            f"{opts.warmup or 0} untimed warm-up run(s) a side); own = the driver's own figure from its record"
         )
 
     def details(self, cell: Cell) -> str:
         x = cell.extra
-        parts = [f"M {x.get('m1', 0):,} → {cell.used_params.get('m', 0):,}"]
+        parts = (
+            [f"N {x.get('n1', 0):,} → {cell.used_params.get('n', 0):,}"]
+            if "n1" in x
+            else [f"M {x.get('m1', 0):,} → {cell.used_params.get('m', 0):,}"]
+        )
         short, long_ = self.values(cell, WALL_SHORT), self.values(cell, WALL_LONG)
         if short and long_:
             parts.append(f"wall {stats.summarize(short).median:.3f} s → {stats.summarize(long_).median:.3f} s")

@@ -100,7 +100,7 @@ def render(runs: list[tuple[Run, str]]) -> str:
     known_floors = floors() | {c.runtime for c in cells if c.is_floor}
     st = styles({c.runtime for c in cells}, known_floors)
     drawn = _charts(cells)
-    groups = warnings.group(results)
+    groups = warnings.group(results, cells)
     specs: list[tuple[str, dict]] = []
     body = (
         summary.section(

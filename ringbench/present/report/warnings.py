@@ -6,29 +6,44 @@ figure; nothing is parsed back from text.
 
 from __future__ import annotations
 
-from ...results.model import Run
+from ...results.model import Cell, Run
+from ...results.noise import RunWarning
 from ..style import cores_text, fmt_count
 from .html import e
 
 
-def group(runs: list[Run]) -> list[dict]:
+def group(runs: list[Run], cells: list[Cell] | None = None) -> list[dict]:
     """One group per kind of warning: cell warnings with the cells they name and the range of their
-    coefficients of variation, run warnings with the runs they came from."""
+    coefficients of variation, run warnings with the runs they came from. With `cells` (the cells the
+    report shows, the latest of each), cell warnings are theirs, so a cell measured by two runs counts once."""
     groups: dict[tuple[str, str], dict] = {}
     for run in runs:
         for w in run.warnings:
-            key = (w.kind, w.what if w.cell else w.text)
-            g = groups.setdefault(key, {"text": key[1], "advice": w.advice, "cv": [], "cells": [], "runs": []})
-            if w.cell:
-                where = w.where or {"runtime": w.cell, "cores": "", "params": {}}
-                params = ", ".join(
-                    f"{k.upper() if len(k) == 1 else k} = {fmt_count(int(v))}" for k, v in where["params"].items()
-                )
-                g["cells"].append((f"{where['runtime']} · {cores_text(where['cores'])} · {params}", w.detail))
-                if "cv" in w.figures:
-                    g["cv"].append(w.figures["cv"] * 100)
-            elif run.run_id not in g["runs"]:
-                g["runs"].append(run.run_id)
+            if not (w.cell and cells is not None):
+                _add(groups, run, w)
+    for c in cells or []:
+        for w in c.warnings():
+            _add(groups, None, w)
+    return _lines(groups)
+
+
+def _add(groups: dict, run: Run | None, w: RunWarning) -> None:
+    """Add one warning to its kind's group: a cell's to the cells named, a run's to the runs."""
+    key = (w.kind, w.what if w.cell else w.text)
+    g = groups.setdefault(key, {"text": key[1], "advice": w.advice, "cv": [], "cells": [], "runs": []})
+    if w.cell:
+        where = w.where or {"runtime": w.cell, "cores": "", "params": {}}
+        params = ", ".join(
+            f"{k.upper() if len(k) == 1 else k} = {fmt_count(int(v))}" for k, v in where["params"].items()
+        )
+        g["cells"].append((f"{where['runtime']} · {cores_text(where['cores'])} · {params}", w.detail))
+        if "cv" in w.figures:
+            g["cv"].append(w.figures["cv"] * 100)
+    elif run is not None and run.run_id not in g["runs"]:
+        g["runs"].append(run.run_id)
+
+
+def _lines(groups: dict) -> list[dict]:
     out = []
     for g in groups.values():
         cv = g["cv"]

@@ -1,0 +1,52 @@
+require "spec"
+require "../src/driver"
+
+# Stress tests of what the driver writes itself around the runtime's channels:
+# the ready gate, the ring's stop pass and retirement, the one-slot inboxes of a
+# full ring, the tree's sums and the parameter checks. Each iteration builds
+# its fibers afresh, as the orchestrator's repeats do.
+describe Ringbench do
+  it "passes every token round a ring of any size, spread or in a burst" do
+    [{1, 1, 1}, {2, 3, 2}, {3, 5, 3}, {7, 13, 3}, {100, 10, 4}, {1000, 3, 1000}, {1000, 2, 16}].each do |(n, m, t)|
+      [false, true].each do |burst|
+        3.times do
+          r = Ringbench.ring_iter(n, m.to_i64, t, burst)
+          r.count.should eq(n.to_i64 * m * t)
+          r.ready.should eq(n)
+        end
+      end
+    end
+  end
+
+  it "opens the gate once, when the last of many processes is ready" do
+    200.times do |k|
+      n = 1 + k * 37 % 500
+      g = Ringbench::Gate.new(n.to_i64)
+      release = Channel(Nil).new
+      n.times { spawn { g.ready; release.receive? } }
+      g.wait.should eq(n)
+      release.close
+    end
+  end
+
+  it "counts spawn, pingpong and fanin exactly" do
+    5.times do
+      Ringbench.spawn_iter(3000).count.should eq(3000)
+      Ringbench.pingpong_iter(10_000).count.should eq(10_000)
+      Ringbench.fanin_iter(300, 50).count.should eq(15_000)
+    end
+  end
+
+  it "sums every leaf of a tree" do
+    [{1_i64, 10}, {1000_i64, 10}, {1024_i64, 2}, {729_i64, 3}, {10_000_i64, 10}].each do |(n, f)|
+      Ringbench.tree_iter(n, f).count.should eq(n * (n - 1) // 2)
+    end
+  end
+
+  it "takes ASCII digits only as a decimal value" do
+    Ringbench.decimal?("0123").should be_true
+    Ringbench.decimal?("+3").should be_false
+    Ringbench.decimal?("٣").should be_false
+    Ringbench.decimal?("").should be_false
+  end
+end
