@@ -516,6 +516,7 @@ class PerfContinuous(Mode):
 
     name = "perf-continuous"
     resumable = False  # a perf run is measured again whole, with its command
+    summarised = False  # snippets of code: their own table says it, not the runtimes' summary
     value_name = "counted sample(s)"
     more_flag = "--samples"
 
@@ -608,6 +609,7 @@ class PerfTimed(Mode):
 
     name = "perf-timed"
     resumable = False
+    summarised = False
     sampled = False
     value_name = "sample(s)"
     more_flag = "--samples"
