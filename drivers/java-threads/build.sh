@@ -1,9 +1,8 @@
-#!/bin/sh
-# Build: the shared sources (drivers/common/java/src) and this folder's src/Flavor.java,
-# compiled into this folder's bin/ with the newest JDK >= 21 found; bin/jdk-home
-# remembers that JDK so run.sh uses the same one.
-set -eu
-cd "$(dirname "$0")"
-JAVA_COMMON=$(cd ../common/java && pwd)
-. "$JAVA_COMMON/lib.sh"
+#!/usr/bin/env bash
+# Build: drivers/common/java/src into bin/ringbench-common.jar, this folder's src/ into
+# bin/classes against it (javac --release 25, warnings as errors); bin/jdk-home records the JDK.
+set -euo pipefail
+cd -- "$(dirname -- "${BASH_SOURCE[0]}")"
+# shellcheck source=../common/java/lib.sh
+. ../common/java/lib.sh
 java_build

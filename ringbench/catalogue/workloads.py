@@ -58,6 +58,11 @@ class Metric:
     label: str
     of: Callable[[Mapping], float | None]
     lower_is_better: bool = True
+    column: str = ""  # its header in a narrow table's column, where shorter than the label
+
+    @property
+    def header(self) -> str:
+        return self.column or self.label
 
 
 @dataclass(frozen=True)
@@ -90,6 +95,8 @@ class Workload:
     # How a cell is named in notes, warnings and progress, from its parameters (default: runtime, cores and
     # the parameters that differ from their single default).
     label: Callable[[Mapping], str] | None = None
+    # The figures a compact table shows beside the headline (spawn cost and memory beside ns/hop).
+    beside: tuple[Metric, ...] = ()
 
     def __post_init__(self):
         if not self.verb:
@@ -193,7 +200,7 @@ def _per(field_: str, divisor: Callable[[Mapping], float], scale: float = 1.0):
 
 
 NS_PER_HOP = Metric("ns_per_hop", "ns/hop", _per("run_ns", lambda r: r["count"]))
-SPAWN_US = Metric("spawn_us_per_process", "spawn µs/proc", _per("setup_ns", lambda r: r["n"], 1e3))
+SPAWN_US = Metric("spawn_us_per_process", "spawn µs/proc", _per("setup_ns", lambda r: r["n"], 1e3), column="spawn\nµs")
 CPU_PER_WALL = Metric(
     "cpu_per_wall", "CPU/wall", lambda r: r["run_cpu_ns"] / r["run_ns"] if r["run_ns"] else None, lower_is_better=False
 )
@@ -239,6 +246,7 @@ RING = Workload(
     metrics=(NS_PER_HOP, SPAWN_US, CPU_PER_WALL, RSS_PER_PROC),
     calibrates="m",
     extra_checks=(_tokens_fit,),
+    beside=(SPAWN_US, RSS_PER_PROC),
 )
 
 SPAWN = Workload(
@@ -249,6 +257,7 @@ SPAWN = Workload(
     hops=lambda p: 0,
     ready=lambda p: p["n"],
     metrics=(SPAWN_US, RSS_PER_PROC, RUNTIME_PER_PROC),
+    beside=(RSS_PER_PROC,),
 )
 
 MEMORY = Workload(
@@ -261,6 +270,7 @@ MEMORY = Workload(
     ready=lambda p: p["n"],
     metrics=(RSS_PER_PROC, RUNTIME_PER_PROC, SPAWN_US),
     settles_on=SPAWN_US,
+    beside=(SPAWN_US,),
 )
 
 TOTAL_HOPS = Param(
@@ -282,6 +292,7 @@ MSGCOST = Workload(
     hops=lambda p: p["n"] * p["m"] * p["tokens"],
     ready=lambda p: p["n"],
     metrics=(NS_PER_HOP, CPU_PER_WALL, SPAWN_US),
+    beside=(SPAWN_US,),
 )
 
 PINGPONG = Workload(
@@ -303,6 +314,7 @@ FANIN = Workload(
     hops=lambda p: p["n"] * p["m"],
     ready=lambda p: p["n"] + 1,
     metrics=(NS_PER_MESSAGE, SPAWN_US, CPU_PER_WALL),
+    beside=(SPAWN_US,),
     calibrates="m",
     extra_checks=(lambda p: "n × m must stay below 2^62" if p["n"] * p["m"] >= _MAX_HOPS else None,),
 )
@@ -320,6 +332,7 @@ SELECTIVE = Workload(
     hops=lambda p: p["n"] * p["m"],
     ready=lambda p: p["n"],
     metrics=(NS_PER_REPLY, SPAWN_US),
+    beside=(SPAWN_US,),
     calibrates="m",
 )
 
@@ -362,6 +375,7 @@ TREE = Workload(
     expected=lambda p: p["n"] * (p["n"] - 1) // 2,
     hops=tree_processes,
     metrics=(TREE_MS, NS_PER_TREE_PROCESS, PEAK_PER_PROC, CPU_PER_WALL),
+    beside=(NS_PER_TREE_PROCESS, PEAK_PER_PROC),
     processes=tree_processes,
     extra_checks=(_power_of_fanout,),
 )

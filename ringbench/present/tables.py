@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..catalogue.workloads import RSS_PER_PROC, SPAWN_US
+from ..catalogue.workloads import RSS_PER_PROC
 from ..results import modes, stats
 from ..results.model import Cell
 from ..results.relative import Relative, ordered, own_comparison, ranked, references, relatives
@@ -153,10 +153,9 @@ def rows(
     params = _param_columns(cells)
     head = mode.headline(w).label
     timed = mode.settles
-    show_spawn = timed and SPAWN_US in w.metrics and w.headline is not SPAWN_US
-    show_mem = timed and RSS_PER_PROC in w.metrics and w.headline is not RSS_PER_PROC
     own = own_comparison(cells[0])
-    beside = own.beside(w) if own else ()
+    beside = mode.beside(w)
+    show_mem = RSS_PER_PROC in beside or (timed and w.headline is RSS_PER_PROC)
     cols = [
         Column("Runtime", False),
         Column("hop", False),
@@ -164,13 +163,9 @@ def rows(
         *(Column(_param_header(p)) for p in params),
         Column(head),
         Column("±95%"),
-        *(Column(m.label.replace(" ", "\n", 1)) for m in beside),
+        *(Column(m.column or m.label.replace(" ", "\n", 1)) for m in beside),
+        Column(own.comparison_header if own else "Rel %"),
     ]
-    if show_spawn:
-        cols.append(Column("spawn\nµs"))
-    if show_mem:
-        cols.append(Column("B/proc"))
-    cols.append(Column(own.comparison_header if own else "Rel %"))
     extra_cols = _wide_columns(cells) if wide else []
     cols += extra_cols
     out = []
@@ -188,11 +183,10 @@ def rows(
         headline = _memory_text(c) if w.headline is RSS_PER_PROC and timed else fmt(hl.median)
         row += [headline, _ci_text(vals, hl.median)]
         summaries = c.summaries()
-        row += [fmt(summaries[m.name].median) if m.name in summaries else "–" for m in beside]
-        if show_spawn:
-            row.append(fmt(summaries[SPAWN_US.name].median) if SPAWN_US.name in summaries else "–")
-        if show_mem:
-            row.append(_memory_text(c))
+        row += [
+            _memory_text(c) if m is RSS_PER_PROC else fmt(summaries[m.name].median) if m.name in summaries else "–"
+            for m in beside
+        ]
         row.append(_rel_text(c, rel.get(i)))
         if wide:
             row += _wide_values(c, rel.get(i), extra_cols)
@@ -202,9 +196,8 @@ def rows(
 
 def _wide_metrics(cells: list[Cell]) -> list:
     mode = cells[0].mode_object
-    own = own_comparison(cells[0])
-    beside = own.beside(cells[0].workload) if own else ()
-    return [m for m in mode.metrics(cells[0].workload)[1:] if m not in (SPAWN_US, RSS_PER_PROC, *beside)]
+    beside = mode.beside(cells[0].workload)
+    return [m for m in mode.metrics(cells[0].workload)[1:] if m not in (RSS_PER_PROC, *beside)]
 
 
 def _wide_columns(cells: list[Cell]) -> list[Column]:

@@ -134,6 +134,10 @@ class Mode:
     def headline(self, w: Workload) -> Metric:
         return self.metrics(w)[0]
 
+    def beside(self, w: Workload) -> tuple[Metric, ...]:
+        """The figures a compact table shows beside the headline."""
+        return ()
+
     def values(self, cell: Cell, metric: Metric | None = None) -> list[float]:
         """ns per hop of each counted sample interval."""
         return [ns / h for h, ns in sampling.intervals(self.counted_samples(cell)) if h > 0]
@@ -220,6 +224,9 @@ class Timed(Mode):
 
     def metrics(self, w: Workload) -> tuple[Metric, ...]:
         return w.metrics
+
+    def beside(self, w: Workload) -> tuple[Metric, ...]:
+        return w.beside
 
     def values(self, cell: Cell, metric: Metric | None = None) -> list[float]:
         metric = metric or cell.workload.headline

@@ -1,81 +1,94 @@
-# Shell helpers shared by drivers/java-threads and drivers/java-virtual; each
-# driver's build.sh and run.sh set JAVA_COMMON to this folder, then source this
-# file (it is never run on its own).
+# shellcheck shell=bash
+# Shared by the Java drivers' build.sh, run.sh and check.sh (sourced, never run):
 #
-#   find_jdk [javac]   sets JDK_HOME and JDK_MAJOR to a JDK >= 21: $RINGBENCH_JAVA_HOME,
-#                      else the newest under /usr/lib/jvm, else `java` on PATH
-#   java_build         compiles this folder's src/ plus the driver's own src/ into the
-#                      driver's bin/ (run from the driver folder) and records the JDK
-#   java_runtime DIR   finds the JDK that built DIR/bin (or prints an error record and exits)
+#   find_jdk            JDK_HOME := a JDK $JAVA_FEATURE (Temurin first), or one line on stderr and status 1
+#   common_jar DEST     this folder's src/ compiled into DEST/ringbench-common.jar (what a driver
+#                       in any JVM language compiles against and puts on its class path)
+#   java_build          (in a driver folder) common_jar bin, the driver's src/ into bin/classes
+#                       against it, the JDK recorded in bin/jdk-home
+#   java_of DIR         JDK_HOME := the JDK that built DIR/bin (checked), or an error record on stdout and exit 1
+#   java_check KIND     (in a driver folder) lint-compile everything, shellcheck, the stress test
+#                       of the hand-written primitives on KIND (platform or virtual) threads
 
-jdk_major() { # $1 = a JDK home; prints its major version (or nothing)
-    _v=""
-    if [ -r "$1/release" ]; then
-        _v=$(sed -n 's/^JAVA_VERSION="\([^"]*\)".*/\1/p' "$1/release" | head -n 1)
+# The JDK the Java drivers are built for (javac --release) and run on: one feature version.
+JAVA_FEATURE=25
+JAVA_COMMON=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
+# javac: the standard release build, every lint warning an error.
+JAVAC_FLAGS=(--release "$JAVA_FEATURE" -encoding UTF-8 -Xlint:all -Werror)
+
+jdk_feature() { # $1 = a JDK home; prints its feature version (25 for 25.0.3), or nothing
+    local v=""
+    if [[ -r $1/release ]]; then
+        v=$(sed -n 's/^JAVA_VERSION="\([0-9]*\).*/\1/p' "$1/release")
     fi
-    if [ -z "$_v" ] && [ -x "$1/bin/java" ]; then
-        _v=$("$1/bin/java" -version 2>&1 | sed -n 's/.*version "\([^"]*\)".*/\1/p' | head -n 1)
-    fi
-    case $_v in 1.*) _v=${_v#1.} ;; esac
-    _v=${_v%%[!0-9]*}
-    [ -n "$_v" ] && echo "$_v"
+    printf '%s' "$v"
 }
 
-find_jdk() { # $1 = "javac" when a compiler is needed
-    _tool=${1:-java}
-    if [ -n "${RINGBENCH_JAVA_HOME:-}" ]; then
-        _m=$(jdk_major "$RINGBENCH_JAVA_HOME")
-        if [ -x "$RINGBENCH_JAVA_HOME/bin/$_tool" ] && [ -n "$_m" ] && [ "$_m" -ge 21 ]; then
-            JDK_HOME=$RINGBENCH_JAVA_HOME; JDK_MAJOR=$_m; return 0
+find_jdk() {
+    local h p
+    for h in /usr/lib/jvm/temurin-"$JAVA_FEATURE"-jdk* /usr/lib/jvm/*; do
+        if [[ -x $h/bin/javac && $(jdk_feature "$h") == "$JAVA_FEATURE" ]]; then
+            JDK_HOME=$h
+            return 0
         fi
-        echo "RINGBENCH_JAVA_HOME=$RINGBENCH_JAVA_HOME is not a JDK >= 21 with bin/$_tool" >&2
-        return 1
-    fi
-    JDK_HOME=""; JDK_MAJOR=0
-    for _h in /usr/lib/jvm/*; do
-        [ -x "$_h/bin/$_tool" ] || continue
-        _m=$(jdk_major "$_h")
-        [ -n "$_m" ] || continue
-        if [ "$_m" -ge 21 ] && [ "$_m" -gt "$JDK_MAJOR" ]; then JDK_HOME=$_h; JDK_MAJOR=$_m; fi
     done
-    if [ -z "$JDK_HOME" ] && _p=$(command -v "$_tool" 2>/dev/null); then
-        _h=$(dirname "$(dirname "$(readlink -f "$_p")")")
-        _m=$(jdk_major "$_h")
-        if [ -n "$_m" ] && [ "$_m" -ge 21 ]; then JDK_HOME=$_h; JDK_MAJOR=$_m; fi
+    if p=$(command -v javac 2>/dev/null); then
+        h=$(dirname -- "$(dirname -- "$(readlink -f -- "$p")")")
+        if [[ $(jdk_feature "$h") == "$JAVA_FEATURE" ]]; then
+            JDK_HOME=$h
+            return 0
+        fi
     fi
-    if [ -z "$JDK_HOME" ]; then
-        echo "no JDK >= 21 found (set RINGBENCH_JAVA_HOME, or install one under /usr/lib/jvm)" >&2
-        return 1
-    fi
-    return 0
+    echo "no JDK $JAVA_FEATURE found in /usr/lib/jvm or on PATH: install Temurin $JAVA_FEATURE (https://adoptium.net)" >&2
+    return 1
 }
 
-java_build() { # run inside the driver folder: common sources + ./src/*.java -> ./bin
-    find_jdk javac
-    _common=$JAVA_COMMON/src
-    # Ffm (clock_gettime and prctl through the Foreign Function & Memory API) needs
-    # JDK >= 22, where FFM is final; on 21 RingBench falls back to the MXBean clock.
-    _srcs="$_common/RingBench.java"
-    [ "$JDK_MAJOR" -ge 22 ] && _srcs="$_srcs $_common/Ffm.java"
-    rm -rf bin bin.tmp
-    mkdir -p bin.tmp
-    # shellcheck disable=SC2086  # word splitting of the source list is wanted
-    "$JDK_HOME/bin/javac" -nowarn -encoding UTF-8 -d bin.tmp $_srcs src/*.java
+common_jar() {
+    local classes srcs=()
+    classes=$(mktemp -d)
+    mapfile -t srcs < <(find "$JAVA_COMMON/src" -name '*.java' | sort)
+    "$JDK_HOME/bin/javac" "${JAVAC_FLAGS[@]}" -d "$classes" "${srcs[@]}"
+    "$JDK_HOME/bin/jar" --create --file "$1/ringbench-common.jar" -C "$classes" .
+    rm -rf "$classes"
+}
+
+java_build() {
+    find_jdk
+    rm -rf bin.tmp
+    mkdir -p bin.tmp/classes
+    common_jar bin.tmp
+    local own=()
+    mapfile -t own < <(find src -name '*.java' | sort)
+    "$JDK_HOME/bin/javac" "${JAVAC_FLAGS[@]}" -cp bin.tmp/ringbench-common.jar -d bin.tmp/classes "${own[@]}"
     echo "$JDK_HOME" > bin.tmp/jdk-home
+    rm -rf bin
     mv bin.tmp bin
-    echo "built with $JDK_HOME (JDK $JDK_MAJOR)" >&2
+    echo "built with $JDK_HOME (JDK $JAVA_FEATURE)" >&2
 }
 
-java_runtime() { # $1 = the driver folder; sets JDK_HOME, JDK_MAJOR and JAVA_NATIVE
-    if [ -z "${RINGBENCH_JAVA_HOME:-}" ] && [ -r "$1/bin/jdk-home" ]; then
-        RINGBENCH_JAVA_HOME=$(cat "$1/bin/jdk-home")
+java_of() {
+    JDK_HOME=""
+    if [[ -r $1/bin/jdk-home ]]; then
+        JDK_HOME=$(<"$1/bin/jdk-home")
     fi
-    if ! find_jdk java 2>/dev/null; then
-        echo '{"type":"error","kind":"failure","message":"no JDK >= 21 found: set RINGBENCH_JAVA_HOME to one (and rebuild)"}'
+    if [[ -z $JDK_HOME || ! -x $JDK_HOME/bin/java || $(jdk_feature "$JDK_HOME") != "$JAVA_FEATURE" ]]; then
+        echo "{\"type\":\"error\",\"kind\":\"failure\",\"message\":\"no JDK $JAVA_FEATURE recorded in bin/jdk-home: rebuild the driver (ringbench build $(basename -- "$1"))\"}"
         exit 1
     fi
-    # Lets Ffm call clock_gettime/prctl without the JVM's restricted-method warning.
-    JAVA_NATIVE=""
-    [ "$JDK_MAJOR" -ge 22 ] && JAVA_NATIVE="--enable-native-access=ALL-UNNAMED"
-    return 0
+}
+
+java_check() { # $1 = platform | virtual; $2 = seconds of stress (default 30)
+    find_jdk
+    local out srcs=()
+    out=$(mktemp -d)
+    trap 'rm -rf "$out"' RETURN
+    mapfile -t srcs < <(find "$JAVA_COMMON/src" "$JAVA_COMMON/test" src -name '*.java' | sort)
+    echo "javac ${JAVAC_FLAGS[*]}: ${#srcs[@]} files" >&2
+    "$JDK_HOME/bin/javac" "${JAVAC_FLAGS[@]}" -d "$out" "${srcs[@]}"
+    if command -v shellcheck >/dev/null; then
+        shellcheck -x "$JAVA_COMMON/lib.sh" ./*.sh
+    else
+        echo "shellcheck not found: shell scripts not linted" >&2
+    fi
+    "$JDK_HOME/bin/java" -XX:+UseG1GC -cp "$out" ringbench.threads.Stress "$1" "${2:-30}"
 }

@@ -1,0 +1,416 @@
+package ringbench.threads;
+
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongSupplier;
+import ringbench.driver.Fail;
+import ringbench.driver.Meter;
+import ringbench.driver.Out;
+import ringbench.driver.Params;
+import ringbench.driver.Proc;
+import ringbench.driver.Workloads;
+
+/**
+ * The workloads with one {@link Thread} per process, for any kind of thread:
+ * java-threads gives a factory of platform threads, java-virtual one of virtual
+ * threads. A process's receiving end is a {@link ParkBox} mailbox, or with
+ * {@code handoff} a {@link SlotBox}; boxes with many writers (the main thread's,
+ * fanin's receiver, a tree node's) are mailboxes in both.
+ */
+public final class ThreadWorkloads implements Workloads {
+    /** Why {@code selective} is unsupported in the Java drivers. */
+    public static final String NO_SELECTIVE = "Java has no selective receive: a BlockingQueue or mailbox can only "
+            + "take its head, so a receive that skips non-matching messages would be an emulation, not the runtime's own";
+
+    private final ThreadFactory threads;
+    private final boolean osThreads, handoff;
+    private final String limitAdvice;
+
+    /**
+     * @param threads     makes one unstarted thread per process (daemon threads)
+     * @param osThreads   each thread is an OS thread (tree waits untimed for their exit)
+     * @param handoff     the hand-off slot instead of the mailbox
+     * @param limitAdvice how to raise the limit a failed thread start hit (for the limit error)
+     */
+    public ThreadWorkloads(ThreadFactory threads, boolean osThreads, boolean handoff, String limitAdvice) {
+        this.threads = threads;
+        this.osThreads = osThreads;
+        this.handoff = handoff;
+        this.limitAdvice = limitAdvice;
+    }
+
+    /** A process's own box: written by at most its predecessor (or peer) and the main thread. */
+    Box newBox() { return handoff ? new SlotBox() : new ParkBox(); }
+
+    /** A box with many writers: a mailbox in every variant. */
+    static Box newSharedBox() { return new ParkBox(); }
+
+    /** Start a process; a failure to create its thread ends the run with a `limit` error. */
+    void start(Thread t, long started, long wanted) {
+        try {
+            t.start();
+        } catch (OutOfMemoryError e) {
+            // The VM ends, taking the started threads with it.
+            Out.die(Fail.limit("could not start " + (started < 0 ? "a process" : "process " + (started + 1))
+                    + " of " + wanted + ": " + e.getMessage() + "; " + limitAdvice));
+        }
+    }
+
+    Thread spawn(Runnable body, long started, long wanted) {
+        Thread t = threads.newThread(body);
+        start(t, started, wanted);
+        return t;
+    }
+
+    static void joinAll(Thread[] ts) throws InterruptedException {
+        for (Thread t : ts) if (t != null) t.join();
+    }
+
+    // ------------------------------------------------------------------ ring
+
+    /** A ring process. A token is a value v >= 1; the stop message is -(sum+1); main hears 0 per finished token. */
+    static final class RingProc implements Runnable {
+        final Box in, next, stopTo, main;
+        final Ready ready;
+
+        RingProc(Box in, Box next, Box stopTo, Box main, Ready ready) {
+            this.in = in;
+            this.next = next;
+            this.stopTo = stopTo;
+            this.main = main;
+            this.ready = ready;
+        }
+
+        @Override
+        public void run() {
+            final Box in = this.in, next = this.next, main = this.main;
+            in.bind();
+            ready.signal();
+            long count = 0; // this process's receipts, for the proof
+            for (;;) {
+                long v = in.take();
+                if (v > 0) {
+                    count++;
+                    if (v == 1) main.forward(in, 0);
+                    else next.forward(in, v - 1);
+                } else {
+                    stopTo.forward(in, v - count); // -(sum+1) - count = -(sum+count+1)
+                    return;
+                }
+            }
+        }
+    }
+
+    @Override
+    public long ring(Params p, Meter meter) throws InterruptedException {
+        final int n = p.n(), tokens = p.tokens();
+        final long value = (long) n * p.m();
+        Box[] boxes = new Box[n];
+        Ready ready = new Ready(n);
+
+        meter.spawnBegins();
+        Box main = newSharedBox();
+        Thread[] procs = new Thread[n];
+        for (int i = 0; i < n; i++) boxes[i] = newBox();
+        for (int i = 0; i < n; i++) {
+            Box next = boxes[i + 1 == n ? 0 : i + 1];
+            procs[i] = spawn(new RingProc(boxes[i], next, i + 1 == n ? main : next, main, ready), i, n);
+        }
+        meter.spawnEnds(ready.await());
+
+        meter.runBegins();
+        for (int j = 0; j < tokens; j++) boxes[p.entry(j)].put(value);
+        for (int j = 0; j < tokens; j++) main.take();
+        meter.runEnds();
+
+        boxes[0].put(-1);
+        long count = -main.take() - 1;
+        joinAll(procs);
+        return count;
+    }
+
+    /** A ring process of continuous mode: tokens never finish; p0 counts laps. */
+    static final class LoopProc implements Runnable {
+        final Box in, next;
+        final AtomicLong laps; // only p0's is non-null
+        final Ready ready;
+
+        LoopProc(Box in, Box next, AtomicLong laps, Ready ready) {
+            this.in = in;
+            this.next = next;
+            this.laps = laps;
+            this.ready = ready;
+        }
+
+        @Override
+        public void run() {
+            final Box in = this.in, next = this.next;
+            final AtomicLong laps = this.laps;
+            in.bind();
+            ready.signal();
+            for (;;) {
+                long v = in.take();
+                if (laps != null) laps.getAndIncrement();
+                next.forward(in, v);
+            }
+        }
+    }
+
+    @Override
+    public LongSupplier ringForever(Params p, Meter meter) {
+        final int n = p.n();
+        Box[] boxes = new Box[n];
+        Ready ready = new Ready(n);
+        AtomicLong laps = new AtomicLong();
+        meter.spawnBegins();
+        for (int i = 0; i < n; i++) boxes[i] = newBox();
+        for (int i = 0; i < n; i++) {
+            spawn(new LoopProc(boxes[i], boxes[i + 1 == n ? 0 : i + 1], i == 0 ? laps : null, ready), i, n);
+        }
+        meter.spawnEnds(ready.await());
+        meter.runBegins();
+        for (int j = 0; j < p.tokens(); j++) boxes[p.entry(j)].put(1);
+        return () -> laps.get() * n;
+    }
+
+    // ----------------------------------------------------------------- trace
+
+    /** A trace process. A token is (v << 7) | (from + 1); each receipt prints a hop record as it happens. */
+    static final class TraceProc implements Runnable {
+        final int idx, n;
+        final long total;
+        final boolean print;
+        final Box in, next, stopTo, main;
+        final Ready ready;
+
+        TraceProc(int idx, int n, long total, boolean print, Box in, Box next, Box stopTo, Box main, Ready ready) {
+            this.idx = idx;
+            this.n = n;
+            this.total = total;
+            this.print = print;
+            this.in = in;
+            this.next = next;
+            this.stopTo = stopTo;
+            this.main = main;
+            this.ready = ready;
+        }
+
+        @Override
+        public void run() {
+            in.bind();
+            ready.signal();
+            long count = 0;
+            for (;;) {
+                long x = in.take();
+                if (x >= 0) {
+                    long v = x >>> 7;
+                    long from = (x & 127) - 1;
+                    long hop = total - v + 1;
+                    count++;
+                    if (print) Out.hop(hop, (hop - 1) / n + 1, from, idx);
+                    if (v == 1) main.forward(in, 0);
+                    else next.forward(in, ((v - 1) << 7) | (idx + 1));
+                } else {
+                    stopTo.forward(in, x - count);
+                    return;
+                }
+            }
+        }
+    }
+
+    @Override
+    public long trace(Params p, Meter meter, boolean print) throws InterruptedException {
+        final int n = p.n();
+        final long total = (long) n * p.m();
+        Box[] boxes = new Box[n];
+        Thread[] procs = new Thread[n];
+        Ready ready = new Ready(n);
+        meter.spawnBegins();
+        Box main = newSharedBox();
+        for (int i = 0; i < n; i++) boxes[i] = newBox();
+        for (int i = 0; i < n; i++) {
+            Box next = boxes[i + 1 == n ? 0 : i + 1];
+            procs[i] = spawn(new TraceProc(i, n, total, print, boxes[i], next, i + 1 == n ? main : next, main, ready), i, n);
+        }
+        meter.spawnEnds(ready.await());
+        meter.runBegins();
+        boxes[0].put(total << 7); // from = -1
+        main.take();
+        meter.runEnds();
+        boxes[0].put(-1);
+        long count = -main.take() - 1;
+        joinAll(procs);
+        return count;
+    }
+
+    // ----------------------------------------------------------------- spawn
+
+    /** spawn: each process's ready signal is a message to main, sent just before its one receive. */
+    @Override
+    public long spawn(Params p, Meter meter) throws InterruptedException {
+        final int n = p.n();
+        Box[] boxes = new Box[n];
+        Thread[] procs = new Thread[n];
+        meter.spawnBegins();
+        final Box main = newSharedBox();
+        for (int i = 0; i < n; i++) {
+            final Box in = boxes[i] = newBox();
+            procs[i] = spawn(() -> {
+                in.bind();
+                main.forward(in, 1); // the cell was made by the spawner with the mailbox
+                in.take();
+            }, i, n);
+        }
+        long ready = 0;
+        for (int i = 0; i < n; i++) ready += main.take();
+        meter.spawnEnds(ready);
+        for (int i = 0; i < n; i++) boxes[i].put(0);
+        joinAll(procs);
+        return ready;
+    }
+
+    // -------------------------------------------------------------- pingpong
+
+    @Override
+    public long pingpong(Params p, Meter meter) throws InterruptedException {
+        final long m = p.m();
+        Ready ready = new Ready(2);
+        meter.spawnBegins();
+        final Box main = newSharedBox(), a = newBox(), b = newBox();
+        Thread ta = spawn(() -> {
+            a.bind();
+            ready.signal();
+            a.take(); // start
+            for (long i = 0; i < m; i++) {
+                b.forward(a, 1);
+                a.take();
+            }
+            main.forward(a, 0);
+            b.put(-1);
+        }, 0, 2);
+        Thread tb = spawn(() -> {
+            b.bind();
+            ready.signal();
+            long c = 0;
+            for (;;) {
+                long v = b.take();
+                if (v < 0) break;
+                c++;
+                a.forward(b, 1);
+            }
+            main.forward(b, -(c + 1));
+        }, 1, 2);
+        meter.spawnEnds(ready.await());
+        meter.runBegins();
+        a.put(1);
+        main.take();
+        meter.runEnds();
+        long count = -main.take() - 1;
+        ta.join();
+        tb.join();
+        return count;
+    }
+
+    // ----------------------------------------------------------------- fanin
+
+    @Override
+    public long fanin(Params p, Meter meter) throws InterruptedException {
+        final int n = p.n();
+        final long m = p.m();
+        Thread[] procs = new Thread[n + 1];
+        Ready ready = new Ready(n + 1L);
+        CountDownLatch go = new CountDownLatch(1);
+        meter.spawnBegins();
+        final Box main = newSharedBox(), rx = newSharedBox();
+        procs[n] = spawn(() -> {
+            rx.bind();
+            ready.signal();
+            long got = 0, done = 0;
+            while (done < n) {
+                if (rx.take() > 0) got++;
+                else done++;
+            }
+            main.forward(rx, -(got + 1));
+        }, 0, n + 1L);
+        for (int i = 0; i < n; i++) {
+            procs[i] = spawn(() -> {
+                ready.signal();
+                try {
+                    go.await(); // the start signal is this sender's first receive
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+                for (long k = 0; k < m; k++) rx.put(1);
+                rx.put(0); // this sender is done
+            }, i + 1L, n + 1L);
+        }
+        meter.spawnEnds(ready.await());
+        meter.runBegins();
+        go.countDown();
+        long got = -main.take() - 1;
+        meter.runEnds();
+        joinAll(procs);
+        return got;
+    }
+
+    // ------------------------------------------------------------------ tree
+
+    /**
+     * A tree process covering the leaves lo … lo+size-1. A leaf sends its
+     * ordinal to its parent and ends; an inner node makes its mailbox, spawns
+     * fanout children over equal contiguous parts of its range, receives one sum
+     * from each (in whatever order they come), sends the total and ends.
+     */
+    final class TreeProc implements Runnable {
+        final int lo, size, fanout;
+        final long wanted;
+        final Box parent;
+
+        TreeProc(int lo, int size, int fanout, long wanted, Box parent) {
+            this.lo = lo;
+            this.size = size;
+            this.fanout = fanout;
+            this.wanted = wanted;
+            this.parent = parent;
+        }
+
+        @Override
+        public void run() {
+            if (size == 1) {
+                parent.put(lo);
+                return;
+            }
+            Box own = newSharedBox();
+            int part = size / fanout;
+            for (int i = 0; i < fanout; i++) spawn(new TreeProc(lo + i * part, part, fanout, wanted, own), -1, wanted);
+            long sum = 0;
+            for (int i = 0; i < fanout; i++) sum += own.take();
+            parent.put(sum);
+        }
+    }
+
+    @Override
+    public long tree(Params p, Meter meter) {
+        long threadsBefore = osThreads ? Proc.threads() : 0;
+        Box main = newSharedBox();
+        meter.treeBegins();
+        spawn(new TreeProc(0, p.n(), p.fanout(), p.processes(), main), 0, p.processes());
+        long sum = main.take();
+        meter.treeEnds();
+        if (osThreads) awaitExits(threadsBefore);
+        return sum;
+    }
+
+    /**
+     * Untimed, after a tree of OS threads: wait until the tree's threads have
+     * left the kernel (each ends right after its message, so some are still
+     * exiting when the root's sum arrives), so that the next iteration starts
+     * from the same state. Gives up after ten seconds.
+     */
+    private static void awaitExits(long threadsBefore) {
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (Proc.threads() > threadsBefore && System.nanoTime() < deadline) LockSupport.parkNanos(1_000_000);
+    }
+}
