@@ -56,9 +56,9 @@ def bootstrap_ratio_ci(num: Iterable[float], den: Iterable[float]) -> tuple[floa
     mb = np.median(rng.choice(b, size=(BOOTSTRAP_RESAMPLES, b.size)), axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):  # a median of 0 (perf: no iteration in a sample)
         ratios = ma / mb
-    if np.isnan(ratios).all():
-        return float("nan"), float("nan")
-    lo, hi = np.nanquantile(ratios, [(1 - CONFIDENCE) / 2, (1 + CONFIDENCE) / 2])
+        if np.isnan(ratios).all():
+            return float("nan"), float("nan")
+        lo, hi = np.nanquantile(ratios, [(1 - CONFIDENCE) / 2, (1 + CONFIDENCE) / 2])  # inf - inf between two
     return float(lo), float(hi)
 
 
