@@ -271,11 +271,11 @@ def _rb_timed(_rb_i, _rb_w):
     _rb_a = None
     _rb_f = _rb_w.runner_func
     _RB_INIT_RUNNER
-    _rb_s = _rb_a
     _rb_w.started()
     _rb_clock = _rb_w.clock
     _rb_cpu = _rb_w.cpu
     for _rb_n in _rb_w.plan:
+        _rb_s = _rb_a  # each sample starts the state afresh, as erlperf's timed samples do
         _rb_it = _rb_repeat(None, _rb_n)
         _rb_c0 = _rb_cpu()
         _rb_t0 = _rb_clock()

@@ -596,21 +596,22 @@ timed(Job, S, I) ->
     receive {'DOWN', _, process, Pid, _} -> ok end,
     ringbench_json:emit([{type, total}, {snippet, S#snip.k}, {count, Loop * (W + N)}]).
 
+%% Each sample starts runner/2's state from init_runner's value, as erlperf's
+%% timed samples do (each is a fresh sample worker there).
 timed_samples(Ctl, Mod, RA, Loop, W, N, A) ->
-    lists:foldl(
-      fun(K, State) ->
+    lists:foreach(
+      fun(K) ->
               C0 = ringbench_clock:cpu_ns(),
               T0 = ringbench_clock:now_ns(),
-              State1 = case RA of
-                           0 -> Mod:?TIMED(Loop), State;
-                           1 -> Mod:?TIMED(Loop, A), State;
-                           2 -> Mod:?TIMED(Loop, A, State)
-                       end,
+              _ = case RA of
+                      0 -> Mod:?TIMED(Loop);
+                      1 -> Mod:?TIMED(Loop, A);
+                      2 -> Mod:?TIMED(Loop, A, A)
+                  end,
               T1 = ringbench_clock:now_ns(),
               C1 = ringbench_clock:cpu_ns(),
-              K > W andalso (Ctl ! {timed, self(), T1 - T0, C1 - C0}),
-              State1
-      end, A, lists:seq(1, W + N)).
+              K > W andalso (Ctl ! {timed, self(), T1 - T0, C1 - C0})
+      end, lists:seq(1, W + N)).
 
 %% ---------------------------------------------------------------------------
 %% -v: what the VM tells cheaply, after each sample
