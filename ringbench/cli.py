@@ -845,8 +845,8 @@ _PERF_HELP = """Benchmark your own code, erlperf's way: each CODE runs in a tigh
   ringbench perf 'rand:uniform().' 'crypto:strong_rand_bytes(2).'
   ringbench perf 'rand:uniform().' -c 2                   two workers at once
   ringbench perf 'erlang:unique_integer().' -l 100M        timed: exactly 100M iterations a sample
-  ringbench perf '[X || X <- L, X rem 2 =:= 0].' --init_runner 'lists:seq(1, 100).' \\
-                 'lists:filter(fun(X) -> X rem 2 =:= 0 end, L).' --init_runner 'lists:seq(1, 100).'
+  ringbench perf 'run(L) -> [X || X <- L, X rem 2 =:= 0].' --init_runner 'lists:seq(1, 100).' \\
+      'run(L) -> lists:filter(fun(X) -> X rem 2 =:= 0 end, L).' --init_runner 'lists:seq(1, 100).'
   ringbench perf 'ets:insert(t, {1, 2}).' --init 'ets:new(t, [named_table, public]).' -q
   ringbench perf -r python 'sorted(xs)' --init_runner 'xs = list(range(1000, 0, -1))'
 
