@@ -478,7 +478,9 @@ PERF_CODE = {
                   "runner": "def run(slot):\n    slot[0] += 1\n",
                   "done": "def done(slots):\n    print('count=%d' % sum(s[0] for s in slots))\n"},
         "hooks": {"init": "def init():\n    print('init')\n    return 42\n",
-                  "init_runner": "def init_runner(i):\n    print('init_runner', i)\n    return ('w', i)\n",
+                  # one write a line: print() writes the line and its end apart, and workers print at once
+                  "init_runner": "def init_runner(i):\n    import sys\n    sys.stdout.write('init_runner %d\\n' % i)\n"
+                                 "    return ('w', i)\n",
                   "runner": "def run(a):\n    assert a == ('w', 42)\n",
                   "done": "def done(i):\n    print('done', i)\n"},
         "state": {"init_runner": "1", "runner": "def run(_, s):\n    print(s)\n    return s + 1\n"},
