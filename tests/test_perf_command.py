@@ -188,3 +188,13 @@ def test_perf_runs_are_compared_and_exported_like_any_other(tmp_path):
     code, out, err = ringbench("export", "2", "--db", db)
     assert code == 0, err
     assert [c["params"]["code"] for c in json.loads(out)["cells"]] == ["rand:uniform()."]
+
+
+@needs_erlang
+def test_a_runner_slower_than_the_sample_is_0_qps_with_the_reason(tmp_path):
+    db = tmp_path / "s.db"
+    code, out, err = ringbench("perf", "timer:sleep(1000).", "-d", "50", "-s", "2", "-w", "1", "--db", db)
+    assert code == 0, err
+    row = next(line for line in out.splitlines() if line.strip().startswith("timer:sleep"))
+    assert row.split()[-4:] == ["1", "0", "–", "inf"], row
+    assert "slower than the sample period" in " ".join(out.split())

@@ -441,6 +441,12 @@ def perf_notes(cells: list[Cell], rel: dict[int, Relative], failed: list[Cell]) 
             f"≈ none, ? too few samples to tell (a test needs {stats.MIN_REPEATS_FOR_TEST} a side: -s "
             f"{stats.MIN_REPEATS_FOR_TEST})."
         )
+    slow = [perf_code(c) for c in cells if c.ok and modes.perf_figures(c).qps == 0]
+    if slow:
+        out.append(
+            f"{', '.join(slow)}: no iteration within a sample (the runner is slower than the sample period): 0 QPS, "
+            "as erlperf says; a longer -d/--sample-ms measures it."
+        )
     hooks = []
     for c in cells:
         given = [f"--{h} {c.params[h]!r}" for h in ("init", "init_runner", "done") if c.params.get(h) is not None]
