@@ -198,3 +198,11 @@ def test_a_runner_slower_than_the_sample_is_0_qps_with_the_reason(tmp_path):
     row = next(line for line in out.splitlines() if line.strip().startswith("timer:sleep"))
     assert row.split()[-4:] == ["1", "0", "–", "inf"], row
     assert "slower than the sample period" in " ".join(out.split())
+
+
+@needs_erlang
+def test_a_runner_that_never_returns_is_killed_after_the_timeout(tmp_path):
+    code, out, err = ringbench("perf", "timer:sleep(infinity).", "-l", "1", "--timeout", "3", "--db", tmp_path / "s.db")
+    assert code == 1, (out, err)
+    line = one_line_error(err)
+    assert "timeout" in line and "killed" in line and "snippet 1 was running" in line, line

@@ -660,7 +660,8 @@ class _Run:
                 tail = f"; stderr: {self.proc.stderr_tail}" if self.proc.stderr_tail else ""
                 raise BadCode(f"{self.req.runner}: {e}{tail}") from None
             raise Failed(f"{self.req.runner}: {e}")
-        reason = f"{e.kind}: {e.message}" + (f" (snippet {g.k} was in its {g.phase})" if e.kind == "timeout" else "")
+        where = "running" if g.phase == "running" else f"in its {g.phase}"
+        reason = f"{e.kind}: {e.message}" + (f" (snippet {g.k} was {where})" if e.kind == "timeout" else "")
         if e.kind in ("crashed", "timeout", "garbled") and self.proc.stderr_tail:
             reason += f"\n{self.proc.stderr_tail}"
         self.sink(self._cell(g, "timeout" if e.kind == "timeout" else "failed", reason))
