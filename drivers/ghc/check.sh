@@ -1,0 +1,26 @@
+#!/bin/sh
+# The driver's own checks (contract section 7), under two minutes:
+#  1. GHC's warnings as errors (-Wall -Wcompat -Werror), type-checked apart from the release build;
+#  2. the one hand-written piece, hooks.c: gcc -Wall -Wextra -Werror, then a real allocation failure
+#     (an address space too small for the ring asked for) must come out as a `limit` error record
+#     with exit status 3;
+#  3. the two variants' primitives under stress on two capabilities: rings with many tokens in
+#     flight (the MVar ring's blocked puts), burst injection, and fan-in with many senders.
+set -eu
+cd "$(dirname "$0")"
+ghc -Wall -Wcompat -Werror -fno-code -v0 -outputdir bin/check Main.hs
+gcc -Wall -Wextra -Werror -fsyntax-only -I"$(ghc --print-libdir)/include" hooks.c
+B=bin/ringbench-ghc
+out=$( (ulimit -v 600000; $B +RTS -N1 -RTS --variant=handoff run spawn n=3000000) ) && rc=0 || rc=$?
+case "$rc:$out" in
+    3:*'"kind":"limit"'*) ;;
+    *) echo "check: an allocation failure gave exit $rc and: $out" >&2; exit 1 ;;
+esac
+for v in stock handoff; do
+    for args in "ring n=3 m=3000 tokens=3" "ring n=64 m=200 tokens=64 burst=1" "ring n=300 m=5 tokens=299" \
+                "fanin n=500 m=100" "pingpong m=5000" "tree n=10000" "ring n=10000 m=2 tokens=7 burst=1"; do
+        out=$($B +RTS -N2 -RTS --variant=$v run $args repeats=3) || { echo "check: $v $args failed: $out" >&2; exit 1; }
+        [ "$(printf '%s\n' "$out" | grep -c '"type":"result"')" = 3 ] || { echo "check: $v $args: $out" >&2; exit 1; }
+    done
+done
+echo "check: ghc -Wall -Werror, hooks.c, the limit record and the stress runs passed"
