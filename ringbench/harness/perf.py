@@ -177,6 +177,11 @@ class Request:
         }
 
 
+def own_env(how: launch.DriverProcess) -> dict[str, str]:
+    """The variables the user's environment adds to a driver's, without the manifest's own."""
+    return {k: v for k, v in how.env.items() if k not in how.manifest_env}
+
+
 def parse_count(text: object, what: str = "-l/--loop") -> int:
     """An iteration count as erlperf writes it: 100, 10K, 100M, 3G (×1,000 each; _ allowed)."""
     m = re.fullmatch(r"\s*([0-9][0-9_]*)\s*([kKmMgG]?)\s*", str(text))
@@ -701,7 +706,8 @@ class _Run:
         settings = {
             "argv": self.proc.argv[:-1] + ["<job.json>"],
             "env": self.proc.how.manifest_env,
-            "inherited_tuning_env": {} if req.clean_env else tuning_env(self.proc.how.env),
+            # what the user's environment adds (the manifest's own variables are the variant's, as in runner)
+            "inherited_tuning_env": {} if req.clean_env else tuning_env(own_env(self.proc.how)),
             "clean_env": req.clean_env,
             "cores": req.cores,
             "schedulers": self.proc.how.schedulers,
