@@ -696,3 +696,178 @@ def versus_pairs(run: Run) -> list[VersusPair]:
             d, p = members["driver"], members["program"]
             out.append(VersusPair(run.cells[d], run.cells[p], rel.get(d)))
     return out
+
+
+# -- perf: the user's own code in a tight loop (erlperf's erlperf:run/1,2,3) -----------------------------
+from .harness import perf as _perf  # noqa: E402
+from .results import modes as _modes  # noqa: E402
+
+# erlperf's run options (erlperf:run/2) by their ringbench names.
+ERLPERF_RUN_OPTIONS = {
+    "concurrency": "concurrency",
+    "sample_duration": "sample_ms",
+    "samples": "samples",
+    "warmup": "warmup",
+    "cv": "cv",
+    "isolation": "isolated",
+    "loop": "loop",
+}
+# erlperf's concurrency test options (erlperf:run/3): squeeze.
+ERLPERF_SQUEEZE_OPTIONS = {"min": "squeeze_min", "max": "squeeze_max", "threshold": "threshold"}
+
+
+def _erlperf_options(run_options: Mapping | None, concurrency_test: Mapping | None) -> dict:
+    out: dict = {}
+    for given, names in ((run_options, ERLPERF_RUN_OPTIONS), (concurrency_test, ERLPERF_SQUEEZE_OPTIONS)):
+        for key, value in (given or {}).items():
+            if key not in names:
+                raise InputError(f"unknown option {key!r} (known: {', '.join(names)})")
+            if key == "sample_duration" and isinstance(value, tuple | list):
+                if len(value) != 2 or value[0] != "timed":
+                    raise InputError(f'sample_duration is milliseconds or ("timed", loop), got {value!r}')
+                out["loop"] = value[1]  # erlperf's {timed, Loop}
+                continue
+            out[names[key]] = bool(value) if key == "isolation" else value
+    if concurrency_test is not None:
+        out["mode"] = "squeeze"
+    return out
+
+
+def perf(
+    code: str | Mapping | Sequence[str | Mapping],
+    run_options: Mapping | None = None,
+    concurrency_test: Mapping | None = None,
+    *,
+    runtime: str = _perf.DEFAULT_RUNNER,
+    db: Path | str = DEFAULT_DB,
+    command: str = "ringbench perf (api)",
+    on_ready: Callable[[int], None] = lambda run_id: None,
+    on_event: Callable[[str, dict], None] = lambda what, details: None,
+    on_stderr: Callable[[str], None] = lambda line: None,
+    **options,
+) -> Run:
+    """Benchmark the user's own code, erlperf's way; the run is stored like any other and returned.
+
+    Mirrors erlperf:run/1,2,3: `code` is the runner's code (a string), a code map with erlperf's keys
+    (runner, init, init_runner, done, label) or a list of either, compared side by side;
+    `run_options` takes erlperf's names (concurrency, sample_duration, samples, warmup, cv, isolation,
+    and sample_duration ("timed", L) or loop for timed mode); `concurrency_test` (min, max, threshold)
+    asks for squeeze. The same settings may be given by keyword with ringbench's names: mode
+    (continuous, timed, squeeze), concurrency, loop (100, "100M"), samples, sample_ms, warmup, cv,
+    max_samples, squeeze_min, squeeze_max, threshold, isolated, processes (Python: workers as OS
+    processes), code_path, cores, runtime_stats, timeout, clean_env. `runtime` names the runner
+    (erlang, python, node, or a runtime id of a driver with perf).
+
+        import ringbench
+        run = ringbench.perf("rand:uniform().")
+        qps = run.cells[0].headline.median                       # iterations per second
+        run = ringbench.perf(["rand:uniform().", "crypto:strong_rand_bytes(2)."], {"samples": 5})
+        for row in ringbench.api.perf_rows(run):
+            print(row.code, row.qps, row.ns_per_iteration, row.rel_pct)
+
+    Bad input (code that does not compile, a wrong arity, options that do not fit the mode) is an
+    InputError with the runtime's own message, and nothing is stored (the run is created once every
+    snippet has compiled: `on_ready(run_id)`). A snippet that raises, hangs (killed after `timeout`
+    seconds without a record) or crashes the runtime stops the run at once: its cell is stored as
+    failed, with the message and no figure, the run's status is "failed", and the snippets after it are
+    not run. `on_event(what, details)` reports progress; `on_stderr(line)` what the snippets print.
+    """
+    items = [code] if isinstance(code, str | Mapping) else list(code)
+    opts = {**_erlperf_options(run_options, concurrency_test), **{k: v for k, v in options.items() if v is not None}}
+    try:
+        req = _perf.plan(items, runtime, **opts)
+    except _perf.BadCode as e:
+        raise InputError(str(e)) from None
+    except TypeError as e:
+        raise InputError(f"perf: {e}") from None
+    try:
+        desc = runner.describe_cached(req.driver, req.cores, req.clean_env)
+    except DriverFailed as e:
+        raise InputError(f"{req.driver.name}: `describe` failed ({e})") from None
+    if "perf" not in desc.get("features", []):
+        raise InputError(f"{req.driver.name} names perf in its manifest but `describe` does not list the feature")
+    settings = {
+        "workload": workloads.PERF.name,
+        "runtimes": [req.driver.name],
+        "grid": [],
+        "cores": [req.cores],
+        "baseline": None,
+        "tuned": False,
+        **vars(req.options),
+        "perf": {
+            "runner": req.runner,
+            "mode": req.mode,
+            "concurrency": req.concurrency,
+            "loop": req.loop,
+            "isolated": req.isolated,
+            "processes": req.processes,
+            "workers": req.workers,
+            "code_path": list(req.code_path),
+            "snippets": [s.params for s in req.snippets],
+            "labels": [workloads.perf_label(s.params, 24) for s in req.snippets],
+        },
+    }
+    opened: list = []  # the store and the run, once every snippet has compiled
+
+    def ready() -> None:
+        store = Store(db)
+        opened.append(store)
+        host = {**environment.collect(), "concurrent_runs": store.live_runs()}
+        opened.append(store.begin_run(command, settings, host, planned=len(req.snippets)))
+        on_ready(opened[1])
+
+    def sink(c: Cell) -> None:
+        opened[0].save_cell(opened[1], c)
+
+    status = "complete"
+    loaded: Run | None = None
+    try:
+        _perf.measure(req, sink, ready, on_event, on_stderr)
+    except _perf.BadCode as e:
+        raise InputError(str(e)) from None
+    except _perf.Failed:
+        status = "failed"
+    except KeyboardInterrupt:
+        status = "interrupted"
+        if not opened:
+            raise
+    finally:
+        if len(opened) == 2:
+            store, run_id = opened
+            with store:
+                store.finish_run(run_id, status)
+                loaded = store.load_run(run_id)
+    assert loaded is not None
+    return loaded
+
+
+@dataclass(frozen=True)
+class PerfRow:
+    """One snippet of a perf run as erlperf's table has it: code, workers (||), QPS, time per iteration,
+    Rel % (against the fastest snippet) with its significance; None where the cell has no figure."""
+
+    cell: Cell
+    code: str
+    concurrency: int | None
+    qps: float | None
+    qps_ci: tuple[float, float] | None
+    ns_per_iteration: float | None
+    rel_pct: float | None
+    significant: bool | None
+    is_reference: bool
+    failure: str | None
+
+
+def perf_rows(run: Run) -> list[PerfRow]:
+    """The snippets of a perf run in the order measured, with their figures (`PerfRow`)."""
+    rel = relatives(run.cells, None)
+    out = []
+    for i, c in enumerate(run.cells):
+        r = rel.get(i)
+        f = _modes.perf_figures(c)
+        out.append(PerfRow(
+            c, str(c.params.get("code", "")), f.concurrency, f.qps, f.qps_ci, f.ns_per_iteration,
+            r.rel_pct if r else None, r.significant if r else None, bool(r and r.is_reference),
+            None if c.ok else (c.reason or c.status),
+        ))  # fmt: skip
+    return out

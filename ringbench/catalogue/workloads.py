@@ -99,6 +99,13 @@ class Workload:
     companion: Callable[[Params], dict | None] = lambda p: None
     # Parameters that mean nothing in a cell left out of it (where the processes of a ring on one node go).
     normalise: Callable[[dict], dict] = lambda p: p
+    # Parameters that name the thing compared rather than a condition (perf: the snippet's code and hooks):
+    # rows that differ in them are ranked together, the fastest the reference. () : rows are ranked when
+    # they differ in the runtime alone.
+    subject: tuple[str, ...] = ()
+    # How a cell is named in notes, warnings and progress, from its parameters (default: runtime, cores and
+    # the parameters that differ from their single default).
+    label: Callable[[Mapping], str] | None = None
     # The figures a compact table shows beside the headline (spawn cost and memory beside ns/hop).
     beside: tuple[Metric, ...] = ()
 
@@ -477,9 +484,49 @@ TRACE = Workload(
 WORKLOADS: dict[str, Workload] = {w.name: w for w in (RING, SPAWN, MEMORY, MSGCOST, PINGPONG, FANIN, SELECTIVE, TREE)}
 
 
+# -- perf: the user's own code in a tight loop (`ringbench perf`, contract section 10) -------------------------
+# Not a workload of `run` or `sweep` (its parameters are code, not integers on a grid): its own command
+# measures it, and its runs are stored, shown, compared, exported and reported like any other.
+def perf_label(p: Mapping, width: int = 48) -> str:
+    """A snippet in a few words: its runner's code on one line (or the file it came from), cut with …"""
+    text = str(p.get("file") or " ".join(str(p.get("code", "")).split()))
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _qps(r: Mapping) -> float | None:
+    return r["count"] * 1e9 / r["run_ns"] if r["run_ns"] else None
+
+
+def _ns_per_iteration(r: Mapping) -> float | None:
+    """The time one iteration takes one worker: the wall time of all workers over their iterations."""
+    return r["run_ns"] * r.get("concurrency", 1) / r["count"] if r["count"] else None
+
+
+# A record here is a timed sample ({"count": iterations, "run_ns": …}) or a counted sample interval of a
+# running job ({"count": iterations in the interval, "run_ns": its length, "concurrency": workers}).
+QPS = Metric("qps", "QPS", _qps, lower_is_better=False)
+NS_PER_ITERATION = Metric("ns_per_iteration", "time/iter", _ns_per_iteration)
+PERF_SUBJECT = ("code", "file", "init", "init_runner", "done", "label")
+
+PERF = Workload(
+    name="perf",
+    summary="Your own code in a tight loop (ringbench perf): iterations per second, time per iteration.",
+    params=(
+        Param("concurrency", "workers running the snippet at once", maximum=1_000_000, default=(1,), flag="-c"),
+        Param("loop", "iterations per timed sample", maximum=10**15, flag="-l"),
+    ),
+    expected=lambda p: 0,
+    hops=lambda p: 0,
+    metrics=(QPS, NS_PER_ITERATION),
+    subject=PERF_SUBJECT,
+    label=perf_label,
+)
+OWN_COMMAND: dict[str, Workload] = {PERF.name: PERF}
+
+
 def get(name: str) -> Workload:
     try:
-        return WORKLOADS[name]
+        return WORKLOADS.get(name) or OWN_COMMAND[name]
     except KeyError:
         raise ParamError(f"unknown workload {name!r}; known: {', '.join(WORKLOADS)}") from None
 

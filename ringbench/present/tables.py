@@ -156,6 +156,8 @@ def rows(
     in the order of `cells` (`relative.ordered` puts each group's reference first, as tables print them)."""
     if not cells:
         return [Column("nothing measured", False)], [], []
+    if cells[0].workload.subject:  # rows that compare snippets of code: erlperf's table
+        return perf_rows(cells, baseline, wide)
     w = cells[0].workload
     mode = cells[0].mode_object
     rel = relatives(cells, baseline)
@@ -240,6 +242,9 @@ def wide_block(cells: list[Cell], baseline: str | None = None) -> tuple[list[Col
     """The wide figures as a table of their own, each row named by runtime, cores and parameters."""
     if not cells or not any(c.ok for c in cells):
         return [], []
+    if cells[0].workload.subject:
+        cols, body, _ = perf_rows(cells, baseline, wide=True)
+        return cols, [row for row, c in zip(body, cells, strict=True) if c.ok]
     rel = relatives(cells, baseline)
     params = _param_columns(cells)
     extra = _wide_columns(cells)
@@ -300,12 +305,16 @@ def notes(cells: list[Cell], rel: dict[int, Relative], show_mem: bool, failed: l
 def markdown(cells: list[Cell], baseline: str | None = None, wide: bool = True) -> str:
     """A Markdown table (ready for a blog post), with the same notes as the terminal's."""
     cols, body, foot = rows(ordered(cells, baseline), baseline, wide)
+
+    def cell(text: str) -> str:  # a | of the text (perf's || column, Erlang's [X || X <- L]) would split the row
+        return text.replace("|", "\\|")
+
     lines = [
         # The terminal's two-line headers ("spawn\nµs") on one line: a newline would end the table.
-        "| " + " | ".join(c.header.replace("\n", " ") for c in cols) + " |",
+        "| " + " | ".join(cell(c.header.replace("\n", " ")) for c in cols) + " |",
         "|" + "|".join("---:" if c.right else "---" for c in cols) + "|",
     ]
-    lines += ["| " + " | ".join(r) + " |" for r in body]
+    lines += ["| " + " | ".join(map(cell, r)) + " |" for r in body]
     return "\n".join(lines) + "\n" + "".join(f"\n{n}\n" for n in foot)
 
 
@@ -457,3 +466,123 @@ def view_rows(cell: Cell) -> tuple[list[str], list[list[str]]]:
             ]
         )
     return head, body
+
+
+# -- perf: erlperf's table ------------------------------------------------------------------------
+# One row per snippet: Code, || (workers), QPS in erlperf's units (Ki, Mi…), the ±95% interval, the time one
+# iteration takes one worker, Rel % against the fastest snippet; `wide` adds the samples, the spread, the
+# p-value, the iterations in all and the mode's details. The code is whole here: the terminal cuts it to
+# its column with …, Markdown and HTML show it whole.
+CODE_HEADER = "Code"
+
+
+def qps_text(x: float | None) -> str:
+    """erlperf's numbers: 17266 Ki, 123 Mi (decimal thousands, as erlperf writes them)."""
+    if x is None:
+        return "–"
+    n = round(x)
+    for limit, div, unit in ((10**14, 10**12, "Ti"), (10**11, 10**9, "Gi"), (10**8, 10**6, "Mi"), (10**5, 10**3, "Ki")):
+        if n > limit:
+            return f"{round(n / div)} {unit}"
+    return f"{n}"
+
+
+def time_text(ns: float | None) -> str:
+    """A time per iteration: 57 ns, 554 ns, 3604 ns, 2001 µs, 12 s (erlperf's steps)."""
+    if ns is None:
+        return "inf"
+    steps = ((6 * 10**12, 6 * 10**10, "min"), (10**11, 10**9, "s"), (10**8, 10**6, "ms"), (10**5, 10**3, "µs"))
+    for limit, div, unit in steps:
+        if ns > limit:
+            return f"{round(ns / div)} {unit}"
+    return f"{ns:.0f} ns" if ns >= 10 else f"{ns:.2g} ns"
+
+
+def perf_code(c: Cell) -> str:
+    """A snippet's code on one line (or its label), whole."""
+    p = c.params
+    return str(p.get("label") or (f"{p['file']}" if p.get("file") else " ".join(str(p.get("code", "")).split())))
+
+
+def _perf_rel_text(c: Cell, r: Relative | None) -> str:
+    if not c.ok:
+        return ""
+    if r is None:
+        return "–"
+    if r.is_reference:
+        return "100 ref"
+    return f"{pct(r.rel_pct)} {SIG_MARK[r.significant]}"
+
+
+def perf_rows(
+    cells: list[Cell], baseline: str | None = None, wide: bool = False
+) -> tuple[list[Column], list[list[str]], list[str]]:
+    rel = relatives(cells, None)
+    ranked_rows = len(rel)
+    cols = [Column(CODE_HEADER, False), Column("||"), Column("QPS"), Column("±95%"), Column("Time")]
+    if ranked_rows > 1:
+        cols.append(Column("Rel %"))
+    if wide:
+        cols += [Column("samples"), Column("min–max QPS"), Column("CV"), Column("p"), Column("iterations"),
+                 Column("details", False)]  # fmt: skip
+    out: list[list[str]] = []
+    failed: list[Cell] = []
+    for i, c in enumerate(cells):
+        f = modes.perf_figures(c)
+        row = [perf_code(c), "" if f.concurrency is None else str(f.concurrency)]
+        if f.qps is None:
+            failed.append(c)
+            row += [_status_text(c) if not c.ok else "–", f"[{len(failed)}]"]
+            out.append(row + [""] * (len(cols) - len(row)))
+            continue
+        row += [qps_text(f.qps), _ci_text(c.values(), f.qps), time_text(f.ns_per_iteration)]
+        if ranked_rows > 1:
+            row.append(_perf_rel_text(c, rel.get(i)))
+        if wide:
+            vals = c.values()
+            hl = stats.summarize(vals)
+            r = rel.get(i)
+            row += [
+                str(f.values),
+                f"{qps_text(hl.low)}–{qps_text(hl.high)}",
+                f"{stats.cv(vals) * 100:.1f}%" if len(vals) > 1 else "–",
+                "–" if r is None or r.p_value is None else f"{r.p_value:.3f}",
+                f"{c.extra['total']:,}" if "total" in c.extra else "–",
+                c.mode_object.details(c),
+            ]
+        out.append(row)
+    return cols, out, perf_notes(cells, rel, failed)
+
+
+def perf_notes(cells: list[Cell], rel: dict[int, Relative], failed: list[Cell]) -> list[str]:
+    out = [f"[{k}] {perf_code(c)}: {reason_line(c)}" for k, c in enumerate(failed, 1)]
+    if not cells:
+        return out
+    x = cells[0].extra
+    out.append(f"|| = workers running the snippet at once: {x.get('workers', 'the runtime’s own')}.")
+    if len(rel) > 1:
+        out.append(
+            "Rel % = QPS against the fastest snippet (ref); ✓ significant difference (Mann-Whitney U, p < 0.05), "
+            f"≈ none, ? too few samples to tell (a test needs {stats.MIN_REPEATS_FOR_TEST} a side: -s "
+            f"{stats.MIN_REPEATS_FOR_TEST})."
+        )
+    slow = [perf_code(c) for c in cells if c.ok and modes.perf_figures(c).qps == 0]
+    if slow:
+        out.append(
+            f"{', '.join(slow)}: no iteration within a sample (the runner is slower than the sample period): 0 QPS, "
+            "as erlperf says; a longer -d/--sample-ms measures it."
+        )
+    hooks = []
+    for c in cells:
+        given = [f"--{h} {c.params[h]!r}" for h in ("init", "init_runner", "done") if c.params.get(h) is not None]
+        if given:
+            hooks.append(f"{perf_code(c)}: {' '.join(given)}")
+    if hooks:
+        out.append("Hooks: " + "; ".join(hooks) + ".")
+    isolated = any(c.extra.get("isolated") for c in cells)
+    out.append(
+        "Each snippet in a fresh runtime process (-i)."
+        if isolated
+        else "Snippets measured one after another in one runtime process, never two at once."
+    )
+    return out

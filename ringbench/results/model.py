@@ -170,7 +170,10 @@ class Cell:
 
     @property
     def label(self) -> str:
-        """runtime [cores] and the parameters that differ from their single default (tokens=1, spread)."""
+        """runtime [cores] and the parameters that differ from their single default (tokens=1, spread); a
+        workload may name its cells its own way (perf: the snippet's code)."""
+        if self.workload.label:
+            return self.workload.label(self.params)
         defaults = {p.name: p.default[0] for p in self.workload.params if p.default and len(p.default) == 1}
         return f"{self.runtime} [{self.cores}] " + " ".join(
             f"{k}={v}" for k, v in self.used_params.items() if defaults.get(k) != v
@@ -181,7 +184,8 @@ class Cell:
         """runtime, cores and the parameters that differ from their single default: what names the cell."""
         defaults = {p.name: p.default[0] for p in self.workload.params if p.default and len(p.default) == 1}
         params = {k: v for k, v in self.used_params.items() if defaults.get(k) != v}
-        return {"runtime": self.runtime, "cores": self.cores, "params": params}
+        named = f"{self.runtime} {self.workload.label(self.params)}" if self.workload.label else self.runtime
+        return {"runtime": named, "cores": self.cores, "params": params}
 
     def warnings(self) -> list[noise.RunWarning]:
         return self.mode_object.warnings(self) if self.ok else []

@@ -30,7 +30,7 @@
                   runtime := binary(),       % e.g. <<"Erlang/OTP">>
                   version => binary(),       % default: otp_version()
                   workloads := [workload()],
-                  features := [tokens | continuous | stats | nodes],
+                  features := [tokens | continuous | stats | nodes | perf],
                   variants := [atom()]}.     % [] when the driver has none
 -type phases() :: #{setup => fun(() -> {Ready :: non_neg_integer(), State :: term()}),
                     run => fun((State :: term()) -> State :: term()),
@@ -85,6 +85,8 @@ serve(Module, Args) ->
     catch
         throw:{ringbench_error, Kind, Msg} ->
             finish_error(Kind, Msg);
+        throw:{ringbench_error, Kind, Msg, Extra} ->
+            finish_error(Kind, Msg, Extra);
         error:system_limit ->
             %% The one limit the VM reports as an exception rather than by
             %% dying: a full process table (or, rarely, another table).
@@ -100,7 +102,12 @@ fail(Kind, Fmt, Args) ->
     throw({ringbench_error, Kind, fmt(Fmt, Args)}).
 
 finish_error(Kind, Msg) ->
-    ringbench_json:emit([{type, error}, {kind, Kind}, {message, unicode:characters_to_binary(Msg)}]),
+    finish_error(Kind, Msg, []).
+
+%% Extra: more fields of the error record (perf: the snippet and its phase).
+finish_error(Kind, Msg, Extra) ->
+    ringbench_json:emit([{type, error}, {kind, Kind}] ++ Extra ++
+                            [{message, unicode:characters_to_binary(Msg)}]),
     halt_flush(exit_code(Kind)).
 
 exit_code(bad_param) -> 2;
@@ -183,7 +190,7 @@ tuning_flags() ->
 %% Verbs
 
 verb(_D, []) ->
-    fail(bad_param, "usage: <command> [--variant=<name>] describe | run <workload> key=value ...", []);
+    fail(bad_param, "usage: <command> [--variant=<name>] describe | run <workload> key=value ... | perf <job.json>", []);
 verb(D, ["describe"]) ->
     describe(D);
 verb(_D, ["describe" | Extra]) ->
@@ -192,6 +199,13 @@ verb(D, ["run"]) ->
     fail(bad_param, "run needs a workload: one of ~s", [names(workloads(D))]);
 verb(D, ["run", Name | Args]) ->
     run(D, workload(D, Name), Args);
+verb(#driver{info = #{features := Features}}, ["perf" | Args]) ->
+    lists:member(perf, Features) orelse
+        fail(bad_param, "unknown verb 'perf': this driver runs no code of the user's (contract section 10)", []),
+    case Args of
+        [Job] -> ringbench_perf:run(Job);
+        _ -> fail(bad_param, "usage: <command> [--variant=<name>] perf <job.json>", [])
+    end;
 verb(_D, [Verb | _]) ->
     fail(bad_param, "unknown verb '~ts' (expected describe or run)", [Verb]).
 
