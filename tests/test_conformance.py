@@ -49,9 +49,11 @@ BAD_PARAMS = [  # (args after `run`, expected kind)
 ]
 
 
-def invoke(d, *args, timeout=300):
-    env = {**os.environ, **d.environ(2, 1000)}
-    p = subprocess.run(d.argv(2, 1000) + list(args), capture_output=True, text=True, timeout=timeout,
+def invoke(d, *args, timeout=300, processes=1000):
+    """The driver launched as the orchestrator launches it for a cell of `processes` (its limits raised
+    only as far as that cell needs)."""
+    env = {**os.environ, **d.environ(2, processes)}
+    p = subprocess.run(d.argv(2, processes) + list(args), capture_output=True, text=True, timeout=timeout,
                        env=env, cwd=d.folder)
     records = [json.loads(line) for line in p.stdout.splitlines() if line.strip()]
     return p.returncode, records, p.stderr
@@ -178,8 +180,8 @@ def only(d, workload):
         pytest.fail(f"{d.name} does not implement {workload}")
 
 
-def results_of(d, *args):
-    code, recs, err = invoke(d, "run", *args, "cores=2")
+def results_of(d, *args, processes=1000):
+    code, recs, err = invoke(d, "run", *args, "cores=2", processes=processes)
     assert code == 0, (recs, err)
     res = [r for r in recs if r["type"] == "result"]
     assert len(res) == 1, recs
@@ -438,5 +440,5 @@ def test_driver_dies_with_the_orchestrator(d):
 def test_ring_of_a_million(d):
     if d.os_threads_per_process:
         pytest.skip("one OS thread per process cannot reach a million here (see the results document)")
-    r, _ = results_of(d, "ring", "n=1000000", "m=2")
+    r, _ = results_of(d, "ring", "n=1000000", "m=2", processes=1_000_000)
     assert r["count"] == 2_000_000

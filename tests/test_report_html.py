@@ -8,7 +8,7 @@ import re
 import pytest
 from report_fixtures import SYNTHETIC_RUNS, loaded, render, ringbench_cli, synthetic, text
 
-from ringbench.catalogue.workloads import RSS_PER_PROC, SPAWN_US
+from ringbench.catalogue.workloads import RSS_PER_PROC
 from ringbench.present import style, tables
 from ringbench.present.report import html as report_html
 
@@ -46,11 +46,14 @@ def _count(t: str) -> int:
     return int(float(t[:-1]) * {"k": 1e3, "M": 1e6}[t[-1]]) if t[-1] in "kM" else int(t)
 
 
-def _column(c, metric_name: str) -> str:
+def _column(c, metric_name: str, row: dict) -> str:
+    """The column of `row` a metric is shown in: the headline's, beside it (a two-line header) or --wide's."""
     if metric_name == c.workload.headline.name:
         return c.workload.headline.label
-    return {SPAWN_US.name: "spawn\nµs", RSS_PER_PROC.name: "B/proc"}.get(
-        metric_name, next(m.label for m in c.workload.metrics if m.name == metric_name))
+    if metric_name == RSS_PER_PROC.name:
+        return "B/proc"
+    m = next(m for m in c.workload.metrics if m.name == metric_name)
+    return m.header if m.header in row else m.label
 
 
 # -- the summary and its tables --------------------------------------------------------------------
@@ -60,7 +63,7 @@ def test_every_figure_in_the_summary_is_its_table_rows_figure(multi_html, table_
     assert len(quoted) > 80
     for cid, metric, shown in quoted:
         c, row = table_rows[html.unescape(cid)]
-        assert row[_column(c, metric)] == html.unescape(shown), (cid, metric)
+        assert row[_column(c, metric, row)] == html.unescape(shown), (cid, metric)
     # no figure in a finding is written without its row: every number with a unit is a quoted one
     for line in _findings(multi_html):
         bare = re.sub(r"<span class='fig'[^>]*>[^<]*</span>", "", line)

@@ -62,7 +62,8 @@ class Metric:
 
     @property
     def header(self) -> str:
-        return self.column or self.label
+        """Its header in a table's column: two lines where the label has a space."""
+        return self.column or self.label.replace(" ", "\n", 1)
 
 
 @dataclass(frozen=True)

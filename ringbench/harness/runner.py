@@ -119,7 +119,10 @@ def cell_settings(spec: CellSpec, opts: Options) -> dict:
     return {
         "argv": how.argv,
         "env": how.manifest_env,
-        "inherited_tuning_env": {} if opts.clean_env else tuning_env(how.env),
+        # what the user's environment adds; the manifest's own variables are the variant's settings, not that
+        "inherited_tuning_env": {}
+        if opts.clean_env
+        else tuning_env({k: v for k, v in how.env.items() if k not in how.manifest_env}),
         "clean_env": opts.clean_env,
         "cores": spec.cores,
         "schedulers": 1 if d.single_threaded else how.schedulers,

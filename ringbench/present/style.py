@@ -132,6 +132,15 @@ PALETTE = (
     "#9932cc",
     "#808000",
     "#e9967a",
+    # more families than the first 26 colours (the runtimes of the seeds and those asked about)
+    "#2f4f4f",
+    "#ff8c00",
+    "#7b68ee",
+    "#228b22",
+    "#dc143c",
+    "#4682b4",
+    "#d2691e",
+    "#8b008b",
 )
 FLOOR_COLOUR = "#555555"
 # Today's runtime families keep the colour they have always had here; families added later take a free

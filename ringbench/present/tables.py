@@ -161,7 +161,7 @@ def rows(
         *(Column(_param_header(p)) for p in params),
         Column(head),
         Column("±95%"),
-        *(Column(m.column or m.label.replace(" ", "\n", 1)) for m in beside),
+        *(Column(m.header) for m in beside),
         Column(own.comparison_header if own else "Rel %"),
     ]
     extra_cols = _wide_columns(cells) if wide else []
