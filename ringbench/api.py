@@ -30,7 +30,7 @@ from pathlib import Path
 from .catalogue import workloads
 from .catalogue.drivers import Driver, DriverError, discover, hop_group, select
 from .catalogue.drivers import build as build_driver
-from .harness import environment, runner
+from .harness import cluster, environment, runner
 from .harness.launch import run_driver
 from .harness.protocol import DriverFailed
 from .harness.spec import CellSpec
@@ -73,19 +73,41 @@ def plan(
     params: dict | None = None,
     cores: list[str] | str = "all",
     tuned: bool = False,
+    hosts: tuple[str, ...] | str = (),
 ) -> tuple[workloads.Workload, list[CellSpec]]:
-    """Validate and expand a request into cells, or raise InputError. Nothing runs."""
+    """Validate and expand a request into cells, or raise InputError. Nothing runs. `hosts` (a ring across
+    nodes on other hosts) makes the ring's nodes this machine's and one on each host, unless --nodes says."""
     try:
         w = workloads.get(workload)
+        if hosts and grid is None:
+            params = _nodes_for_hosts(w, params or {}, hosts)
         grid = [w.validate(p) for p in grid] if grid is not None else w.grid(params or {})
         drivers = select(runtimes, tuned=tuned)
-    except (workloads.ParamError, DriverError) as e:
+    except (workloads.ParamError, DriverError, cluster.ClusterError) as e:
         raise InputError(str(e)) from None
     cores = [c.strip() for c in cores.split(",")] if isinstance(cores, str) else list(cores)
     bad = [c for c in cores if c not in ("1", "all")] or ([] if cores else ["(none)"])
     if bad:
         raise InputError(f"cores must be 1 or all (or both: 1,all), got {','.join(cores)}")
     return w, runner.plan(drivers, w, grid, list(dict.fromkeys(cores)))
+
+
+def _nodes_for_hosts(w: workloads.Workload, params: dict, hosts: tuple[str, ...] | str) -> dict:
+    """A ring over other hosts has this machine's node and one on each host: --nodes, when given, may say
+    only that (and 1, the in-node ring, which is measured beside it anyway)."""
+    if "nodes" not in {p.name for p in w.params}:
+        raise cluster.ClusterError(f"--hosts spreads a ring over nodes on other hosts; {w.name} runs on one node")
+    k = cluster.nodes_of(cluster.parse_hosts(hosts))
+    given = params.get("nodes")
+    if given is None:
+        return {**params, "nodes": k}
+    values = {workloads.NODES.check(v) for v in str(given).split(",") if v.strip()}
+    if not values <= {1, k}:
+        raise cluster.ClusterError(
+            f"--hosts with {k - 1} host(s) makes {k} nodes (this machine's and one on each host); "
+            f"--nodes {given} asks for others"
+        )
+    return params
 
 
 @dataclass(frozen=True)
@@ -177,7 +199,12 @@ def measure(
     machine, a workload or feature they lack) makes the whole request an InputError, unless
     `keep_refusals` (sweeps, `all`): then it is stored and shown as refused, with the reason.
     """
-    w, cells = plan(workload, runtimes, grid, params, cores, tuned)
+    try:
+        if options.get("hosts"):
+            options["hosts"] = cluster.parse_hosts(options["hosts"])
+    except cluster.ClusterError as e:
+        raise InputError(str(e)) from None
+    w, cells = plan(workload, runtimes, grid, params, cores, tuned, options.get("hosts") or ())
     given = {k for k, v in options.items() if v is not None}
     try:
         opts = Options(**{k: v for k, v in options.items() if v is not None})
@@ -191,6 +218,8 @@ def measure(
     refused = {i: why for i, c in enumerate(cells) if (why := runner.refusal(c) or runner.unsupported(c, opts))}
     if refused and not keep_refusals:
         raise InputError("; ".join(dict.fromkeys(refused.values())))
+    if opts.hosts:
+        _check_hosts([c for i, c in enumerate(cells) if i not in refused], opts)
     settings = {
         "workload": w.name,
         "runtimes": sorted({c.driver.name for c in cells}),
@@ -256,6 +285,27 @@ def measure(
         run = store.load_run(run_id)
     assert run is not None
     return run
+
+
+def _check_hosts(cells: list[CellSpec], opts: Options) -> None:
+    """Before a run over other hosts: the cookie, then the smallest ring over them, once per driver, so that
+    an unreachable node, a cookie or OTP mismatch is bad input (one line, exit 2) and nothing is stored."""
+    try:
+        cluster.cookie(opts.cookie_file)
+    except cluster.ClusterError as e:
+        raise InputError(str(e)) from None
+    k = cluster.nodes_of(opts.hosts)
+    for d in {c.driver.name: c.driver for c in cells if c.params.get("nodes", 1) > 1}.values():
+        try:
+            with cluster.cluster_file(opts.hosts, opts.cookie_file) as path:
+                run_driver(
+                    d, ["run", "ring", f"n={k}", "m=1", f"nodes={k}"], n=k, timeout=120, clean_env=opts.clean_env,
+                    cluster=path,
+                )  # fmt: skip
+        except DriverFailed as e:
+            if e.kind in ("bad_param", "unsupported"):
+                raise InputError(f"--hosts {','.join(opts.hosts)}: {e.message}") from None
+            raise InputError(f"--hosts {','.join(opts.hosts)}: {d.name} could not run a ring over them ({e})") from None
 
 
 def _key(spec: CellSpec, opts: Options) -> str:
@@ -373,10 +423,13 @@ def runtimes() -> list[dict]:
     return rows
 
 
-def trace_drivers(runtime: str, n: object, m: object) -> tuple[list[Driver], int, int]:
-    """Validate a trace request: (drivers, n, m), or InputError."""
+def trace_drivers(
+    runtime: str, n: object, m: object, nodes: object = None, node_placement: object = None
+) -> tuple[list[Driver], int, int]:
+    """Validate a trace request: (drivers, n, m), or InputError. With nodes > 1 (a ring across BEAM nodes),
+    every driver must describe the feature `nodes`."""
     try:
-        params = workloads.TRACE.validate({"n": n, "m": m})
+        params = workloads.TRACE.validate({"n": n, "m": m, "nodes": nodes, "node_placement": node_placement})
         drivers = select(runtime)
     except workloads.ParamError as e:
         raise InputError(f"{e} (trace prints every hop; for larger rings use `ringbench run ring`)") from None
@@ -385,12 +438,22 @@ def trace_drivers(runtime: str, n: object, m: object) -> tuple[list[Driver], int
     for d in drivers:
         if "trace" not in runner.workloads_of(d):
             raise InputError(f"{d.name} does not implement trace")
+        if params.get("nodes", 1) > 1 and "nodes" not in runner.features_of(d):
+            raise InputError(f"{d.name} cannot spread a ring over {params['nodes']} nodes (no `nodes` feature)")
     return drivers, params["n"], params["m"]
 
 
-def trace(d: Driver, n: int, m: int, on_hop: Callable[[dict], None], timeout: float = 60) -> str | None:
+def trace(
+    d: Driver,
+    n: int,
+    m: int,
+    on_hop: Callable[[dict], None],
+    timeout: float = 60,
+    nodes: int = 1,
+    node_placement: int = 0,
+) -> str | None:
     """Run one driver's trace, calling `on_hop` as each hop is printed; None if every hop followed the
-    ring's rule, else what was wrong."""
+    ring's rule (and, across nodes, the driver proved the cross-node hops of the layout), else what was wrong."""
     seen: list[dict] = []
 
     def hop(rec: dict) -> None:
@@ -399,10 +462,16 @@ def trace(d: Driver, n: int, m: int, on_hop: Callable[[dict], None], timeout: fl
             on_hop(rec)
 
     try:
-        launch = run_driver(d, ["run", "trace", f"n={n}", f"m={m}"], n=n, timeout=timeout, on_record=hop)
+        across = [f"nodes={nodes}", f"node_placement={node_placement}"] if nodes > 1 else []
+        launch = run_driver(d, ["run", "trace", f"n={n}", f"m={m}", *across], n=n, timeout=timeout, on_record=hop)
     except DriverFailed as e:
         return str(e)
-    return workloads.check_trace(seen, n, m, launch.records)
+    problem = workloads.check_trace(seen, n, m, launch.records)
+    if problem or nodes == 1:
+        return problem
+    want = workloads.cross_hops({"n": n, "m": m, "tokens": 1, "nodes": nodes, "node_placement": node_placement})
+    got = next((r.get("cross_hops") for r in launch.records if r.get("type") == "result"), None)
+    return None if got == want else f"cross-node hops {got}, expected {want}"
 
 
 # -- compare ---------------------------------------------------------------------------------------
@@ -626,4 +695,179 @@ def versus_pairs(run: Run) -> list[VersusPair]:
         if "driver" in members and "program" in members:
             d, p = members["driver"], members["program"]
             out.append(VersusPair(run.cells[d], run.cells[p], rel.get(d)))
+    return out
+
+
+# -- perf: the user's own code in a tight loop (erlperf's erlperf:run/1,2,3) -----------------------------
+from .harness import perf as _perf  # noqa: E402
+from .results import modes as _modes  # noqa: E402
+
+# erlperf's run options (erlperf:run/2) by their ringbench names.
+ERLPERF_RUN_OPTIONS = {
+    "concurrency": "concurrency",
+    "sample_duration": "sample_ms",
+    "samples": "samples",
+    "warmup": "warmup",
+    "cv": "cv",
+    "isolation": "isolated",
+    "loop": "loop",
+}
+# erlperf's concurrency test options (erlperf:run/3): squeeze.
+ERLPERF_SQUEEZE_OPTIONS = {"min": "squeeze_min", "max": "squeeze_max", "threshold": "threshold"}
+
+
+def _erlperf_options(run_options: Mapping | None, concurrency_test: Mapping | None) -> dict:
+    out: dict = {}
+    for given, names in ((run_options, ERLPERF_RUN_OPTIONS), (concurrency_test, ERLPERF_SQUEEZE_OPTIONS)):
+        for key, value in (given or {}).items():
+            if key not in names:
+                raise InputError(f"unknown option {key!r} (known: {', '.join(names)})")
+            if key == "sample_duration" and isinstance(value, tuple | list):
+                if len(value) != 2 or value[0] != "timed":
+                    raise InputError(f'sample_duration is milliseconds or ("timed", loop), got {value!r}')
+                out["loop"] = value[1]  # erlperf's {timed, Loop}
+                continue
+            out[names[key]] = bool(value) if key == "isolation" else value
+    if concurrency_test is not None:
+        out["mode"] = "squeeze"
+    return out
+
+
+def perf(
+    code: str | Mapping | Sequence[str | Mapping],
+    run_options: Mapping | None = None,
+    concurrency_test: Mapping | None = None,
+    *,
+    runtime: str = _perf.DEFAULT_RUNNER,
+    db: Path | str = DEFAULT_DB,
+    command: str = "ringbench perf (api)",
+    on_ready: Callable[[int], None] = lambda run_id: None,
+    on_event: Callable[[str, dict], None] = lambda what, details: None,
+    on_stderr: Callable[[str], None] = lambda line: None,
+    **options,
+) -> Run:
+    """Benchmark the user's own code, erlperf's way; the run is stored like any other and returned.
+
+    Mirrors erlperf:run/1,2,3: `code` is the runner's code (a string), a code map with erlperf's keys
+    (runner, init, init_runner, done, label) or a list of either, compared side by side;
+    `run_options` takes erlperf's names (concurrency, sample_duration, samples, warmup, cv, isolation,
+    and sample_duration ("timed", L) or loop for timed mode); `concurrency_test` (min, max, threshold)
+    asks for squeeze. The same settings may be given by keyword with ringbench's names: mode
+    (continuous, timed, squeeze), concurrency, loop (100, "100M"), samples, sample_ms, warmup, cv,
+    max_samples, squeeze_min, squeeze_max, threshold, isolated, processes (Python: workers as OS
+    processes), code_path, cores, runtime_stats, timeout, clean_env. `runtime` names the runner
+    (erlang, python, node, or a runtime id of a driver with perf).
+
+        import ringbench
+        run = ringbench.perf("rand:uniform().")
+        qps = run.cells[0].headline.median                       # iterations per second
+        run = ringbench.perf(["rand:uniform().", "crypto:strong_rand_bytes(2)."], {"samples": 5})
+        for row in ringbench.api.perf_rows(run):
+            print(row.code, row.qps, row.ns_per_iteration, row.rel_pct)
+
+    Bad input (code that does not compile, a wrong arity, options that do not fit the mode) is an
+    InputError with the runtime's own message, and nothing is stored (the run is created once every
+    snippet has compiled: `on_ready(run_id)`). A snippet that raises, hangs (killed after `timeout`
+    seconds without a record) or crashes the runtime stops the run at once: its cell is stored as
+    failed, with the message and no figure, the run's status is "failed", and the snippets after it are
+    not run. `on_event(what, details)` reports progress; `on_stderr(line)` what the snippets print.
+    """
+    items = [code] if isinstance(code, str | Mapping) else list(code)
+    opts = {**_erlperf_options(run_options, concurrency_test), **{k: v for k, v in options.items() if v is not None}}
+    try:
+        req = _perf.plan(items, runtime, **opts)
+    except _perf.BadCode as e:
+        raise InputError(str(e)) from None
+    except TypeError as e:
+        raise InputError(f"perf: {e}") from None
+    try:
+        desc = runner.describe_cached(req.driver, req.cores, req.clean_env)
+    except DriverFailed as e:
+        raise InputError(f"{req.driver.name}: `describe` failed ({e})") from None
+    if "perf" not in desc.get("features", []):
+        raise InputError(f"{req.driver.name} names perf in its manifest but `describe` does not list the feature")
+    settings = {
+        "workload": workloads.PERF.name,
+        "runtimes": [req.driver.name],
+        "grid": [],
+        "cores": [req.cores],
+        "baseline": None,
+        "tuned": False,
+        **vars(req.options),
+        "perf": {
+            "runner": req.runner,
+            "mode": req.mode,
+            "concurrency": req.concurrency,
+            "loop": req.loop,
+            "isolated": req.isolated,
+            "processes": req.processes,
+            "workers": req.workers,
+            "code_path": list(req.code_path),
+            "snippets": [s.params for s in req.snippets],
+            "labels": [workloads.perf_label(s.params, 24) for s in req.snippets],
+        },
+    }
+    opened: list = []  # the store and the run, once every snippet has compiled
+
+    def ready() -> None:
+        store = Store(db)
+        opened.append(store)
+        host = {**environment.collect(), "concurrent_runs": store.live_runs()}
+        opened.append(store.begin_run(command, settings, host, planned=len(req.snippets)))
+        on_ready(opened[1])
+
+    def sink(c: Cell) -> None:
+        opened[0].save_cell(opened[1], c)
+
+    status = "complete"
+    loaded: Run | None = None
+    try:
+        _perf.measure(req, sink, ready, on_event, on_stderr)
+    except _perf.BadCode as e:
+        raise InputError(str(e)) from None
+    except _perf.Failed:
+        status = "failed"
+    except KeyboardInterrupt:
+        status = "interrupted"
+        if not opened:
+            raise
+    finally:
+        if len(opened) == 2:
+            store, run_id = opened
+            with store:
+                store.finish_run(run_id, status)
+                loaded = store.load_run(run_id)
+    assert loaded is not None
+    return loaded
+
+
+@dataclass(frozen=True)
+class PerfRow:
+    """One snippet of a perf run as erlperf's table has it: code, workers (||), QPS, time per iteration,
+    Rel % (against the fastest snippet) with its significance; None where the cell has no figure."""
+
+    cell: Cell
+    code: str
+    concurrency: int | None
+    qps: float | None
+    qps_ci: tuple[float, float] | None
+    ns_per_iteration: float | None
+    rel_pct: float | None
+    significant: bool | None
+    is_reference: bool
+    failure: str | None
+
+
+def perf_rows(run: Run) -> list[PerfRow]:
+    """The snippets of a perf run in the order measured, with their figures (`PerfRow`)."""
+    rel = relatives(run.cells, None)
+    out = []
+    for i, c in enumerate(run.cells):
+        r = rel.get(i)
+        f = _modes.perf_figures(c)
+        out.append(PerfRow(
+            c, str(c.params.get("code", "")), f.concurrency, f.qps, f.qps_ci, f.ns_per_iteration,
+            r.rel_pct if r else None, r.significant if r else None, bool(r and r.is_reference),
+            None if c.ok else (c.reason or c.status),
+        ))  # fmt: skip
     return out

@@ -23,7 +23,7 @@ from rich.markup import escape
 
 from . import api
 from .api import DEFAULT_DB, SETTLE_PCT, Run, StoreError, workloads
-from .present import PLOT_KINDS, exporting, terminal
+from .present import PLOT_KINDS, exporting, tables, terminal
 from .present.terminal import err, out
 
 EXIT_BUDGET = 3
@@ -220,6 +220,16 @@ def _measure_options(cores_default: str, defaults: dict):
             help="squeeze: steps falling short of the peak (beyond noise) that end the search [3].",
         ),
         click.option(
+            "--hosts", default=None,
+            help="ring across nodes: nodes on other hosts, [name@]host[:port] comma-separated (name ringbench), "
+            "started by you (README.md, A ring across nodes); with this machine's node they make --nodes.",
+        ),
+        click.option(
+            "--cookie-file", default=None,
+            help="with --hosts: the file (mode 0600) holding their cookie [default: $RINGBENCH_COOKIE, "
+            "else ~/.erlang.cookie].",
+        ),
+        click.option(
             "--runtime-stats", "-v", "runtime_stats", is_flag=True,
             help="Ask each runtime for its own statistics (GC, schedulers, memory); shown and stored.",
         ),
@@ -250,7 +260,7 @@ def _measure_options(cores_default: str, defaults: dict):
 
 _MODE_FIELDS = (
     "repeat processes warmup target_ms timeout order clean_env runtime_stats samples sample_ms cv max_samples "
-    "squeeze_min squeeze_max threshold"
+    "squeeze_min squeeze_max threshold hosts cookie_file"
 ).split()
 
 
@@ -301,7 +311,9 @@ def _execute(
             sys.exit(0)
         size = api.resume_estimate(resume, db)
     else:
-        _, cells = api.plan(workload, runtime, params=params, cores=cores, tuned=tuned)
+        _, cells = api.plan(
+            workload, runtime, params=params, cores=cores, tuned=tuned, hosts=options.get("hosts") or ()
+        )
         size = api.estimate(len(cells), options)
     shown = terminal.ProgressDisplay(size.seconds, size.processes, None if Path(db).exists() else str(db))
     try:
@@ -462,8 +474,10 @@ def bench(n, m, **kw):
 @click.option("--runtime", "-r", required=True, help="Runtime(s) to trace, comma-separated.")
 @click.option("-n", "n", default="3", show_default=True, help=f"Processes (1…{workloads.TRACE_LIMIT}).")
 @click.option("-m", "m", default="3", show_default=True, help=f"Laps (1…{workloads.TRACE_LIMIT}).")
+@click.option("--nodes", default=None, help="BEAM nodes the ring is spread over (drivers with the feature `nodes`).")
+@click.option("--node-placement", default=None, help="with --nodes: contiguous (default) or interleaved.")
 @click.option("--timeout", type=click.FloatRange(min=1), default=60, show_default=True)
-def trace(runtime, n, m, timeout):
+def trace(runtime, n, m, nodes, node_placement, timeout):
     """Print every hop of a small ring as it happens: which process received which lap from whom.
 
     A teaching view, not a measurement (printing inside the loop is the point here). The output has
@@ -472,17 +486,22 @@ def trace(runtime, n, m, timeout):
     \b
     Example:
       ringbench trace --runtime erlang -n 3 -m 3
+      ringbench trace --runtime erlang -n 4 -m 2 --nodes 2 --node-placement interleaved
     """
-    drivers, n, m = api.trace_drivers(runtime, n, m)
+    drivers, n, m = api.trace_drivers(runtime, n, m, nodes, node_placement)
+    k = workloads.NODES.check(nodes) if nodes is not None else 1
+    layout = workloads.NODE_PLACEMENT.check(node_placement) if node_placement is not None else 0
     failed = False
     for d in drivers:
-        out.print(f"[bold]{d.name}[/bold]: ring of {n} processes, {m} lap(s), {n * m} hops")
+        across = f", over {k} nodes" if k > 1 else ""
+        out.print(f"[bold]{d.name}[/bold]: ring of {n} processes, {m} lap(s), {n * m} hops{across}")
 
         def show(rec: dict) -> None:
             sender = "main" if rec.get("from") == -1 else f"p{rec.get('from')}"
-            out.print(f"  hop {rec.get('hop'):>5}  lap {rec.get('lap'):>3}:  p{rec.get('to')} ← {sender}")
+            on = f"  (node {rec['node']})" if "node" in rec else ""
+            out.print(f"  hop {rec.get('hop'):>5}  lap {rec.get('lap'):>3}:  p{rec.get('to')} ← {sender}{on}")
 
-        problem = api.trace(d, n, m, show, timeout)
+        problem = api.trace(d, n, m, show, timeout, k, layout)
         if problem:
             failed = True
             err.print(f"[red]{d.name}: trace is wrong: {escape(problem)}[/red]")
@@ -834,6 +853,241 @@ def versus(
             escape(f"interrupted: {done} of {planned} ring size(s) compared, {stored}"), highlight=False, soft_wrap=True
         )
         sys.exit(EXIT_INTERRUPTED)
+    err.print(escape(stored), highlight=False, soft_wrap=True)
+    sys.exit(0)
+
+
+# -- perf: benchmark your own code, erlperf's way --------------------------------------------------------
+_PERF_HELP = """Benchmark your own code, erlperf's way: each CODE runs in a tight loop on a runtime's perf runner.
+
+\b
+  ringbench perf 'rand:uniform().' 'crypto:strong_rand_bytes(2).'
+  ringbench perf 'rand:uniform().' -c 2                   two workers at once
+  ringbench perf 'erlang:unique_integer().' -l 100M        timed: exactly 100M iterations a sample
+  ringbench perf 'run(L) -> [X || X <- L, X rem 2 =:= 0].' --init_runner 'lists:seq(1, 100).' \\
+      'run(L) -> lists:filter(fun(X) -> X rem 2 =:= 0 end, L).' --init_runner 'lists:seq(1, 100).'
+  ringbench perf 'ets:insert(t, {1, 2}).' --init 'ets:new(t, [named_table, public]).' -q
+  ringbench perf -r python 'sorted(xs)' --init_runner 'xs = list(range(1000, 0, -1))'
+
+\b
+CODE is the runtime's own syntax: an expression or statements (inlined in the
+loop), a function definition whose arity says what it gets (`run(X) -> ... .`,
+`def run(x): ...`), a reference ({M, F, Args} or m:f/N in Erlang, module:function
+in Python), or a file holding function definitions (the first is the runner).
+
+\b
+Modes (erlperf's):
+  (default)             continuous: the workers iterate without end; a sample
+                        of the running count every -d ms, after -w warm-ups
+  -l, --loop N          timed: one worker runs exactly N iterations a sample
+                        (100, 10K, 100M, 3G)
+  -q, --squeeze         add workers until throughput stops growing; the row
+                        is the peak (its workers in ||)
+Sampling:
+  -c, --concurrency N   workers at once (continuous) [1]
+  -s, --samples N       counted samples [3]; 5 or more a snippet for Rel %'s
+                        significance test
+  -d, --sample-ms MS    the sample period (erlperf's --duration) [1000]
+  -w, --warmup N        warm-up samples first, not counted [1; timed: 0]
+  --cv F                continuous: sample until the last -s samples have a
+                        coefficient of variation below F, at most --max-samples
+  --max-samples N       with --cv [30]
+  --min N, --max N      squeeze: the first and the last worker count [1, 64]
+  -t, --threshold N     squeeze: steps short of the peak that end it [3]
+Hooks (each pairs with the CODE before it; before any CODE, with the first):
+  --init CODE           once, in the job, before the workers; its value goes to
+                        init_runner/1 and done/1
+  --init_runner CODE    once per worker (also --init-runner); its value goes to
+                        runner/1 and runner/2 (whose second argument is the
+                        previous call's result, the first time this value)
+  --done CODE           once, after the workers are stopped
+  --label TEXT          the snippet's name in the table
+Runner:
+  -r, --runtime NAME    erlang (default), python, node: a driver that lists
+                        `perf` (ringbench runtimes); or its runtime id
+  -pa DIR, --path DIR   add a code path (Erlang -pa, Python sys.path);
+                        ERL_LIBS works too
+  --require MODULE      Node: load a module first
+  -i, --isolated        each snippet in a fresh runtime process (default: one
+                        process, the snippets one after another)
+  --processes           Python: workers are OS processes, not threads
+  --cores 1|all         1: pinned to one CPU, one scheduler [all]
+  --timeout S           kill the runtime after S seconds without a record
+                        [60; timed: 600]
+  --clean-env/--keep-env  without the variables that tune a runtime [keep]
+Output:
+  -v, --verbose         the runtime's statistics per sample (BEAM: reductions,
+                        scheduler utilisation, memory, processes; Python: GC)
+  --wide                every column, the code whole
+  --json                the run as JSON (every sample, the code verbatim)
+  --db PATH             the store [results/ringbench.db]
+
+\b
+QPS is iterations per second of all the workers together (erlperf's QPS is per
+sample period; with -d 1000 they agree); Time is what one iteration takes one
+worker. The run is stored like any other: `ringbench show`, `compare
+--fail-above` (a regression gate for your function), `export`, `report`.
+
+\b
+Exit status: 0 measured; 1 a snippet failed (raised, hung, crashed: the run
+stops there, the runtime's message on one line); 2 bad input (code that does
+not compile, a wrong arity, options that do not fit: nothing run or stored);
+130 interrupted.
+"""
+
+_PERF_VALUE = {
+    "-r": "runtime", "--runtime": "runtime", "-c": "concurrency", "--concurrency": "concurrency",
+    "-s": "samples", "--samples": "samples", "-d": "sample_ms", "--sample-ms": "sample_ms",
+    "--sample_duration": "sample_ms", "--duration": "sample_ms", "-w": "warmup", "--warmup": "warmup",
+    "--cv": "cv", "--max-samples": "max_samples", "-l": "loop", "--loop": "loop", "--min": "squeeze_min",
+    "--max": "squeeze_max", "-t": "threshold", "--threshold": "threshold", "--cores": "cores", "--timeout": "timeout",
+    "--db": "db", "-pa": "code_path", "--path": "code_path", "--require": "code_path",
+}  # fmt: skip
+_PERF_FLAG = {
+    "-q": "squeeze", "--squeeze": "squeeze", "-i": "isolated", "--isolated": "isolated", "--isolation": "isolated",
+    "--processes": "processes", "-v": "verbose", "--verbose": "verbose", "--json": "as_json", "--wide": "wide",
+    "--clean-env": "clean_env", "--keep-env": "keep_env",
+}  # fmt: skip
+_PERF_HOOK = {"--init": "init", "--init_runner": "init_runner", "--init-runner": "init_runner", "--done": "done",
+              "--label": "label"}  # fmt: skip
+_OPTION = re.compile(r"--?[A-Za-z][\w-]*")
+_PERF_INTS = ("concurrency", "samples", "sample_ms", "warmup", "max_samples", "squeeze_min", "squeeze_max", "threshold")
+
+
+def perf_args(argv: list[str]) -> tuple[list[dict], dict]:
+    """erlperf's command line, in order: (snippets with their hooks, options). Each hook pairs with the code
+    before it; a hook before any code goes with the first."""
+    snippets: list[dict] = []
+    early: dict[str, str] = {}
+    opts: dict = {"code_path": []}
+    i = 0
+    while i < len(argv):
+        tok = argv[i]
+        name, eq, inline = tok.partition("=") if tok.startswith("--") else (tok, "", "")
+        if not _OPTION.fullmatch(name):
+            snippets.append({"runner": tok})
+            i += 1
+            continue
+        if name in _PERF_FLAG:
+            if eq:
+                raise BadInput(f"{name} takes no value")
+            opts[_PERF_FLAG[name]] = True
+            i += 1
+            continue
+        if name not in _PERF_VALUE and name not in _PERF_HOOK:
+            raise BadInput(f"unknown option {name} (see `ringbench perf --help`)")
+        if eq:
+            value = inline
+            i += 1
+        elif i + 1 < len(argv):
+            value = argv[i + 1]
+            i += 2
+        else:
+            raise BadInput(f"{name} needs a value")
+        if name in _PERF_HOOK:
+            hook = _PERF_HOOK[name]
+            target = snippets[-1] if snippets else early
+            if hook in target:
+                where = f"snippet {len(snippets)}" if snippets else "the first snippet"
+                raise BadInput(f"{name} given twice for {where}: each hook pairs with the code before it")
+            target[hook] = value
+            continue
+        key = _PERF_VALUE[name]
+        if key == "code_path":
+            opts["code_path"].append(value)
+        elif key in opts:
+            raise BadInput(f"{name} given twice")
+        elif key in _PERF_INTS:
+            text = value.strip().replace("_", "")
+            if not text.isdigit():
+                raise BadInput(f"{name} takes a whole number, got {value!r}")
+            opts[key] = int(text)
+        elif key == "cv":
+            try:
+                opts[key] = float(value)
+            except ValueError:
+                raise BadInput(f"--cv takes a fraction such as 0.02, got {value!r}") from None
+        elif key == "timeout":
+            opts[key] = _duration(value, "--timeout")
+        else:
+            opts[key] = value
+    if not snippets:
+        raise BadInput("give the code to run, e.g. ringbench perf 'rand:uniform().' (see --help)")
+    for hook, value in early.items():
+        if hook in snippets[0]:
+            raise BadInput(f"--{hook} given twice for the first snippet (once before it, once after)")
+        snippets[0][hook] = value
+    clean, keep = opts.pop("clean_env", False), opts.pop("keep_env", False)
+    if clean and keep:
+        raise BadInput("give --clean-env or --keep-env, not both")
+    opts["clean_env"] = clean
+    return snippets, opts
+
+
+@cli.command(
+    help=_PERF_HELP,
+    context_settings={"ignore_unknown_options": True, "allow_extra_args": True, "max_content_width": 100},
+)
+@click.argument("argv", nargs=-1, type=click.UNPROCESSED)
+def perf(argv):
+    raw = list(argv)
+    snippets, opts = perf_args(raw)
+    db = Path(opts.pop("db", DEFAULT_DB))
+    as_json, wide, verbose = (bool(opts.pop(k, False)) for k in ("as_json", "wide", "verbose"))
+    squeeze = opts.pop("squeeze", False)
+    if squeeze and "loop" in opts:
+        raise BadInput("choose one of -q (squeeze) and -l (timed)")
+    mode = "squeeze" if squeeze else "timed" if "loop" in opts else "continuous"
+    _sigterm_as_interrupt()
+    status = err.status("perf: starting the runtime …")
+    status.start()
+
+    def event(what: str, d: dict) -> None:
+        code = d.get("code", "")
+        short = code if len(code) <= 40 else code[:39] + "…"
+        if what == "phase":
+            status.update(escape(f"perf: snippet {d['snippet']} `{short}`: {d['phase']}"))
+        elif what == "sample":
+            rate = d["rates"][-1] if d["rates"] else None
+            kind = "warm-up" if d["counted"] <= 0 else f"sample {d['counted']}"
+            figure = f", {tables.qps_text(rate)} QPS" if rate is not None and d["counted"] > 0 else ""
+            status.update(escape(f"perf: `{short}` ({d['workers']} worker(s)): {kind}{figure}"))
+        elif what == "result":
+            status.update(escape(f"perf: `{short}`: timed sample {d['iteration']}, {tables.qps_text(d['qps'])} QPS"))
+        elif what == "stats" and verbose:
+            shown = {k: v for k, v in d.items() if k not in ("type", "workload", "snippet", "step", "seq")}
+            err.print(escape(f"  {d['snippet']}.{d['seq']}: " + ", ".join(f"{k}={v}" for k, v in shown.items())),
+                      highlight=False, soft_wrap=True)  # fmt: skip
+
+    def stderr_line(line: str) -> None:
+        err.print(escape(line), highlight=False, soft_wrap=True)
+
+    def ready(run_id: int) -> None:
+        status.update(f"perf: run {run_id}: measuring …")
+
+    creating = not db.exists()
+    command = "ringbench " + shlex.join(["perf", *raw])
+    try:
+        run = api.perf(
+            snippets, runtime=opts.pop("runtime", api._perf.DEFAULT_RUNNER), db=db, mode=mode, runtime_stats=verbose,
+            command=command, on_ready=ready, on_event=event, on_stderr=stderr_line, **opts,
+        )  # fmt: skip
+    finally:
+        status.stop()
+    if creating and db.exists():
+        err.print(f"created the store {db}", highlight=False)
+    stored = f"stored as run {run.run_id}: `{run.hint('show')}`"
+    if as_json:
+        click.echo(run.to_json())
+    else:
+        terminal.show_perf(run, wide)
+    if run.status == "interrupted":
+        err.print(escape(f"interrupted; {stored}"), highlight=False, soft_wrap=True)
+        sys.exit(EXIT_INTERRUPTED)
+    if run.status == "failed":
+        why = next((c for c in run.cells if not c.ok), None)
+        line = f"{tables.perf_code(why)}: {tables.reason_line(why)}" if why else "a snippet failed"
+        raise Failure(f"{line} ({stored})")
     err.print(escape(stored), highlight=False, soft_wrap=True)
     sys.exit(0)
 

@@ -76,6 +76,23 @@ MEASUREMENTS = [  # (name, heading, ringbench arguments, why)
       "--processes", "1", "--warmup", "0"],
      "The lightest runtime with a real scheduler, at ten million processes (the orchestrator's memory "
      "check, from the manifest, is the only limit: the driver has none of its own)."),
+    ("nodes", "A ring across BEAM nodes",
+     ["run", "ring", "-r", "erlang", "-n", "10000,100000", "--nodes", "2,4", "--node-placement",
+      "contiguous,interleaved"],
+     "K = 2 and 4 local nodes connected by Erlang distribution (loopback: no network between hosts is "
+     "measured), contiguous blocks (K of the N hops a lap cross a node) and interleaved (every hop "
+     "crosses), each beside the in-node ring of the same run (K = 1); the second table derives ns per "
+     "cross-node hop from the two."),
+    ("nodes-tokens", "A ring across BEAM nodes: the token count",
+     ["run", "ring", "-r", "erlang", "-n", "10000", "--nodes", "2", "--node-placement", "interleaved",
+      "--tokens", "1,4,16"],
+     "Every hop crossing between 2 nodes, with 1, 4 and 16 tokens circulating at once: how much of a "
+     "cross-node hop's cost is latency that more tokens in flight hide."),
+    ("nodes-cluster", "A ring across BEAM nodes: the cluster view",
+     ["run", "ring", "-r", "erlang", "-n", "100000", "--nodes", "4", "--continuous", "--samples", "10",
+      "--sample-ms", "500", "-v"],
+     "erlperf's cluster report: per node, ring hops handled per second, distribution packets, scheduler "
+     "utilisation, CPU/wall, memory and processes, sampled every 500 ms while the ring runs."),
 ]
 QUICK = {"bench", "steady-default", "steady-settled", "ring-10k"}
 FIDELITY_HEADING = "## Side by side: each driver against independent programs of its runtime"

@@ -442,3 +442,322 @@ def test_ring_of_a_million(d):
         pytest.skip("one OS thread per process cannot reach a million here (see the results document)")
     r, _ = results_of(d, "ring", "n=1000000", "m=2", processes=1_000_000)
     assert r["count"] == 2_000_000
+
+
+# -- section 10: a ring across nodes (drivers that describe the feature `nodes`) -----------------------
+from ringbench.catalogue.workloads import cross_hops  # noqa: E402
+
+NODE_VECTORS = [  # (n, m, tokens, burst, nodes, node_placement)
+    (2, 1, 1, 0, 2, 0), (3, 3, 1, 0, 2, 0), (10, 2, 2, 0, 2, 1), (7, 13, 3, 0, 3, 0), (9, 2, 1, 0, 4, 1),
+    (100, 10, 4, 1, 4, 1), (1000, 3, 5, 1, 2, 0),
+]
+
+
+def node_of(i, n, k, placement):
+    return i * k // n if placement == 0 else i % k
+
+
+@pytest.mark.parametrize("d", DRIVERS, ids=IDS)
+def test_a_driver_without_nodes_refuses_them(d):
+    if "nodes" in features_of(d):
+        pytest.skip(f"{d.name} spreads rings over nodes")
+    code, recs, _ = invoke(d, "run", "ring", "n=3", "m=1", "nodes=2")
+    assert code == 2 and recs and recs[-1]["kind"] in ("bad_param", "unsupported"), recs
+
+
+def nodes_driver(d):
+    if "nodes" not in features_of(d):
+        pytest.skip(f"{d.name} runs every process on one node (no `nodes` feature)")
+
+
+@pytest.mark.parametrize("d", DRIVERS, ids=IDS)
+@pytest.mark.parametrize("n,m,tokens,burst,k,placement", NODE_VECTORS)
+def test_ring_across_nodes_proves_its_count_and_its_cross_node_hops(d, n, m, tokens, burst, k, placement):
+    nodes_driver(d)
+    r, _ = results_of(d, "ring", f"n={n}", f"m={m}", f"tokens={tokens}", f"burst={burst}", f"nodes={k}",
+                      f"node_placement={placement}")
+    assert (r["nodes"], r["node_placement"], r["count"], r["ready"]) == (k, placement, n * m * tokens, n)
+    want = cross_hops({"n": n, "m": m, "tokens": tokens, "nodes": k, "node_placement": placement})
+    assert r["cross_hops"] == want
+    if placement == 0:
+        assert r["cross_hops"] == k * m * tokens, "contiguous blocks: K cross-node hops a lap"
+
+
+@pytest.mark.parametrize("d", DRIVERS, ids=IDS)
+def test_ring_on_one_node_reports_no_cross_node_hops(d):
+    nodes_driver(d)
+    r, _ = results_of(d, "ring", "n=10", "m=2", "nodes=1")
+    assert r["count"] == 20 and "cross_hops" not in r
+
+
+@pytest.mark.parametrize("d", DRIVERS, ids=IDS)
+@pytest.mark.parametrize("n,m,placement", [(3, 2, 0), (3, 2, 1), (5, 3, 1)])
+def test_trace_across_two_nodes_follows_the_ring_and_names_each_node(d, n, m, placement):
+    nodes_driver(d)
+    r, recs = results_of(d, "trace", f"n={n}", f"m={m}", "nodes=2", f"node_placement={placement}")
+    hops = [x for x in recs if x["type"] == "hop"]
+    assert check_trace(hops, n, m, recs) is None
+    assert [h["node"] for h in hops] == [node_of(h["to"], n, 2, placement) for h in hops]
+    assert r["cross_hops"] == cross_hops({"n": n, "m": m, "tokens": 1, "nodes": 2, "node_placement": placement})
+
+
+@pytest.mark.parametrize("d", DRIVERS, ids=IDS)
+@pytest.mark.parametrize("args", [["nodes=0"], ["nodes=4"], ["nodes=257"], ["nodes=2", "node_placement=2"],
+                                  ["node_placement=-1"]])
+def test_nodes_out_of_bounds_are_bad_param(d, args):
+    nodes_driver(d)
+    code, recs, _ = invoke(d, "run", "ring", "n=3", "m=1", *args)
+    assert code == 2 and recs and recs[-1]["kind"] == "bad_param", recs
+
+
+@pytest.mark.parametrize("d", DRIVERS, ids=IDS)
+@pytest.mark.parametrize("k", [1, 2])
+def test_cluster_view_reports_every_node_after_every_sample(d, k):
+    nodes_driver(d)
+    code, recs, err = invoke(d, "run", "ring", "n=100", "sample_ms=100", "samples=3", "stats=1", f"nodes={k}",
+                             "cores=2")
+    assert code == 0, err
+    samples = [{**r, "process": 1} for r in recs if r["type"] == "sample"]
+    check_samples(samples, 100, 3)
+    views = [r for r in recs if r["type"] == "node"]
+    assert [(v["seq"], v["node"]) for v in views] == [(s, j) for s in (1, 2, 3) for j in range(k)]
+    assert sum(v["processes_in_ring"] for v in views if v["seq"] == 1) == 100
+    for v in views:
+        for f in ("elapsed_ns", "laps", "sched_active", "sched_total", "dist_in", "dist_out", "memory",
+                  "processes", "cpu_ns"):
+            assert isinstance(v[f], int) and v[f] >= 0, (f, v)
+    last = [v for v in views if v["seq"] == 3]
+    assert all(v["laps"] > 0 for v in last), "every node's first process counts the laps passing it"
+    if k == 2:
+        assert all(v["dist_in"] > 0 and v["dist_out"] > 0 for v in last), "hops cross between the nodes"
+
+
+# -- perf (contract section 10): the user's own code in a tight loop ---------------------------------------
+def _perf_name(d):
+    import tomllib
+    return tomllib.loads((d.folder / "driver.toml").read_text()).get("perf")
+
+
+# The runner perf runs is a driver's first variant that is not tuned (contract section 10).
+PERF_DRIVERS = [d for d in DRIVERS if not d.tuned and _perf_name(d)]
+PERF_IDS = [d.name for d in PERF_DRIVERS]
+# Each vector's code in each runner's language: what a snippet prints goes to stderr (section 10).
+PERF_CODE = {
+    "erlang": {
+        # An exact count of the runner's calls: a slot of one atomic counter per worker (init_runner/1).
+        "count": {"init": "counters:new(1, [atomics]).", "init_runner": "init_runner(C) -> C.",
+                  "runner": "run(C) -> counters:add(C, 1, 1).",
+                  "done": 'done(C) -> io:format(standard_error, "count=~b~n", [counters:get(C, 1)]).'},
+        "hooks": {"init": 'init() -> io:format(standard_error, "init~n", []), 42.',
+                  "init_runner": 'init_runner(I) -> io:format(standard_error, "init_runner ~p~n", [I]), {w, I}.',
+                  "runner": "run(A) -> {w, 42} = A.",
+                  "done": 'done(I) -> io:format(standard_error, "done ~p~n", [I]).'},
+        # erlperf's own example: `erlperf 'run(_, S) -> io:format("~b~n", [S]), S + 1.' --init_runner '1.' -l 5`
+        "state": {"init_runner": "1.", "runner": 'run(_, S) -> io:format(standard_error, "~b~n", [S]), S + 1.'},
+        "sleep": {"runner": "timer:sleep(1)."},
+        "syntax": {"runner": "foo("},
+        "raises": {"runner": "erlang:error(boom)."},
+        "raises_in_init": {"init": "erlang:error(boom).", "runner": "ok."},
+        "arity_without_init_runner": {"runner": "run(A) -> A."},
+        "too_many_arguments": {"runner": "run(A, B, C) -> {A, B, C}.", "init_runner": "1."},
+        "init_with_an_argument": {"init": "init(X) -> X.", "runner": "ok."},
+    },
+    "python": {
+        # A slot of its own per worker (threads never share an increment), summed by done/1.
+        "count": {"init": "[]", "init_runner": "def init_runner(slots):\n    slots.append([0])\n    return slots[-1]\n",
+                  "runner": "def run(slot):\n    slot[0] += 1\n",
+                  "done": "def done(slots):\n    print('count=%d' % sum(s[0] for s in slots))\n"},
+        "hooks": {"init": "def init():\n    print('init')\n    return 42\n",
+                  # one write a line: print() writes the line and its end apart, and workers print at once
+                  "init_runner": "def init_runner(i):\n    import sys\n    sys.stdout.write('init_runner %d\\n' % i)\n"
+                                 "    return ('w', i)\n",
+                  "runner": "def run(a):\n    assert a == ('w', 42)\n",
+                  "done": "def done(i):\n    print('done', i)\n"},
+        "state": {"init_runner": "1", "runner": "def run(_, s):\n    print(s)\n    return s + 1\n"},
+        "sleep": {"init": "import time", "runner": "time.sleep(0.001)"},
+        "syntax": {"runner": "def run(:"},
+        "raises": {"runner": "1 / 0"},
+        "raises_in_init": {"init": "1 / 0", "runner": "pass"},
+        "arity_without_init_runner": {"runner": "def run(a):\n    return a\n"},
+        "too_many_arguments": {"runner": "def run(a, b, c):\n    pass\n", "init_runner": "1"},
+        "init_with_an_argument": {"init": "def init(x):\n    return x\n", "runner": "pass"},
+    },
+}
+
+
+def perf_job(d, snippets, **kw):
+    """A job file's content (section 10): every key present, the snippets' code from PERF_CODE by name."""
+    code = PERF_CODE[_perf_name(d)]
+    job = {"perf": 1, "mode": "continuous", "concurrency": 1, "loop": 0, "samples": 2, "sample_ms": 50, "warmup": 0,
+           "ask": False, "max_samples": 2, "min": 1, "max": 1, "processes": False, "code_path": [], "stats": False,
+           "cores": 2, **kw}
+    job["snippets"] = [{"snippet": k, "runner": None, "init": None, "init_runner": None, "done": None, "file": None,
+                        **code[name]} for k, name in enumerate(snippets, 1)]
+    return job
+
+
+def run_perf(d, job, answers="", timeout=120):
+    """(exit code, records, stderr) of `perf <job.json>`; `answers` is the driver's stdin (more / enough)."""
+    import tempfile
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "job.json")
+        with open(path, "w") as f:
+            json.dump(job, f)
+        p = subprocess.run(d.argv(2, 1000) + ["perf", path], input=answers, capture_output=True, text=True,
+                           timeout=timeout, env={**os.environ, **d.environ(2, 1000)}, cwd=d.folder)
+    return p.returncode, [json.loads(line) for line in p.stdout.splitlines() if line.strip()], p.stderr
+
+
+def _of(recs, kind):
+    return [r for r in recs if r["type"] == kind]
+
+
+def _counted(stderr):
+    (line,) = [x for x in stderr.splitlines() if x.startswith("count=")]
+    return int(line.split("=")[1])
+
+
+def test_perf_has_runners():
+    assert {_perf_name(d) for d in PERF_DRIVERS} >= {"erlang", "python"} & {_perf_name(d) for d in DRIVERS}
+
+
+@pytest.mark.parametrize("d", PERF_DRIVERS, ids=PERF_IDS)
+def test_perf_is_a_feature(d):
+    assert "perf" in features_of(d)
+
+
+@pytest.mark.parametrize("d,workers", [pytest.param(d, c, id=f"{d.name}-c{c}") for d in PERF_DRIVERS for c in (1, 3)])
+def test_perf_continuous_counts_every_call(d, workers):
+    """`total` is the runner's calls to within one a worker (the call each was in); samples only grow."""
+    code, recs, err = run_perf(d, perf_job(d, ["count"], concurrency=workers, samples=3, max_samples=3))
+    assert code == 0, (recs, err)
+    assert _of(recs, "ready") == [{"type": "ready", "snippets": 1, "runner_arity": [1]}]
+    samples = _of(recs, "sample")
+    assert [s["seq"] for s in samples] == [0, 1, 2, 3]
+    assert all(s["concurrency"] == workers and s["step"] == 1 and s["snippet"] == 1 for s in samples)
+    counts = [s["count"] for s in samples]
+    assert counts == sorted(counts) and counts[-1] > 0
+    elapsed = [s["elapsed_ns"] for s in samples]
+    assert elapsed == sorted(elapsed)
+    (total,) = _of(recs, "total")
+    assert counts[-1] <= total["count"]
+    assert 0 <= total["count"] - _counted(err) <= workers, (total, err)
+    assert [r["phase"] for r in _of(recs, "phase")] == ["init", "init_runner", "running", "done"]
+    assert recs[-1] == {"type": "finished", "snippet": 1}
+
+
+@pytest.mark.parametrize("d", PERF_DRIVERS, ids=PERF_IDS)
+def test_perf_timed_runs_exactly_the_loop(d):
+    """Timed: each sample is exactly `loop` calls; the warm-up ones run too but print nothing."""
+    code, recs, err = run_perf(d, perf_job(d, ["count"], mode="timed", loop=1000, samples=3, warmup=1))
+    assert code == 0, (recs, err)
+    results = _of(recs, "result")
+    assert [(r["iteration"], r["count"], r["loop"], r["workload"]) for r in results] == [
+        (i, 1000, 1000, "perf") for i in (1, 2, 3)]
+    assert all(r["run_ns"] > 0 and r["run_cpu_ns"] >= 0 for r in results)
+    assert _of(recs, "total")[0]["count"] == _counted(err) == 4000
+    assert not _of(recs, "sample")
+
+
+@pytest.mark.parametrize("d", PERF_DRIVERS, ids=PERF_IDS)
+def test_perf_state_threads_through_the_runner(d):
+    """erlperf's example: runner/2 with init_runner 1 and -l 5 prints 1 … 5, each sample afresh (as erlperf)."""
+    code, recs, err = run_perf(d, perf_job(d, ["state"], mode="timed", loop=5, samples=2, warmup=1))
+    assert code == 0, (recs, err)
+    assert err.split() == ["1", "2", "3", "4", "5"] * 3
+    assert _of(recs, "ready")[0]["runner_arity"] == [2]
+
+
+@pytest.mark.parametrize("d", PERF_DRIVERS, ids=PERF_IDS)
+def test_perf_hooks_run_once_each_with_their_values(d):
+    """init once, init_runner once a worker (given init's value), done once (given it too)."""
+    code, recs, err = run_perf(d, perf_job(d, ["hooks"], concurrency=3))
+    assert code == 0, (recs, err)
+    lines = [" ".join(x.replace("(", " ").replace(")", " ").replace(",", " ").split()) for x in err.splitlines()]
+    assert lines == ["init", "init_runner 42", "init_runner 42", "init_runner 42", "done 42"], err
+
+
+@pytest.mark.parametrize("d", PERF_DRIVERS, ids=PERF_IDS)
+def test_perf_workers_run_at_once(d):
+    """A runner that sleeps 1 ms: three workers make well over the calls of one."""
+    rates = []
+    for workers in (1, 3):
+        code, recs, err = run_perf(d, perf_job(d, ["sleep"], concurrency=workers, sample_ms=300, warmup=1))
+        assert code == 0, (recs, err)
+        s = _of(recs, "sample")
+        rates.append((s[-1]["count"] - s[1]["count"]) / (s[-1]["elapsed_ns"] - s[1]["elapsed_ns"]))
+    assert rates[1] > 2 * rates[0], rates
+
+
+@pytest.mark.parametrize("d", PERF_DRIVERS, ids=PERF_IDS)
+def test_perf_squeeze_adds_workers_step_by_step(d):
+    """Squeeze: step k runs min + k - 1 workers; `more` on stdin goes on, end of input ends it."""
+    code, recs, err = run_perf(d, perf_job(d, ["count"], mode="squeeze", min=2, max=4, samples=1), answers="more\n")
+    assert code == 0, (recs, err)
+    assert [(r["step"], r["concurrency"]) for r in _of(recs, "step")] == [(1, 2), (2, 3)]
+    assert {(s["step"], s["concurrency"]) for s in _of(recs, "sample")} == {(1, 2), (2, 3)}
+    assert 0 <= _of(recs, "total")[0]["count"] - _counted(err) <= 3
+
+
+@pytest.mark.parametrize("d", PERF_DRIVERS, ids=PERF_IDS)
+def test_perf_check_compiles_and_says_ready(d):
+    code, recs, err = run_perf(d, perf_job(d, ["count", "state", "sleep"], mode="check"))
+    assert code == 0, (recs, err)
+    assert recs == [{"type": "ready", "snippets": 3, "runner_arity": [1, 2, 0]}]
+
+
+PERF_BAD = ["syntax", "arity_without_init_runner", "too_many_arguments", "init_with_an_argument"]
+
+
+@pytest.mark.parametrize("d,name", [pytest.param(d, b, id=f"{d.name}-{b}") for d in PERF_DRIVERS for b in PERF_BAD])
+def test_perf_bad_code_is_bad_param_before_anything_runs(d, name):
+    code, recs, err = run_perf(d, perf_job(d, ["count", name]))
+    assert code == 2, (recs, err)
+    assert len(recs) == 1 and recs[0]["kind"] == "bad_param", recs
+    assert "snippet 2" in recs[0]["message"], recs
+
+
+@pytest.mark.parametrize("d,name,phase", [pytest.param(d, n, p, id=f"{d.name}-{n}") for d in PERF_DRIVERS
+                                          for n, p in (("raises", "runner"), ("raises_in_init", "init"))])
+def test_perf_a_failure_stops_at_once_with_the_runtimes_message(d, name, phase):
+    """A snippet that raises: a failure record naming it and its phase; no figure, and the next never runs."""
+    code, recs, err = run_perf(d, perf_job(d, [name, "count"]))
+    assert code == 1, (recs, err)
+    assert recs[-1]["type"] == "error" and recs[-1]["kind"] == "failure", recs
+    assert (recs[-1]["snippet"], recs[-1]["phase"]) == (1, phase)
+    assert recs[-1]["message"].strip()
+    assert not _of(recs, "total") and not _of(recs, "result")
+    assert all(r.get("snippet", 1) == 1 for r in recs)
+
+
+@pytest.mark.parametrize("d", PERF_DRIVERS, ids=PERF_IDS)
+def test_perf_bad_job_is_bad_param(d):
+    job = perf_job(d, ["count"])
+    for broken in ({**job, "colour": 1}, {k: v for k, v in job.items() if k != "samples"}, {**job, "mode": "fast"},
+                   {**job, "samples": "3"}):
+        code, recs, _ = run_perf(d, broken)
+        assert code == 2 and len(recs) == 1 and recs[0]["kind"] == "bad_param", (broken, recs)
+
+
+@pytest.mark.parametrize("d", PERF_DRIVERS, ids=PERF_IDS)
+def test_perf_stats_follow_each_sample(d):
+    """stats: true: a stats record after each sample taken while the workers run (seq 1 on)."""
+    code, recs, err = run_perf(d, perf_job(d, ["count"], stats=True))
+    assert code == 0, (recs, err)
+    stats = _of(recs, "stats")
+    assert [s["seq"] for s in stats] == [s["seq"] for s in _of(recs, "sample") if s["seq"] > 0], recs
+    assert all(s["workload"] == "perf" and s["snippet"] == 1 for s in stats)
+    assert all(isinstance(v, (int, float)) for s in stats for k, v in s.items() if k not in ("type", "workload"))
+
+
+@pytest.mark.parametrize("d", PERF_DRIVERS, ids=PERF_IDS)
+def test_perf_os_process_workers_or_unsupported(d):
+    """processes: true runs OS-process workers (a runtime whose threads share one lock) or is `unsupported`."""
+    code, recs, err = run_perf(d, perf_job(d, ["sleep"], processes=True, concurrency=2))
+    if code == 2:
+        assert len(recs) == 1 and recs[0]["kind"] == "unsupported", recs
+        return
+    assert code == 0, (recs, err)
+    samples = _of(recs, "sample")
+    assert samples[-1]["count"] > 0 and samples[-1]["concurrency"] == 2
+    assert _of(recs, "total")[0]["count"] >= samples[-1]["count"]

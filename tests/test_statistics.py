@@ -93,3 +93,15 @@ def test_squeeze_ends_on_a_plateau():
     results = [sq.add(k, [100 + k * 0.1, 100.5 + k * 0.1, 99.5 + k * 0.1]) for k in range(1, 10)]
     assert results.index(True) == 4  # 1 sets the peak, then 4 steps without significant growth
     assert "plateau" in sq.report()["stopped_because"]
+
+
+def test_a_ratio_over_a_zero_median_warns_nothing():
+    """perf: a sample interval without an iteration makes a median 0; the ratio's interval is open, quietly."""
+    import warnings
+
+    from ringbench.results import stats
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        lo, hi = stats.bootstrap_ratio_ci([1.0, 2.0, 3.0], [0.0, 0.0, 1.0])
+        d = stats.compare([0.0, 0.0, 1.0, 0.0, 0.0], [1.0, 2.0, 3.0, 4.0, 5.0])
+    assert lo >= 1.0 and d.ratio == float("inf")

@@ -19,7 +19,7 @@ import ringbench_driver_common as common
 NAME = "python-threads"
 VARIANTS = ("stock", "tuned")
 WORKLOADS = ["ring", "spawn", "pingpong", "fanin", "tree", "trace"]
-FEATURES = ["tokens", "continuous", "stats"]
+FEATURES = ["tokens", "continuous", "stats", "perf"]
 TUNED_STACK_SIZE = 64 * 1024  # threading.stack_size in the tuned variant (32 KiB is CPython's minimum)
 
 
@@ -317,6 +317,6 @@ def prepare(variant, workload, p):
 
 
 if __name__ == "__main__":
-    common.serve(describe, prepare, VARIANTS, threads=True,
+    common.serve(describe, prepare, VARIANTS, threads=True, perf=True,
                  selective_reason="Python threads have no selective receive: queue.SimpleQueue is strictly "
                                   "FIFO and there is no receive that skips non-matching messages")

@@ -125,7 +125,7 @@ class Driver:
                 out[lim.name] = v
         return out
 
-    def argv(self, cores: int, processes: int) -> list[str]:
+    def argv(self, cores: int, processes: int, cluster: str = "") -> list[str]:
         raised = self.raised_limits(processes)
         out: list[str] = []
         for a in self.command:
@@ -134,12 +134,13 @@ class Driver:
                     if lim.name in raised:
                         out += [_fill(x, self, cores, processes, raised[lim.name]) for x in lim.args]
             else:
-                out.append(_fill(a, self, cores, processes))
+                out.append(_fill(a, self, cores, processes, cluster=cluster))
         return out
 
-    def environ(self, cores: int, processes: int) -> dict[str, str]:
-        """The variables the manifest sets for this cell (its [env], and the env of each raised limit)."""
-        env = {k: _fill(v, self, cores, processes) for k, v in self.env.items()}
+    def environ(self, cores: int, processes: int, cluster: str = "") -> dict[str, str]:
+        """The variables the manifest sets for this cell (its [env], and the env of each raised limit);
+        `cluster` is the path of the cell's cluster file ({cluster}; "" without one, contract section 10)."""
+        env = {k: _fill(v, self, cores, processes, cluster=cluster) for k, v in self.env.items()}
         raised = self.raised_limits(processes)
         for lim in self.limits:
             if lim.name in raised:
@@ -147,12 +148,13 @@ class Driver:
         return env
 
 
-def _fill(text: str, d: Driver, cores: int, processes: int, value: int | None = None) -> str:
+def _fill(text: str, d: Driver, cores: int, processes: int, value: int | None = None, cluster: str = "") -> str:
     text = (
         text.replace("{dir}", str(d.folder))
         .replace("{cores}", str(cores))
         .replace("{max_procs}", str(_legacy_max_procs(processes)))
         .replace("{python}", sys.executable)
+        .replace("{cluster}", cluster)
     )
     return text.replace("{value}", str(value)) if value is not None else text
 

@@ -29,6 +29,9 @@ class Param:
     flag: str = ""  # CLI spelling, e.g. "-n"
     aliases: tuple[str, ...] = ()  # more CLI spellings, e.g. ("-k", "--concurrency")
     words: tuple[str, ...] = ()  # CLI words for the values 0, 1, … (e.g. spread, burst)
+    # A condition most cells leave at its default: at the default it is left out of the cell's parameters,
+    # so cells measured before it existed keep their identity and drivers without it are never sent it.
+    omit_default: bool = False
 
     def check(self, raw: object) -> int:
         if self.words and isinstance(raw, str):
@@ -89,6 +92,20 @@ class Workload:
     settles_on: Metric | None = None
     # The feature (contract section 4) or workload a driver must describe to serve this workload.
     needs: str = ""
+    # Counts the driver proves beside `count` (driver params -> {field: value}; contract section 10).
+    proves: Callable[[Params], dict[str, int]] = lambda p: {}
+    # The cell a derived figure of this one is measured against, added to a grid beside it (driver
+    # params as asked -> the companion's, or None): the ring across nodes beside the same ring on one node.
+    companion: Callable[[Params], dict | None] = lambda p: None
+    # Parameters that mean nothing in a cell left out of it (where the processes of a ring on one node go).
+    normalise: Callable[[dict], dict] = lambda p: p
+    # Parameters that name the thing compared rather than a condition (perf: the snippet's code and hooks):
+    # rows that differ in them are ranked together, the fastest the reference. () : rows are ranked when
+    # they differ in the runtime alone.
+    subject: tuple[str, ...] = ()
+    # How a cell is named in notes, warnings and progress, from its parameters (default: runtime, cores and
+    # the parameters that differ from their single default).
+    label: Callable[[Mapping], str] | None = None
     # The figures a compact table shows beside the headline (spawn cost and memory beside ns/hop).
     beside: tuple[Metric, ...] = ()
 
@@ -123,11 +140,13 @@ class Workload:
                     raise ParamError(f"workload {self.name!r} needs {p.flag or p.name} ({p.help})")
                 raw = p.default[0]
             out[p.name] = p.check(raw)
+            if p.omit_default and p.default and out[p.name] == p.default[0]:
+                del out[p.name]
         for check in self.extra_checks:
             problem = check(out)
             if problem:
                 raise ParamError(problem)
-        return out
+        return self.normalise(out)
 
     def grid(self, given: Mapping[str, object]) -> list[dict[str, int]]:
         """Cells for comma-separated values ("-n 1000,10000 -m 10,100"), in the order given."""
@@ -155,7 +174,14 @@ class Workload:
             cells = [{**c, name: v} for c in cells for v in choices]
         # A value given twice (-n 100,100, or 1000,1_000) is one cell: a cell is never measured twice.
         unique = {json.dumps(v, sort_keys=True): v for v in map(self.validate, cells)}
-        return list(unique.values())
+        # The companion of a cell (the in-node ring of a ring across nodes) comes just before it.
+        out: dict[str, dict[str, int]] = {}
+        for key, v in unique.items():
+            mate = self.companion(v)
+            if mate is not None:
+                out.setdefault(json.dumps(mate, sort_keys=True), mate)
+            out.setdefault(key, v)
+        return list(out.values())
 
 
 # -- parameters -----------------------------------------------------------------
@@ -178,6 +204,28 @@ BURST = Param(
     words=("spread", "burst"),
 )
 _MAX_HOPS = 2**62
+# A ring across BEAM nodes (contract section 10): left out of a cell at its default (one node), so that
+# drivers without the `nodes` feature are never sent it.
+MAX_NODES = 256
+NODES = Param(
+    "nodes",
+    "BEAM nodes the ring is spread over, connected by Erlang distribution (1: one node, as every runtime)",
+    maximum=MAX_NODES,
+    default=(1,),
+    flag="--nodes",
+    omit_default=True,
+)
+NODE_PLACEMENT = Param(
+    "node_placement",
+    "how the processes are laid out over the nodes: contiguous blocks (K of the N hops a lap cross a "
+    "node) or interleaved (every hop crosses)",
+    minimum=0,
+    maximum=1,
+    default=(0,),
+    flag="--node-placement",
+    words=("contiguous", "interleaved"),
+    omit_default=True,
+)
 
 
 def _tokens_fit(p: Params) -> str | None:
@@ -186,6 +234,44 @@ def _tokens_fit(p: Params) -> str | None:
     if p["n"] * p.get("m", 1) * p["tokens"] >= _MAX_HOPS:
         return "n × m × tokens is too large (must stay below 2^62 hops)"
     return None
+
+
+def _nodes_fit(p: Params) -> str | None:
+    if p.get("nodes", 1) > p["n"]:
+        return f"nodes ({p['nodes']:,}) cannot exceed n ({p['n']:,}): one process per node at least"
+    return None
+
+
+def cross_per_lap(n: int, nodes: int, placement: int) -> int:
+    """The ring's edges p(i) → p(i+1 mod n) whose ends are on different nodes: each lap of each token crosses
+    them once. Contiguous blocks (node of p(i) = i·nodes div n): one per block; interleaved (i mod nodes):
+    every edge, but the closing one when p(n−1) and p0 share a node."""
+    if nodes == 1:
+        return 0
+    if placement == 0:
+        return nodes
+    return n - 1 if (n - 1) % nodes == 0 else n
+
+
+def cross_hops(p: Params) -> int:
+    """The hops of a ring (driver params) that cross a node boundary: the receipts of the processes whose
+    predecessor is on another node."""
+    return cross_per_lap(p["n"], p.get("nodes", 1), p.get("node_placement", 0)) * p.get("m", 1) * p["tokens"]
+
+
+def _proves_cross_hops(p: Params) -> dict[str, int]:
+    return {"cross_hops": cross_hops(p)} if p.get("nodes", 1) > 1 else {}
+
+
+def _one_node_has_no_placement(p: dict) -> dict:
+    return {k: v for k, v in p.items() if k != "node_placement"} if p.get("nodes", 1) == 1 else p
+
+
+def _in_node(p: Params) -> dict | None:
+    """The same ring on one node: what ns per cross-node hop is derived against."""
+    if p.get("nodes", 1) == 1:
+        return None
+    return {k: v for k, v in p.items() if k not in ("nodes", "node_placement")}
 
 
 # -- figures --------------------------------------------------------------------
@@ -233,13 +319,16 @@ NS_PER_REPLY = Metric("ns_per_reply", "ns/reply", _per("run_ns", lambda r: r["co
 RING = Workload(
     name="ring",
     summary="N processes in a ring; K tokens travel M laps (N×M×K messages). Spawn and message phases timed apart.",
-    params=(N, M, TOKENS, BURST),
+    params=(N, M, TOKENS, BURST, NODES, NODE_PLACEMENT),
     expected=lambda p: p["n"] * p["m"] * p["tokens"],
     hops=lambda p: p["n"] * p["m"] * p["tokens"],
     ready=lambda p: p["n"],
     metrics=(NS_PER_HOP, SPAWN_US, CPU_PER_WALL, RSS_PER_PROC),
     calibrates="m",
-    extra_checks=(_tokens_fit,),
+    extra_checks=(_tokens_fit, _nodes_fit),
+    proves=_proves_cross_hops,
+    companion=_in_node,
+    normalise=_one_node_has_no_placement,
     beside=(SPAWN_US, RSS_PER_PROC),
 )
 
@@ -381,18 +470,63 @@ TRACE = Workload(
     params=(
         Param("n", "processes", maximum=TRACE_LIMIT, flag="-n"),
         Param("m", "laps", maximum=TRACE_LIMIT, flag="-m"),
+        NODES,
+        NODE_PLACEMENT,
     ),
     expected=lambda p: p["n"] * p["m"],
     hops=lambda p: 0,
     metrics=(NS_PER_HOP,),
+    extra_checks=(_nodes_fit,),
+    proves=lambda p: {"cross_hops": cross_hops({**p, "tokens": 1})} if p.get("nodes", 1) > 1 else {},
+    normalise=_one_node_has_no_placement,
 )
 
 WORKLOADS: dict[str, Workload] = {w.name: w for w in (RING, SPAWN, MEMORY, MSGCOST, PINGPONG, FANIN, SELECTIVE, TREE)}
 
 
+# -- perf: the user's own code in a tight loop (`ringbench perf`, contract section 10) -------------------------
+# Not a workload of `run` or `sweep` (its parameters are code, not integers on a grid): its own command
+# measures it, and its runs are stored, shown, compared, exported and reported like any other.
+def perf_label(p: Mapping, width: int = 48) -> str:
+    """A snippet in a few words: its runner's code on one line (or the file it came from), cut with …"""
+    text = str(p.get("file") or " ".join(str(p.get("code", "")).split()))
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _qps(r: Mapping) -> float | None:
+    return r["count"] * 1e9 / r["run_ns"] if r["run_ns"] else None
+
+
+def _ns_per_iteration(r: Mapping) -> float | None:
+    """The time one iteration takes one worker: the wall time of all workers over their iterations."""
+    return r["run_ns"] * r.get("concurrency", 1) / r["count"] if r["count"] else None
+
+
+# A record here is a timed sample ({"count": iterations, "run_ns": …}) or a counted sample interval of a
+# running job ({"count": iterations in the interval, "run_ns": its length, "concurrency": workers}).
+QPS = Metric("qps", "QPS", _qps, lower_is_better=False)
+NS_PER_ITERATION = Metric("ns_per_iteration", "time/iter", _ns_per_iteration)
+PERF_SUBJECT = ("code", "file", "init", "init_runner", "done", "label")
+
+PERF = Workload(
+    name="perf",
+    summary="Your own code in a tight loop (ringbench perf): iterations per second, time per iteration.",
+    params=(
+        Param("concurrency", "workers running the snippet at once", maximum=1_000_000, default=(1,), flag="-c"),
+        Param("loop", "iterations per timed sample", maximum=10**15, flag="-l"),
+    ),
+    expected=lambda p: 0,
+    hops=lambda p: 0,
+    metrics=(QPS, NS_PER_ITERATION),
+    subject=PERF_SUBJECT,
+    label=perf_label,
+)
+OWN_COMMAND: dict[str, Workload] = {PERF.name: PERF}
+
+
 def get(name: str) -> Workload:
     try:
-        return WORKLOADS[name]
+        return WORKLOADS.get(name) or OWN_COMMAND[name]
     except KeyError:
         raise ParamError(f"unknown workload {name!r}; known: {', '.join(WORKLOADS)}") from None
 

@@ -61,8 +61,14 @@ TUNING_ENV = (
     "GHCRTS", "NODE_OPTIONS", "UV_THREADPOOL_SIZE", "CRYSTAL_*", "OMP_*",
     "RINGBENCH_*",
 )  # fmt: skip
-# The orchestrator's own settings, which name files rather than tune a driver.
-_ORCHESTRATOR_ENV = ("RINGBENCH_DB", "RINGBENCH_DRIVER_PATH", "RINGBENCH_DRIVERS_DIR", "RINGBENCH_SLOW")
+# The orchestrator's own settings, which name files rather than tune a driver (RINGBENCH_CLUSTER: the cluster
+# file a manifest passes on, contract section 10), and the cookie of the user's nodes, never recorded.
+_ORCHESTRATOR_ENV = (
+    "RINGBENCH_DB", "RINGBENCH_DRIVER_PATH", "RINGBENCH_DRIVERS_DIR", "RINGBENCH_SLOW", "RINGBENCH_CLUSTER",
+    "RINGBENCH_COOKIE",
+)  # fmt: skip
+# Secrets the orchestrator reads and a driver never gets (harness/cluster.py).
+_SECRET_ENV = ("RINGBENCH_COOKIE",)
 
 
 def tuning_env(environ: dict[str, str] | None = None) -> dict[str, str]:
@@ -78,7 +84,7 @@ def tuning_env(environ: dict[str, str] | None = None) -> dict[str, str]:
 def driver_environ(manifest_env: dict[str, str], clean: bool) -> dict[str, str]:
     """The environment a driver starts with: ours (without the tuning variables when `clean`), then the
     manifest's own variables, which always win."""
-    env = dict(os.environ)
+    env = {k: v for k, v in os.environ.items() if k not in _SECRET_ENV}
     if clean:
         for k in tuning_env(env):
             del env[k]

@@ -89,11 +89,11 @@ class DriverProcess:
     limits_raised: dict[str, int]
 
 
-def driver_process(d: Driver, cores: str, processes: int, clean_env: bool = False) -> DriverProcess:
+def driver_process(d: Driver, cores: str, processes: int, clean_env: bool = False, cluster: str = "") -> DriverProcess:
     c = cores_value(cores)
-    manifest_env = d.environ(c, processes)
+    manifest_env = d.environ(c, processes, cluster)
     return DriverProcess(
-        d.argv(c, processes),
+        d.argv(c, processes, cluster),
         manifest_env,
         driver_environ(manifest_env, clean_env),
         cpu_for(cores),
@@ -111,15 +111,17 @@ def run_driver(
     timeout: float = 600,
     on_record: Callable[[dict], bool | None] | None = None,
     clean_env: bool = False,
+    cluster: str = "",
 ) -> Launch:
     """Run `<driver> args…` for a cell of `n` processes; return its records or raise DriverFailed.
 
     `on_record` sees each record as it arrives; if it returns True the driver is stopped there.
+    `cluster` is the path of the cell's cluster file (nodes on other hosts), "" without one.
 
     The driver's own error record wins over the exit status; a non-zero exit without
     one is a crash; silence past `timeout` seconds is a hang.
     """
-    how = driver_process(d, cores, n, clean_env)
+    how = driver_process(d, cores, n, clean_env, cluster)
     proc = start(how.argv + args, how.env, d.folder, how.cpu, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     stdout, stderr = proc.stdout, proc.stderr
     assert stdout is not None and stderr is not None  # both are pipes (PIPE above)

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from ..results import sampling
 from ..results.modes import Options
+from .cluster import cluster_file
 from .launch import cores_value, run_driver
 from .protocol import DriverFailed, Expectation, check_result, check_samples
 from .spec import TIMEOUT_BASE_S, TIMEOUT_PER_PROCESS_S, CellSpec
@@ -122,7 +123,7 @@ def _settled_process(
     Returns (measured records, the warm-ups' settle figures, whether it settled)."""
     w = spec.workload
     p = spec.driver_params(**override)
-    want = Expectation(w.verb, p, w.expected(p), w.hops(p), w.ready(p) if w.ready else None)
+    want = Expectation(w.verb, p, w.expected(p), w.hops(p), w.ready(p) if w.ready else None, w.proves(p))
     fixed = opts.warmup
     cap = fixed if fixed is not None else opts.settle_max
     figure = w.settle_metric.of
@@ -155,15 +156,17 @@ def _settled_process(
         return len(measured) >= repeats and not with_stats
 
     args = _common_args(spec, p, opts, stats_ok) + [f"repeats={cap + repeats}", "warmup=0"]
-    launch = run_driver(
-        spec.driver,
-        args,
-        cores=spec.cores,
-        n=spec.processes,
-        timeout=spec.timeout(cap + repeats, opts.timeout, **override),
-        on_record=seen,
-        clean_env=opts.clean_env,
-    )
+    with cluster_file(hosts_of(spec, opts), opts.cookie_file) as cluster:
+        launch = run_driver(
+            spec.driver,
+            args,
+            cores=spec.cores,
+            n=spec.processes,
+            timeout=spec.timeout(cap + repeats, opts.timeout, **override),
+            on_record=seen,
+            clean_env=opts.clean_env,
+            cluster=cluster,
+        )
     if len(measured) < repeats:
         raise DriverFailed(
             "garbled",
@@ -171,6 +174,11 @@ def _settled_process(
             launch.stderr_tail,
         )
     return measured[:repeats], warm, settled
+
+
+def hosts_of(spec: CellSpec, opts: Options) -> tuple[str, ...]:
+    """The other hosts a cell's ring spreads over (none for a ring on local nodes or on one node)."""
+    return tuple(opts.hosts) if spec.params.get("nodes", 1) > 1 else ()
 
 
 def _split(total: int, parts: int) -> list[int]:
@@ -191,11 +199,14 @@ def _common_args(spec: CellSpec, p: dict, opts: Options, stats_ok: bool = True) 
 # -- continuous and squeeze -----------------------------------------------------------------------
 def _continuous(spec: CellSpec, opts: Options, m: Measured, tick: Tick) -> None:
     tick(f"sampling every {opts.sample_ms} ms")
-    samples, converged = _sample_run(spec, spec.params.get("tokens", 1), opts, 1)
+    nodes: list[dict] = []
+    samples, converged = _sample_run(spec, spec.params.get("tokens", 1), opts, 1, nodes if spec.view else None)
     window = opts.samples if opts.cv is not None and converged else None
     counted = samples[-(window + 1) :] if window else samples
     m.samples += samples
     m.extra.update(sampling.describe_samples(counted), all_samples=len(samples) - 1)
+    if nodes:  # the cluster view: each node's record after each sample (contract section 10)
+        m.extra["nodes"] = nodes
     if opts.cv is not None:
         m.extra.update(cv_target=opts.cv, converged=converged, window=window)
 
@@ -215,17 +226,26 @@ def _squeeze(spec: CellSpec, opts: Options, m: Measured, tick: Tick) -> None:
     m.extra.update(report)
 
 
-def _sample_run(spec: CellSpec, tokens: int, opts: Options, step: int) -> tuple[list[dict], bool]:
-    """One continuous driver process; returns its sample records and whether --cv converged."""
+def _sample_run(
+    spec: CellSpec, tokens: int, opts: Options, step: int, nodes: list[dict] | None = None
+) -> tuple[list[dict], bool]:
+    """One continuous driver process; returns its sample records and whether --cv converged. With `nodes`, the
+    driver is asked for the cluster view (stats=1: ignored by drivers without the `nodes` feature), and its
+    node records are added to that list."""
     p = {**spec.driver_params(), "tokens": tokens}
     p.pop("m", None)  # continuous rings ignore m
     budget = (opts.max_samples if opts.cv else opts.samples) + 1  # +1: the warm-up sample
     args = _common_args(spec, p, opts, stats_ok=False) + [f"sample_ms={opts.sample_ms}", f"samples={budget}"]
+    if nodes is not None:
+        args.append("stats=1")
     samples: list[dict] = []
     converged = False
 
     def seen(rec: dict) -> bool:
         nonlocal converged
+        if rec["type"] == "node" and nodes is not None:
+            nodes.append({k: v for k, v in rec.items() if k != "type"})
+            return False
         if rec["type"] != "sample":
             return False
         samples.append({**rec, "process": step, "tokens": tokens})
@@ -236,6 +256,10 @@ def _sample_run(spec: CellSpec, tokens: int, opts: Options, step: int) -> tuple[
         return False
 
     timeout = opts.timeout or TIMEOUT_BASE_S + budget * opts.sample_ms / 1e3 * 2 + p["n"] * TIMEOUT_PER_PROCESS_S
-    run_driver(spec.driver, args, cores=spec.cores, n=p["n"], timeout=timeout, on_record=seen, clean_env=opts.clean_env)
+    with cluster_file(hosts_of(spec, opts), opts.cookie_file) as cluster:
+        run_driver(
+            spec.driver, args, cores=spec.cores, n=p["n"], timeout=timeout, on_record=seen,
+            clean_env=opts.clean_env, cluster=cluster,
+        )  # fmt: skip
     check_samples(samples, p["n"], budget if not converged else len(samples))
     return samples, converged

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from ..results.sampling import intervals
 
-RECORD_TYPES = {"describe", "result", "stats", "sample", "hop", "error"}
+RECORD_TYPES = {"describe", "result", "stats", "sample", "node", "hop", "error"}
 RESULT_FIELDS = ("count", "setup_ns", "run_ns", "setup_cpu_ns", "run_cpu_ns", "rss_before", "rss_after")
 ERROR_KINDS = {"bad_param", "unknown_workload", "unsupported", "limit", "failure"}
 # A message hop costs at least a few instructions; below this a driver is not measuring.
@@ -62,6 +62,7 @@ class Expectation:
     count: int  # what the driver must prove
     hops: int  # messages in the timed run phase
     ready: int | None = None  # processes that must have signalled ready when the spawn phase ended
+    proves: Mapping[str, int] | None = None  # further counts the driver must prove (cross_hops)
 
 
 def check_result(rec: Mapping, want: Expectation) -> dict:
@@ -74,6 +75,9 @@ def check_result(rec: Mapping, want: Expectation) -> dict:
     values = {f: _int_field(rec, f) for f in RESULT_FIELDS}
     if values["count"] != want.count:
         raise DriverFailed("wrong_count", f"driver counted {values['count']:,}, expected {want.count:,}")
+    for k, v in (want.proves or {}).items():
+        if rec.get(k) != v:
+            raise DriverFailed("wrong_count", f"driver counted {k}={rec.get(k)!r}, expected {v:,}")
     if want.ready is not None and rec.get("ready") != want.ready:
         raise DriverFailed(
             "wrong_count",

@@ -36,7 +36,9 @@ _STATUS_OF_KIND = {"timeout": "timeout", "limit": "refused", "unsupported": "ref
 
 
 def plan(drivers: list[Driver], workload: Workload, grid: list[dict], cores: list[str]) -> list[CellSpec]:
-    return [CellSpec(d, workload, p, c) for p in grid for d in drivers for c in cores]
+    # A run with rings across nodes samples the cluster view of every continuous cell, the in-node ring's too.
+    view = any(p.get("nodes", 1) > 1 for p in grid)
+    return [CellSpec(d, workload, p, c, view) for p in grid for d in drivers for c in cores]
 
 
 def refusal(cell: CellSpec) -> str | None:
@@ -89,6 +91,13 @@ def workloads_of(d: Driver) -> list[str]:
         return []
 
 
+def features_of(d: Driver) -> list[str]:
+    try:
+        return describe_cached(d).get("features", [])
+    except DriverFailed:
+        return []
+
+
 def unsupported(spec: CellSpec, opts: Options) -> str | None:
     """Why the driver cannot serve this cell, from what it describes of itself; None if it can. Answered
     before anything runs, so that an impossible request is refused without creating a run."""
@@ -103,6 +112,8 @@ def unsupported(spec: CellSpec, opts: Options) -> str | None:
         return f"{spec.driver.name} does not implement {w.name}{extra}"
     if spec.params.get("tokens", 1) > 1 and "tokens" not in features:
         return f"{spec.driver.name} cannot run {spec.params['tokens']} tokens at once (tokens > 1 unsupported)"
+    if spec.params.get("nodes", 1) > 1 and "nodes" not in features:
+        return f"{spec.driver.name} cannot spread a ring over {spec.params['nodes']} nodes (no `nodes` feature)"
     if opts.mode != "timed" and "continuous" not in features:
         return f"{spec.driver.name} has no continuous mode"
     return None

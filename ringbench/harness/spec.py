@@ -20,6 +20,7 @@ class CellSpec:
     workload: Workload
     params: dict  # the grid point as asked; a calibrated `m` is absent until calibration finds it
     cores: str  # "1" or "all"
+    view: bool = False  # continuous mode: ask for the cluster view (node records, contract section 10)
 
     @property
     def label(self) -> str:

@@ -11,6 +11,8 @@ Kinds, after the historic write-ups:
   selective   selective receive: time per reply against N, arrival order and reverse order
   squeeze     throughput against concurrency (tokens circulating at once)
   tree        the skynet tree: time per tree and peak bytes per process against N (leaves)
+  nodes       a ring across BEAM nodes: ns per hop against the number of nodes, and ns per cross-node hop
+  cluster     the cluster view of continuous runs: ring hops handled per second on each node, over time
 Every point is a median over its repeats (analysis.figure, the tables' figure); error bars are the 95 %
 bootstrap interval of that median (squeeze: ± one standard deviation of the samples at that step).
 
@@ -34,10 +36,10 @@ from ..catalogue.workloads import (
     TREE_MS,
     Metric,
 )
-from ..results import analysis, stats
+from ..results import analysis, nodes, stats
 from ..results.analysis import per_repeat, squeezed
 from ..results.model import Cell
-from .style import Style, base, cores_text, floors, fmt_count, legend_text, line_of
+from .style import MARKERS, PALETTE, Style, base, cores_text, floors, fmt_count, legend_text, line_of
 
 
 class PlotError(ValueError):
@@ -183,6 +185,7 @@ def _ring_cells(cells: list[Cell]) -> list[Cell]:
         and c.workload.headline is NS_PER_HOP
         and c.params.get("tokens", 1) == 1
         and "n" in c.params
+        and not nodes.distributed(c)  # a ring across nodes has its own chart (nodes)
     ]
 
 
@@ -467,6 +470,78 @@ def tree(cells: list[Cell]) -> Chart:
     )
 
 
+def across_nodes(cells: list[Cell]) -> Chart:
+    """ns per hop against the number of nodes (the in-node ring at 1), one line per runtime, core setting,
+    layout and N (results.nodes; the tables give ns per cross-node hop derived from these)."""
+    found = nodes.cross_hops(cells)
+    if not found:
+        raise PlotError("no ring across nodes in these runs (ringbench run ring --nodes 1,2,4)")
+    lines: dict[tuple, list[nodes.CrossHop]] = {}
+    for x in found:
+        p = x.cell.params
+        key = (x.cell.runtime, x.cell.cores, nodes.placement(x.cell), p["n"], p.get("tokens", 1))
+        lines.setdefault(key, []).append(x)
+    series = []
+    for (rt, cores, layout, n, tokens), xs in sorted(lines.items()):
+        xs = sorted(xs, key=lambda x: nodes.nodes_of(x.cell))
+        tok = f", K = {fmt_count(tokens)}" if tokens > 1 else ""
+        pts = []
+        ref = xs[0].reference
+        if ref is not None:
+            pts.append(_point(1, _values(ref, NS_PER_HOP), note=f"in-node ring · {_note(ref)}"))
+        pts += [_point(nodes.nodes_of(x.cell), _values(x.cell, NS_PER_HOP), note=_note(x.cell)) for x in xs]
+        variant = f"{layout}, N = {fmt_count(n)}{tok}"
+        series.append(_series(rt, cores, [x.cell for x in xs], pts, variant, contrast=layout == "interleaved"))
+    return Chart(
+        "nodes",
+        "A ring across BEAM nodes: cost per hop against the number of nodes",
+        "nodes (Erlang distribution, one machine)",
+        "time per hop",
+        "count",
+        "ns",
+        [Panel("", _order(series))],
+        caption="Median ns per hop with its 95 % interval; at 1 node the same ring on one node, measured in the "
+        "same run. Contiguous blocks: K of the N hops of a lap cross a node; interleaved (dash-dot, open "
+        "markers): every hop. The tables derive ns per cross-node hop from these. Lower is better.",
+    )
+
+
+def cluster(cells: list[Cell], most: int = 4) -> Chart:
+    """erlperf's cluster view of continuous runs: ring hops handled per second on each node, over time; one
+    panel per cell (at most `most`, the ones with the most nodes first)."""
+    viewed = [c for c in cells if c.ok and nodes.node_records(c)]
+    if not viewed:
+        raise PlotError("no cluster view in these runs (ringbench run ring --continuous --nodes 2)")
+    viewed = sorted(viewed, key=lambda c: -nodes.nodes_of(c))[:most]
+    panels = []
+    for c in viewed:
+        series = []
+        for j, pts in nodes.view_series(c).items():
+            if pts:
+                s = Series(c.runtime, c.cores, [Point(x, y, y, y, f"node {j}") for x, y in pts], f"node {j}")
+                s.style = Style(PALETTE[j % len(PALETTE)], MARKERS[j % len(MARKERS)], False)
+                series.append(s)
+        if series:
+            panels.append(Panel(c.label.strip(), series, "hops per second", "rate"))
+    if not panels:
+        raise PlotError("the cluster views in these runs have fewer than two samples")
+    return Chart(
+        "cluster",
+        "Cluster view: ring hops handled per second on each node, while the ring runs",
+        "sample (one each --sample-ms)",
+        "hops per second",
+        "count",
+        "rate",
+        panels,
+        caption="Continuous mode: each node's ring processes' receipts (the node's laps × its processes) per "
+        "sample interval, sampled with the ring's own samples; sample 1 ends the warm-up interval. The tables "
+        "give scheduler utilisation, distribution packets, memory and processes per node.",
+        xlog=False,
+        ylog=False,
+        interval="none (one value per sample interval)",
+    )
+
+
 def grid(cells: list[Cell]) -> Grid:
     ring = _ring_with_m(cells)
     ns = sorted({c.params["n"] for c in ring})
@@ -550,6 +625,8 @@ KINDS: dict[str, Kind] = {
         Kind("selective", lambda cells, n, m, p: selective(cells), 5, metric=NS_PER_REPLY),
         Kind("squeeze", lambda cells, n, m, p: squeeze(cells), 6),
         Kind("tree", lambda cells, n, m, p: tree(cells), 7, metric=TREE_MS),
+        Kind("nodes", lambda cells, n, m, p: across_nodes(cells), 8),
+        Kind("cluster", lambda cells, n, m, p: cluster(cells, max(p, 1)), 9),
     )
 }
 

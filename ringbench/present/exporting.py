@@ -96,6 +96,26 @@ def to_csv(run: Run) -> str:
     return buf.getvalue()
 
 
+def _md_table(head: list[str], rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(h.replace("\n", " ") for h in head) + " |", "|" + "|".join("---:" for _ in head) + "|"]
+    return "\n".join(lines + ["| " + " | ".join(r) + " |" for r in rows]) + "\n"
+
+
+def _markdown_nodes(run: Run) -> str:
+    """Rings across nodes beside their in-node ring, and each continuous cell's cluster view."""
+    out = ""
+    cols, rows, notes = tables.nodes_rows(run.cells)
+    if rows:
+        out += "\nAcross nodes: ns per cross-node hop, against the in-node ring of this run.\n\n"
+        out += _md_table([c.header for c in cols], rows) + "".join(f"\n{n}\n" for n in notes)
+    for c in ordered(run.cells, run.baseline):
+        head, view = tables.view_rows(c) if c.ok else ([], [])
+        if view:
+            out += f"\nCluster view, {c.label.strip()} (per node, over the counted samples):\n\n"
+            out += _md_table(head, view)
+    return out
+
+
 @exporter("markdown")
 def to_markdown(run: Run) -> str:
     env = run.environment
@@ -111,5 +131,6 @@ def to_markdown(run: Run) -> str:
             body += f"\nSqueeze {c.label}: peak at {c.extra.get('peak_concurrency')} tokens; "
             body += f"{c.extra.get('stopped_because')}.\n\n| " + " | ".join(cols[:4]) + " |\n|---:|---:|---:|---:|\n"
             body += "".join("| " + " | ".join(r[:4]) + " |\n" for r in rows)
+    body += _markdown_nodes(run)
     notes = "".join(f"\n> ⚠ {w}\n" for w in noise.grouped(run.warnings, most=None))
     return head + body + notes

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..catalogue.workloads import RSS_PER_PROC
-from ..results import modes, stats
+from ..results import modes, nodes, stats
 from ..results.model import Cell
 from ..results.relative import Relative, ordered, own_comparison, ranked, references, relatives
 
@@ -85,13 +85,24 @@ def params_text(c: Cell) -> str:
 
 
 def _param_header(name: str) -> str:
-    return {"n": "N", "m": "M", "tokens": "K", "burst": "placement"}.get(name, name)
+    return {"n": "N", "m": "M", "tokens": "K", "burst": "placement", "node_placement": "layout"}.get(name, name)
 
 
 def _param_text(name: str, v: int | None) -> str:
     if name == "burst":
         return {0: "spread", 1: "burst"}.get(v, "") if v is not None else ""
+    if name == "node_placement":
+        return {0: "contig", 1: "inter"}.get(v if v is not None else 0, "")
+    if name == "nodes":
+        return str(v if v is not None else 1)
     return count(v)
+
+
+def _cell_param(c: Cell, name: str) -> str:
+    """A parameter of a cell as its column shows it (a ring on one node has no node layout)."""
+    if name == "node_placement" and not nodes.distributed(c):
+        return "–"
+    return _param_text(name, c.used_params.get(name))
 
 
 def cores_text(c: Cell) -> str:
@@ -145,6 +156,8 @@ def rows(
     in the order of `cells` (`relative.ordered` puts each group's reference first, as tables print them)."""
     if not cells:
         return [Column("nothing measured", False)], [], []
+    if cells[0].workload.subject:  # rows that compare snippets of code: erlperf's table
+        return perf_rows(cells, baseline, wide)
     w = cells[0].workload
     mode = cells[0].mode_object
     rel = relatives(cells, baseline)
@@ -169,7 +182,7 @@ def rows(
     out = []
     failed: list[Cell] = []
     for i, c in enumerate(cells):
-        row = [c.runtime, hop_text(c), cores_text(c), *(_param_text(p, c.used_params.get(p)) for p in params)]
+        row = [c.runtime, hop_text(c), cores_text(c), *(_cell_param(c, p) for p in params)]
         vals = c.values() if c.ok else []
         if not vals:
             failed.append(c)
@@ -229,13 +242,15 @@ def wide_block(cells: list[Cell], baseline: str | None = None) -> tuple[list[Col
     """The wide figures as a table of their own, each row named by runtime, cores and parameters."""
     if not cells or not any(c.ok for c in cells):
         return [], []
+    if cells[0].workload.subject:
+        cols, body, _ = perf_rows(cells, baseline, wide=True)
+        return cols, [row for row, c in zip(body, cells, strict=True) if c.ok]
     rel = relatives(cells, baseline)
     params = _param_columns(cells)
     extra = _wide_columns(cells)
     cols = [Column("Runtime", False), Column("Cores"), *(Column(_param_header(p)) for p in params), *extra]
     body = [
-        [c.runtime, cores_text(c), *(_param_text(p, c.used_params.get(p)) for p in params)]
-        + _wide_values(c, rel.get(i), extra)
+        [c.runtime, cores_text(c), *(_cell_param(c, p) for p in params)] + _wide_values(c, rel.get(i), extra)
         for i, c in enumerate(cells)
         if c.ok
     ]
@@ -290,12 +305,16 @@ def notes(cells: list[Cell], rel: dict[int, Relative], show_mem: bool, failed: l
 def markdown(cells: list[Cell], baseline: str | None = None, wide: bool = True) -> str:
     """A Markdown table (ready for a blog post), with the same notes as the terminal's."""
     cols, body, foot = rows(ordered(cells, baseline), baseline, wide)
+
+    def cell(text: str) -> str:  # a | of the text (perf's || column, Erlang's [X || X <- L]) would split the row
+        return text.replace("|", "\\|")
+
     lines = [
         # The terminal's two-line headers ("spawn\nµs") on one line: a newline would end the table.
-        "| " + " | ".join(c.header.replace("\n", " ") for c in cols) + " |",
+        "| " + " | ".join(cell(c.header.replace("\n", " ")) for c in cols) + " |",
         "|" + "|".join("---:" if c.right else "---" for c in cols) + "|",
     ]
-    lines += ["| " + " | ".join(r) + " |" for r in body]
+    lines += ["| " + " | ".join(map(cell, r)) + " |" for r in body]
     return "\n".join(lines) + "\n" + "".join(f"\n{n}\n" for n in foot)
 
 
@@ -332,3 +351,238 @@ def compact_rows(
     """Headers and text rows of the compact (or wide) table, for the HTML report."""
     cols, body, _ = rows(cells, baseline, wide)
     return [c.header for c in cols], body
+
+
+# -- a ring across nodes (results.nodes) -----------------------------------------------------------------
+def nodes_rows(cells: list[Cell]) -> tuple[list[Column], list[list[str]], list[str]]:
+    """The rings across nodes beside their in-node ring: the share of cross-node hops, ns/hop of both, and ns
+    per cross-node hop derived from them (marked with the significance of the difference); ([], [], []) when
+    the cells have none. With notes, as `rows`."""
+    found = nodes.cross_hops(cells)
+    if not found:
+        return [], [], []
+    cols = [
+        Column("Runtime", False),
+        Column("Cores"),
+        Column("N"),
+        Column("K"),
+        Column("nodes"),
+        Column("placement", False),
+        Column("cross\nhops %"),
+        Column("ns/hop"),
+        Column("in-node\nns/hop"),
+        Column("ns/cross\nhop"),
+        Column("×\nin-node"),
+    ]
+    body = []
+    for x in found:
+        p = x.cell.used_params
+        # A derived figure at or below zero (the ring across nodes no slower than the in-node ring) is shown as such.
+        below = x.ns_per_cross_hop is not None and x.ns_per_cross_hop <= 0
+        cross = (
+            "–"
+            if x.ns_per_cross_hop is None
+            else "≤ 0 ≈"
+            if below
+            else f"{fmt(x.ns_per_cross_hop)} {SIG_MARK[x.significant]}"
+        )
+        body.append(
+            [
+                x.cell.runtime,
+                cores_text(x.cell),
+                count(p.get("n")),
+                count(p.get("tokens", 1)),
+                str(nodes.nodes_of(x.cell)),
+                nodes.placement(x.cell),
+                pct(x.share * 100) if x.share is not None else "–",
+                fmt(x.ns_per_hop),
+                fmt(x.in_node_ns),
+                cross,
+                f"{x.ratio:.1f}" if x.ratio is not None and not below else "–",
+            ]
+        )
+    notes_ = [
+        "A ring across BEAM nodes connected by Erlang distribution, beside the same ring on one node measured "
+        "in the same run (in-node). cross hops % = hops whose sender is on another node, as the driver proved "
+        "them. ns/cross hop = (ns/hop − (1 − share) × in-node ns/hop) / share: what one cross-node hop costs "
+        "if every other hop costs what it does on one node; ✓ the two rings differ significantly "
+        "(Mann-Whitney U, p < 0.05), ≈ they do not (the derived figure is then noise, magnified 1/share "
+        "times), ? too few repeats. One machine: loopback, no network between the nodes."
+    ]
+    if any(x.reference is None for x in found):
+        notes_.append("– : the run has no in-node ring of that cell to derive against.")
+    if any(x.ns_per_cross_hop is not None and x.ns_per_cross_hop <= 0 for x in found):
+        notes_.append("≤ 0: the ring across nodes was no slower than the in-node ring, so no cross-node cost shows.")
+    return cols, body, notes_
+
+
+def view_rows(cell: Cell) -> tuple[list[str], list[list[str]]]:
+    """The cluster view of a continuous cell, one row per node and a total: ring hops handled per second,
+    distribution packets in and out per second, scheduler utilisation, CPU/wall, memory, processes."""
+    rows_ = nodes.view(cell)
+    head = [
+        "node",
+        "ring\nprocs",
+        "hops/s",
+        "dist in/s",
+        "dist out/s",
+        "sched\nutil %",
+        "CPU/wall",
+        "memory MB",
+        "procs",
+    ]
+    if not rows_:
+        return head, []
+
+    def util(x: float | None) -> str:
+        return f"{x * 100:.0f}" if x is not None else "–"
+
+    body = [
+        [
+            str(r.node),
+            count(r.processes_in_ring),
+            f"{r.hops_per_s:,.0f}",
+            f"{r.dist_in_per_s:,.0f}",
+            f"{r.dist_out_per_s:,.0f}",
+            util(r.scheduler_utilisation),
+            fmt(r.cpu_per_wall),
+            f"{r.memory / 2**20:,.1f}",
+            f"{r.processes:,}",
+        ]
+        for r in rows_
+    ]
+    if len(rows_) > 1:
+        body.append(
+            [
+                "all",
+                count(sum(r.processes_in_ring for r in rows_)),
+                f"{sum(r.hops_per_s for r in rows_):,.0f}",
+                f"{sum(r.dist_in_per_s for r in rows_):,.0f}",
+                f"{sum(r.dist_out_per_s for r in rows_):,.0f}",
+                "",
+                fmt(sum(r.cpu_per_wall or 0 for r in rows_)),
+                f"{sum(r.memory for r in rows_) / 2**20:,.1f}",
+                f"{sum(r.processes for r in rows_):,}",
+            ]
+        )
+    return head, body
+
+
+# -- perf: erlperf's table ------------------------------------------------------------------------
+# One row per snippet: Code, || (workers), QPS in erlperf's units (Ki, Mi…), the ±95% interval, the time one
+# iteration takes one worker, Rel % against the fastest snippet; `wide` adds the samples, the spread, the
+# p-value, the iterations in all and the mode's details. The code is whole here: the terminal cuts it to
+# its column with …, Markdown and HTML show it whole.
+CODE_HEADER = "Code"
+
+
+def qps_text(x: float | None) -> str:
+    """erlperf's numbers: 17266 Ki, 123 Mi (decimal thousands, as erlperf writes them)."""
+    if x is None:
+        return "–"
+    n = round(x)
+    for limit, div, unit in ((10**14, 10**12, "Ti"), (10**11, 10**9, "Gi"), (10**8, 10**6, "Mi"), (10**5, 10**3, "Ki")):
+        if n > limit:
+            return f"{round(n / div)} {unit}"
+    return f"{n}"
+
+
+def time_text(ns: float | None) -> str:
+    """A time per iteration: 57 ns, 554 ns, 3604 ns, 2001 µs, 12 s (erlperf's steps)."""
+    if ns is None:
+        return "inf"
+    steps = ((6 * 10**12, 6 * 10**10, "min"), (10**11, 10**9, "s"), (10**8, 10**6, "ms"), (10**5, 10**3, "µs"))
+    for limit, div, unit in steps:
+        if ns > limit:
+            return f"{round(ns / div)} {unit}"
+    return f"{ns:.0f} ns" if ns >= 10 else f"{ns:.2g} ns"
+
+
+def perf_code(c: Cell) -> str:
+    """A snippet's code on one line (or its label), whole."""
+    p = c.params
+    return str(p.get("label") or (f"{p['file']}" if p.get("file") else " ".join(str(p.get("code", "")).split())))
+
+
+def _perf_rel_text(c: Cell, r: Relative | None) -> str:
+    if not c.ok:
+        return ""
+    if r is None:
+        return "–"
+    if r.is_reference:
+        return "100 ref"
+    return f"{pct(r.rel_pct)} {SIG_MARK[r.significant]}"
+
+
+def perf_rows(
+    cells: list[Cell], baseline: str | None = None, wide: bool = False
+) -> tuple[list[Column], list[list[str]], list[str]]:
+    rel = relatives(cells, None)
+    ranked_rows = len(rel)
+    cols = [Column(CODE_HEADER, False), Column("||"), Column("QPS"), Column("±95%"), Column("Time")]
+    if ranked_rows > 1:
+        cols.append(Column("Rel %"))
+    if wide:
+        cols += [Column("samples"), Column("min–max QPS"), Column("CV"), Column("p"), Column("iterations"),
+                 Column("details", False)]  # fmt: skip
+    out: list[list[str]] = []
+    failed: list[Cell] = []
+    for i, c in enumerate(cells):
+        f = modes.perf_figures(c)
+        row = [perf_code(c), "" if f.concurrency is None else str(f.concurrency)]
+        if f.qps is None:
+            failed.append(c)
+            row += [_status_text(c) if not c.ok else "–", f"[{len(failed)}]"]
+            out.append(row + [""] * (len(cols) - len(row)))
+            continue
+        row += [qps_text(f.qps), _ci_text(c.values(), f.qps), time_text(f.ns_per_iteration)]
+        if ranked_rows > 1:
+            row.append(_perf_rel_text(c, rel.get(i)))
+        if wide:
+            vals = c.values()
+            hl = stats.summarize(vals)
+            r = rel.get(i)
+            row += [
+                str(f.values),
+                f"{qps_text(hl.low)}–{qps_text(hl.high)}",
+                f"{stats.cv(vals) * 100:.1f}%" if len(vals) > 1 else "–",
+                "–" if r is None or r.p_value is None else f"{r.p_value:.3f}",
+                f"{c.extra['total']:,}" if "total" in c.extra else "–",
+                c.mode_object.details(c),
+            ]
+        out.append(row)
+    return cols, out, perf_notes(cells, rel, failed)
+
+
+def perf_notes(cells: list[Cell], rel: dict[int, Relative], failed: list[Cell]) -> list[str]:
+    out = [f"[{k}] {perf_code(c)}: {reason_line(c)}" for k, c in enumerate(failed, 1)]
+    if not cells:
+        return out
+    x = cells[0].extra
+    out.append(f"|| = workers running the snippet at once: {x.get('workers', 'the runtime’s own')}.")
+    if len(rel) > 1:
+        out.append(
+            "Rel % = QPS against the fastest snippet (ref); ✓ significant difference (Mann-Whitney U, p < 0.05), "
+            f"≈ none, ? too few samples to tell (a test needs {stats.MIN_REPEATS_FOR_TEST} a side: -s "
+            f"{stats.MIN_REPEATS_FOR_TEST})."
+        )
+    slow = [perf_code(c) for c in cells if c.ok and modes.perf_figures(c).qps == 0]
+    if slow:
+        out.append(
+            f"{', '.join(slow)}: no iteration within a sample (the runner is slower than the sample period): 0 QPS, "
+            "as erlperf says; a longer -d/--sample-ms measures it."
+        )
+    hooks = []
+    for c in cells:
+        given = [f"--{h} {c.params[h]!r}" for h in ("init", "init_runner", "done") if c.params.get(h) is not None]
+        if given:
+            hooks.append(f"{perf_code(c)}: {' '.join(given)}")
+    if hooks:
+        out.append("Hooks: " + "; ".join(hooks) + ".")
+    isolated = any(c.extra.get("isolated") for c in cells)
+    out.append(
+        "Each snippet in a fresh runtime process (-i)."
+        if isolated
+        else "Snippets measured one after another in one runtime process, never two at once."
+    )
+    return out

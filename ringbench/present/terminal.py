@@ -20,7 +20,7 @@ from rich.text import Text
 from ..catalogue.workloads import WORKLOADS
 from ..results import noise
 from ..results.model import Cell, Run
-from ..results.modes import MODES
+from ..results.modes import MODES, squeeze_history
 from ..results.relative import ordered
 from . import tables
 
@@ -54,6 +54,9 @@ def _table(title: str, columns: list[tables.Column], body: list[list[str]], wrap
 
 
 def show_run(run: Run, wide: bool = False) -> None:
+    if run.workload.subject:  # snippets of code compared: erlperf's table
+        show_perf(run, wide)
+        return
     o = run.options
     cells = ordered(run.cells, run.baseline)
     title = f"{run.workload.name} ({o.mode}), run {run.run_id} ({run.status})"
@@ -78,11 +81,26 @@ def show_run(run: Run, wide: bool = False) -> None:
             head, rows_ = tables.squeeze_rows(c)
             title = f"squeeze: {c.label} — {c.extra.get('stopped_because', '')}"
             out.print(_table(title, [tables.Column(h) for h in head], rows_))
+    show_nodes(cells)
     st = tables.runtime_stats_rows(cells)
     if st:
         cols_ = [tables.Column(h, False) for h in ("Runtime", "Cores", "repeat", "statistics")]
         out.print(_table("runtime statistics (per repeat, as the runtime reports them)", cols_, st, wrap_left=True))
     print_warnings(run.warnings)
+
+
+def show_nodes(cells: list[Cell]) -> None:
+    """Rings across nodes: each beside its in-node ring (ns per cross-node hop), and the cluster views."""
+    ncols, nbody, nnotes = tables.nodes_rows(cells)
+    if nbody:
+        out.print(_table("across nodes: ns per cross-node hop, against the in-node ring of this run", ncols, nbody))
+        for n in nnotes:
+            out.print(escape(n), highlight=False, width=(out.width or 100) - 6)
+    for c in cells:
+        head, rows_ = tables.view_rows(c) if c.ok else ([], [])
+        if rows_:
+            cols = [tables.Column(h, i > 0) for i, h in enumerate(head)]
+            out.print(_table(f"cluster view: {c.label.strip()} (per node, over the counted samples)", cols, rows_))
 
 
 def print_warnings(warnings: list[noise.RunWarning]) -> None:
@@ -177,12 +195,14 @@ def show_history(runs: list[dict], db: str, db_flag: str) -> None:
         s = r["settings"]
         cells = f"{r['ok']}/{r['planned']}" if r.get("planned") else f"{r['ok']}/{r['done']}"
         what = f"{s.get('workload', '')} {s.get('mode', '') if s.get('mode') != 'timed' else ''}".strip()
+        if "perf" in s:  # a perf run: its mode and its snippets, not a grid
+            what = f"{s['mode'].replace('-', ' ')}: {', '.join(s['perf'].get('labels', []))}"
         t.add_row(
             str(r["id"]),
             r["started_at"][:16].replace("T", " "),
             r["status"],
             cells,
-            escape(f"{what} {grid_text(s)} cores={','.join(s.get('cores', []))}"),
+            escape(f"{what} {grid_text(s) if s.get('grid') else ''} cores={','.join(s.get('cores', []))}"),
             escape(_runtimes_text(s.get("runtimes", []))),
         )
     out.print(t)
@@ -241,6 +261,8 @@ def show_compare(run_a: int, run_b: int, changes: list, metric: str) -> None:
 
 
 def _short_params(c: Cell) -> str:
+    if c.workload.label:  # a perf cell: its snippet
+        return c.label
     defaults = {p.name: p.default[0] for p in c.workload.params if p.default and len(p.default) == 1}
     return " ".join(
         f"{tables._param_header(k)}={tables.short_count(v) if k != 'burst' else ('burst' if v else 'spread')}"
@@ -319,3 +341,65 @@ class ProgressDisplay:
         if self.bar is not None:
             self.bar.stop()
             self.bar = None
+
+
+# -- perf: erlperf's table ---------------------------------------------------------------------------
+PERF_MODE_WORDS = {"perf-continuous": "continuous", "perf-timed": "timed", "perf-squeeze": "squeeze"}
+
+
+def perf_title(run: Run) -> str:
+    c = run.cells[0] if run.cells else None
+    runtime = f"{c.runtime} ({c.version})" if c and c.version else (c.runtime if c else "")
+    cores = f", cores {c.cores}" if c else ""
+    mode = PERF_MODE_WORDS.get(run.options.mode, run.options.mode)
+    return f"perf ({mode}), run {run.run_id} ({run.status}): {runtime}{cores}"
+
+
+def show_perf(run: Run, wide: bool = False) -> None:
+    """erlperf's table: the code cut to the room the figures leave (whole with --wide), then the notes, the
+    squeeze steps, the runtime's statistics per sample (-v) and the warnings."""
+    cells = ordered(run.cells, None)
+    cols, body, notes = tables.perf_rows(cells, None, wide)
+    out.print(escape(perf_title(run)), highlight=False)
+    t = Table(box=HEAD_RULE, pad_edge=False, collapse_padding=True)
+    figures = sum(max(len(col.header), *(len(r[i]) for r in body)) + 1 for i, col in enumerate(cols) if i > 0)
+    room = max(20, (out.width or 100) - figures - 2) if not wide else None
+    for i, col in enumerate(cols):
+        if i == 0:
+            t.add_column(col.header, justify="left", no_wrap=not wide, overflow="fold" if wide else "ellipsis",
+                         max_width=room)  # fmt: skip
+        else:
+            t.add_column(col.header, justify="right" if col.right else "left", no_wrap=col.right,
+                         overflow="fold")  # fmt: skip
+    for r in body:
+        t.add_row(*map(escape, r))
+    out.print(t)
+    out.print(escape(run.mode_object.describe(run.options, run.workload)) + ".", highlight=False)
+    for n in notes:
+        out.print(escape(n), highlight=False, width=(out.width or 100) - 6)
+    if not wide:
+        for c in cells:
+            if c.ok:
+                out.print(escape(f"{c.label}: {c.mode_object.details(c)}"), highlight=False)
+    for c in cells:
+        if c.ok and c.extra.get("history"):
+            rows_ = [
+                [str(h["concurrency"]), tables.qps_text(h["hops_per_s"]), tables.qps_text(h["sd"]), str(h["samples"]),
+                 "← peak" * h["peak"]]
+                for h in squeeze_history(c)
+            ]  # fmt: skip
+            cols_ = [tables.Column(h) for h in ("||", "QPS (mean)", "sd", "samples", "")]
+            out.print(_table(f"squeeze: {c.label} — {c.extra.get('stopped_because', '')}", cols_, rows_))
+    st = [
+        [c.label, str(s.get("step", 1)), str(s.get("seq", "")), _stats_text(s)]
+        for c in cells if c.ok for s in c.extra.get("runtime_stats", [])
+    ]  # fmt: skip
+    if st:
+        cols_ = [tables.Column(h, False) for h in ("Code", "step", "sample", "statistics")]
+        out.print(_table("runtime statistics (per sample, as the runtime reports them)", cols_, st, wrap_left=True))
+    print_warnings(run.warnings)
+
+
+def _stats_text(s: dict) -> str:
+    shown = {k: v for k, v in s.items() if k not in ("step", "seq")}
+    return ", ".join(f"{k}={v:,}" if isinstance(v, int) else f"{k}={v}" for k, v in shown.items())

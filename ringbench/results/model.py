@@ -135,6 +135,8 @@ class Cell:
             return None, f"{self.mode} mode gives no memory figure"
         if self.records[0].get("ready") is None:
             return None, "recorded before contract 2 (memory may have been read after a warm-up)"
+        if self.params.get("nodes", 1) > 1:
+            return None, "a ring across nodes: one node's memory is not the ring's"
         if self.used_params.get("n", 0) < MIN_N_FOR_MEMORY:
             return None, f"fewer than {MIN_N_FOR_MEMORY:,} processes: a few pages of noise"
         vals = [v for v in map(RSS_PER_PROC.of, self.first_of_each_process()) if v is not None]
@@ -168,7 +170,10 @@ class Cell:
 
     @property
     def label(self) -> str:
-        """runtime [cores] and the parameters that differ from their single default (tokens=1, spread)."""
+        """runtime [cores] and the parameters that differ from their single default (tokens=1, spread); a
+        workload may name its cells its own way (perf: the snippet's code)."""
+        if self.workload.label:
+            return self.workload.label(self.params)
         defaults = {p.name: p.default[0] for p in self.workload.params if p.default and len(p.default) == 1}
         return f"{self.runtime} [{self.cores}] " + " ".join(
             f"{k}={v}" for k, v in self.used_params.items() if defaults.get(k) != v
@@ -179,7 +184,8 @@ class Cell:
         """runtime, cores and the parameters that differ from their single default: what names the cell."""
         defaults = {p.name: p.default[0] for p in self.workload.params if p.default and len(p.default) == 1}
         params = {k: v for k, v in self.used_params.items() if defaults.get(k) != v}
-        return {"runtime": self.runtime, "cores": self.cores, "params": params}
+        named = f"{self.runtime} {self.workload.label(self.params)}" if self.workload.label else self.runtime
+        return {"runtime": named, "cores": self.cores, "params": params}
 
     def warnings(self) -> list[noise.RunWarning]:
         return self.mode_object.warnings(self) if self.ok else []
@@ -211,6 +217,9 @@ class Run:
         out = noise.environment({**self.environment, "clean_env": self.options.clean_env})
         for c in self.cells:
             out += c.warnings()
+        from .nodes import warnings as node_warnings  # (nodes reads this module's Cell)
+
+        out += node_warnings(self.cells, self.environment)
         done = sum(c.status in ("ok", "refused") for c in self.cells)
         planned = self.planned or len(self.cells)
         if self.status in ("budget", "interrupted", "abandoned"):

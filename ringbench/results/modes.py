@@ -60,6 +60,8 @@ class Options:
     squeeze_max: int = 64
     threshold: int = 3  # squeeze: steps that must fall short of the peak to stop
     runtime_stats: bool = False  # ask drivers for runtime statistics records
+    hosts: tuple[str, ...] = ()  # a ring across nodes: the other hosts' nodes, [name@]host[:port] (contract 10)
+    cookie_file: str = ""  # the file holding their cookie (else $RINGBENCH_COOKIE or ~/.erlang.cookie)
 
     @classmethod
     def from_settings(cls, settings: dict) -> Options:
@@ -70,6 +72,8 @@ class Options:
             kw["processes"] = 1
         if "order" not in settings:  # runs before interleaving measured cell after cell
             kw["order"] = "sequential"
+        if "hosts" in kw:  # a list once stored as JSON
+            kw["hosts"] = tuple(kw["hosts"])
         return cls(**kw)
 
     @property
@@ -500,3 +504,182 @@ class Versus(Mode):
 
 
 MODES[Versus.name] = Versus()
+
+
+# -- perf: the user's own code in a tight loop ----------------------------------------------------
+# `ringbench perf` (harness/perf.py) runs snippets of code on a runtime's perf runner (contract section 10)
+# in erlperf's three modes. Its run has one cell per snippet (workloads.PERF: the code and hooks verbatim in
+# the params). A continuous or squeeze cell holds the job's samples: `process` the squeeze step (1 outside
+# squeeze), `tokens` the workers running then, `seq` 0 when they were released, then extra["warmup"]
+# warm-up samples a step; a timed cell holds one record per timed sample (count = iterations, run_ns).
+PERF_ONLY = "a perf run is measured by `ringbench perf`, not by run or sweep (`ringbench show RUN` has its command)"
+
+
+def _perf_ref(metric: Metric | None, mine: tuple[Metric, ...]) -> Metric:
+    """A metric read by its name (a chart asking for qps gets this mode's)."""
+    by_name = {m.name: m for m in mine}
+    return by_name.get(metric.name, metric) if metric else mine[0]
+
+
+class PerfContinuous(Mode):
+    """erlperf's continuous mode: the workers iterate without end; values are the job's iterations per second
+    (QPS, every worker together) over each counted sample interval."""
+
+    name = "perf-continuous"
+    resumable = False  # a perf run is measured again whole, with its command
+    summarised = False  # snippets of code: their own table says it, not the runtimes' summary
+    value_name = "counted sample(s)"
+    more_flag = "--samples"
+
+    def check(self, w: Workload, opts: Options, given: set[str]) -> None:
+        raise ModeError(PERF_ONLY)
+
+    def metrics(self, w: Workload) -> tuple[Metric, ...]:
+        return (workloads.QPS, workloads.NS_PER_ITERATION)
+
+    def intervals(self, cell: Cell) -> list[dict]:
+        """Each counted interval as a record the metrics read: iterations, its length, the workers."""
+        warm = cell.extra.get("warmup", 0)
+        out = []
+        counted = self.counted_samples(cell)
+        for step in dict.fromkeys(s.get("process", 1) for s in counted):
+            ss = [s for s in counted if s.get("process", 1) == step and s["seq"] >= warm]
+            for prev, cur in zip(ss, ss[1:], strict=False):
+                out.append({
+                    "count": cur["count"] - prev["count"], "run_ns": cur["elapsed_ns"] - prev["elapsed_ns"],
+                    "concurrency": cur.get("tokens", 1),
+                })  # fmt: skip
+        window = cell.extra.get("window")
+        return out[-window:] if window else out
+
+    def values(self, cell: Cell, metric: Metric | None = None) -> list[float]:
+        m = _perf_ref(metric, self.metrics(cell.workload))
+        return [v for v in map(m.of, self.intervals(cell)) if v is not None]
+
+    def describe(self, opts: Options, w: Workload) -> str:
+        warm = opts.warmup or 0
+        return (
+            f"QPS = iterations per second of all the workers together (Ki thousands, Mi millions), the median of "
+            f"the counted {opts.sample_ms} ms sample intervals after {warm} warm-up sample{'s' * (warm != 1)}; "
+            "Time = workers / QPS, what one iteration takes one worker"
+        )
+
+    def details(self, cell: Cell) -> str:
+        iv = self.intervals(cell)
+        parts = [f"{len(iv)} interval(s) of {stats.summarize([i['run_ns'] for i in iv]).median / 1e6:.0f} ms"]
+        vals = self.values(cell)
+        if len(vals) > 1:
+            parts.append(f"CV {stats.cv(vals) * 100:.1f} %")
+        if "total" in cell.extra:
+            parts.append(f"{cell.extra['total']:,} iterations in all")
+        if "converged" in cell.extra:
+            parts.append("converged" if cell.extra["converged"] else "not converged")
+        return "; ".join(parts)
+
+    def warnings(self, cell: Cell) -> list[noise.RunWarning]:
+        out = super().warnings(cell)
+        empty = [i for i in self.intervals(cell) if i["count"] == 0]
+        if empty:
+            longest = max(i["run_ns"] for i in empty) / 1e6
+            out.append(
+                noise.RunWarning(
+                    "slower-than-sample",
+                    "no iteration finished within a sample interval: such an interval counts 0 QPS",
+                    f"sample for longer, e.g. --sample-ms {max(1000, int(longest * 5)):,}, or time a fixed count "
+                    "with -l",
+                    cell.label,
+                    f"{len(empty)} of {len(self.intervals(cell))} intervals",
+                    where=cell.identity,
+                )
+            )
+        return out
+
+
+class PerfSqueeze(PerfContinuous):
+    """erlperf's squeeze (concurrency estimation): workers are added step by step until the job's QPS stops
+    growing; the row is the peak step, its workers in the || column."""
+
+    name = "perf-squeeze"
+
+    def counted_samples(self, cell: Cell) -> list[dict]:
+        peak = cell.extra.get("peak_step")
+        return [s for s in cell.samples if s.get("process", 1) == peak]
+
+    def describe(self, opts: Options, w: Workload) -> str:
+        return (
+            f"squeeze: {opts.squeeze_min} worker(s) and one more a step until QPS stops growing (--threshold "
+            f"{opts.threshold}); the row is the peak step. " + super().describe(opts, w)
+        )
+
+    def details(self, cell: Cell) -> str:
+        return f"peak at {cell.extra.get('peak_concurrency')} worker(s); " + super().details(cell)
+
+
+class PerfTimed(Mode):
+    """erlperf's timed mode: one worker runs exactly `loop` iterations a sample; values are loop / time."""
+
+    name = "perf-timed"
+    resumable = False
+    summarised = False
+    sampled = False
+    value_name = "sample(s)"
+    more_flag = "--samples"
+
+    def check(self, w: Workload, opts: Options, given: set[str]) -> None:
+        raise ModeError(PERF_ONLY)
+
+    def metrics(self, w: Workload) -> tuple[Metric, ...]:
+        return (workloads.QPS, workloads.NS_PER_ITERATION)
+
+    def values(self, cell: Cell, metric: Metric | None = None) -> list[float]:
+        m = _perf_ref(metric, self.metrics(cell.workload))
+        return [v for v in map(m.of, cell.records) if v is not None]
+
+    def describe(self, opts: Options, w: Workload) -> str:
+        warm = opts.warmup or 0
+        return (
+            "timed: one worker runs exactly the loop's iterations a sample; QPS = iterations / the sample's time "
+            f"(Ki thousands, Mi millions), the median of {opts.samples} sample(s)"
+            + (f" after {warm} untimed one(s)" if warm else "")
+            + "; Time = the sample's time / iterations"
+        )
+
+    def details(self, cell: Cell) -> str:
+        if not cell.records:
+            return ""
+        loop = cell.records[0]["count"]
+        cpu = [r["run_cpu_ns"] / r["run_ns"] for r in cell.records if r.get("run_ns")]
+        parts = [f"{len(cell.records)} sample(s) of {loop:,} iterations"]
+        if cpu:
+            parts.append(f"CPU/wall {stats.summarize(cpu).median:.2f}")
+        return "; ".join(parts)
+
+
+for _m in (PerfContinuous(), PerfSqueeze(), PerfTimed()):
+    MODES[_m.name] = _m
+
+
+@dataclass(frozen=True)
+class PerfFigures:
+    """A perf cell's figures as erlperf's table shows them (None where the cell has none)."""
+
+    concurrency: int | None  # workers: as asked, the peak step's in squeeze, 1 in timed mode
+    qps: float | None  # median over the counted samples (intervals or timed samples)
+    qps_ci: tuple[float, float] | None  # its bootstrap 95 % interval (two or more values)
+    ns_per_iteration: float | None  # the time one iteration takes one worker: workers / QPS
+    values: int  # how many samples the median is of
+
+
+def perf_figures(cell: Cell) -> PerfFigures:
+    if cell.mode == PerfTimed.name:
+        conc: int | None = 1
+    elif cell.mode == PerfSqueeze.name:
+        conc = cell.extra.get("peak_concurrency")
+    else:
+        conc = cell.params.get("concurrency")
+    vals = cell.values() if cell.ok else []
+    if not vals:
+        return PerfFigures(conc, None, None, None, 0)
+    qps = stats.summarize(vals).median
+    ci = stats.bootstrap_median_ci(vals) if len(vals) > 1 else None
+    return PerfFigures(conc, qps, ci, (conc or 1) * 1e9 / qps if qps > 0 else None, len(vals))

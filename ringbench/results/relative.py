@@ -5,7 +5,9 @@ calibrated `m` is work per repeat, not a condition), the same core setting, mess
 or a channel), and the same kind of configuration (stock variants among themselves, tuned variants
 among themselves). A rendezvous, a hand-off and the stackless floor are shown apart and not ranked.
 Each group has one reference: the runtime named with --baseline, else the reference runtime (erlang),
-else the fastest. A group of one row has no comparison.
+else the fastest. A workload whose rows compare a subject rather than runtimes (perf: snippets of code,
+`Workload.subject`) ranks every row of the same conditions together, the fastest the reference. A group
+of one row has no comparison.
 
 Rel % is throughput against the reference (reference time / row time × 100) with a bootstrap 95 %
 interval; significance is stats.compare's test (Mann-Whitney U, ≥ 5 repeats a side).
@@ -74,12 +76,19 @@ def own_comparison(c: Cell) -> OwnComparison | None:
 
 def ranked(c: Cell) -> bool:
     own = own_comparison(c)
-    return own.ranked(c) if own else c.hop_group == "message"
+    if own:
+        return own.ranked(c)
+    return bool(c.workload.subject) or c.hop_group == "message"
 
 
 def group_key(c: Cell) -> str:
+    """Rows of one key are ranked together: the same workload, conditions, cores and kind of configuration.
+    A workload's subject parameters (perf: the code) are what its rows compare, not a condition."""
     own = own_comparison(c)
-    return own.group_key(c) if own else json.dumps([c.workload.name, c.params, c.cores, c.tuned], sort_keys=True)
+    if own:
+        return own.group_key(c)
+    conditions = {k: v for k, v in c.params.items() if k not in c.workload.subject}
+    return json.dumps([c.workload.name, conditions, c.cores, c.tuned], sort_keys=True)
 
 
 def _matches(runtime: str, name: str) -> bool:
@@ -93,6 +102,8 @@ def check_baseline(baseline: str | None, cells: list[Cell]) -> None:
     own = own_comparison(cells[0]) if cells else None
     if own:
         raise BaselineError(f"--baseline {baseline}: a {cells[0].mode} run's rows are compared by the mode's own rule")
+    if cells and cells[0].workload.subject:
+        raise BaselineError(f"--baseline {baseline}: a {cells[0].workload.name} run's reference is its fastest row")
     named = [c for c in cells if _matches(c.runtime, baseline)]
     if not named:
         have = ", ".join(dict.fromkeys(c.runtime for c in cells))
@@ -106,7 +117,8 @@ def _reference(group: list[Cell], baseline: str | None) -> Cell | None:
     if own:
         return own.reference(group)
     ok = [(c, h.median) for c in group if c.ok and (h := c.headline)]
-    for wanted in (baseline, REFERENCE_RUNTIME):
+    # Rows that compare a subject (perf's snippets) all run on one runtime: the fastest is the reference.
+    for wanted in () if group[0].workload.subject else (baseline, REFERENCE_RUNTIME):
         if wanted:
             named = [c for c, _ in ok if _matches(c.runtime, wanted)]
             if named:

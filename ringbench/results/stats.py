@@ -54,7 +54,11 @@ def bootstrap_ratio_ci(num: Iterable[float], den: Iterable[float]) -> tuple[floa
     rng = _rng()
     ma = np.median(rng.choice(a, size=(BOOTSTRAP_RESAMPLES, a.size)), axis=1)
     mb = np.median(rng.choice(b, size=(BOOTSTRAP_RESAMPLES, b.size)), axis=1)
-    lo, hi = np.quantile(ma / mb, [(1 - CONFIDENCE) / 2, (1 + CONFIDENCE) / 2])
+    with np.errstate(divide="ignore", invalid="ignore"):  # a median of 0 (perf: no iteration in a sample)
+        ratios = ma / mb
+        if np.isnan(ratios).all():
+            return float("nan"), float("nan")
+        lo, hi = np.nanquantile(ratios, [(1 - CONFIDENCE) / 2, (1 + CONFIDENCE) / 2])  # inf - inf between two
     return float(lo), float(hi)
 
 
@@ -88,7 +92,8 @@ def compare(a: Iterable[float], b: Iterable[float]) -> Difference:
     from scipy.stats import mannwhitneyu
 
     a, b = list(a), list(b)
-    ratio = float(np.median(b) / np.median(a))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = float(np.median(b) / np.median(a))
     ci = bootstrap_ratio_ci(b, a) if len(a) > 1 and len(b) > 1 else (ratio, ratio)
     if min(len(a), len(b)) < MIN_REPEATS_FOR_TEST:
         return Difference(ratio, ci, None, None)

@@ -31,6 +31,9 @@ ENDLESS_TOKEN = 1 << 62
 # ---------------------------------------------------------------- output
 
 _out = []
+# Where records go: stdout, unless perf (section 10) moved the snippets' own output to stderr and kept the
+# original stdout for records here.
+RECORDS = None
 
 
 def emit(rec):
@@ -41,10 +44,11 @@ def emit(rec):
 
 
 def flush():
+    out = RECORDS or sys.stdout
     if _out:
-        sys.stdout.write("\n".join(_out) + "\n")
+        out.write("\n".join(_out) + "\n")
         _out.clear()
-    sys.stdout.flush()
+    out.flush()
 
 
 def print_hop(hop, n, sender, receiver):
@@ -402,14 +406,15 @@ class Runtime:
         return {}
 
 
-def serve(describe, prepare, variants, tuned=("tuned",), threads=False, selective_reason=""):
+def serve(describe, prepare, variants, tuned=("tuned",), threads=False, selective_reason="", perf=False):
     """Run the driver program on sys.argv and exit.
 
     variants: the names `--variant=` accepts (the first is the default); tuned: those that apply the
-    collector settings above; threads: one OS thread per process (threads_* in the memory record).
+    collector settings above; threads: one OS thread per process (threads_* in the memory record);
+    perf: the driver runs the user's own code (`perf <job.json>`, contract section 10, ringbench_perf).
     """
     try:
-        rc = _main(sys.argv[1:], describe, prepare, variants, tuned, threads, selective_reason)
+        rc = _main(sys.argv[1:], describe, prepare, variants, tuned, threads, selective_reason, perf)
     except DriverError as e:
         die(e.kind, e.message)
     except MemoryError:
@@ -436,10 +441,14 @@ def _variant(argv, variants):
     return variant
 
 
-def _main(argv, describe, prepare, variants, tuned, threads, selective_reason):
+def _main(argv, describe, prepare, variants, tuned, threads, selective_reason, perf=False):
     variant = _variant(argv, variants)
     if not argv:
-        raise DriverError("bad_param", "usage: driver.py [--variant=NAME] describe | run <workload> key=value...")
+        raise DriverError("bad_param", "usage: driver.py [--variant=NAME] describe | run <workload> key=value... "
+                          "| perf <job.json>")
+    if argv[0] == "perf" and perf:
+        import ringbench_perf  # the family's perf runner, beside this module
+        return ringbench_perf.run(argv[1:], processes_ok=True)
     verb = argv[0]
     if verb == "describe":
         if len(argv) > 1:

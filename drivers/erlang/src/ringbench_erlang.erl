@@ -14,7 +14,7 @@ main() -> ringbench:main(?MODULE).
 info() ->
     #{name => <<"erlang">>, runtime => <<"Erlang/OTP">>,
       workloads => [ring, spawn, pingpong, fanin, selective, tree, trace],
-      features => [tokens, continuous, stats],
+      features => [tokens, continuous, stats, nodes, perf],
       variants => [stock, tuned]}.
 
 phases(ring, P, _Kind) -> ringbench_erlang_ring:ring(P);

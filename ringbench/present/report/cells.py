@@ -111,8 +111,32 @@ def cell_table(run: Run, st: dict[str, Style]) -> str:
         )
     return (
         f"<div class='scroll'><table class='cells sortable'><thead><tr>{head}</tr></thead>{''.join(bodies)}"
-        "</table></div>" + "".join(f"<p class='sub'>{e(n)}</p>" for n in notes)
+        "</table></div>" + "".join(f"<p class='sub'>{e(n)}</p>" for n in notes) + _nodes(run)
     )
+
+
+def _plain(head: list[str], rows: list[list[str]]) -> str:
+    return (
+        "<div class='scroll'><table class='mini'><thead><tr>"
+        + "".join(f"<th>{e(h)}</th>" for h in head)
+        + "</tr></thead><tbody>"
+        + "".join("<tr>" + "".join(f"<td>{e(x)}</td>" for x in r) + "</tr>" for r in rows)
+        + "</tbody></table></div>"
+    )
+
+
+def _nodes(run: Run) -> str:
+    """Rings across nodes beside their in-node ring, and each continuous cell's cluster view."""
+    parts = []
+    cols, rows, notes = tables.nodes_rows(run.cells)
+    if rows:
+        parts.append("<h4>Across nodes: ns per cross-node hop, against the in-node ring of this run</h4>")
+        parts.append(_plain([c.header for c in cols], rows) + "".join(f"<p class='sub'>{e(n)}</p>" for n in notes))
+    for c in run.cells:
+        head, view = tables.view_rows(c) if c.ok else ([], [])
+        if view:
+            parts.append(f"<h4>Cluster view: {e(c.label.strip())}</h4>" + _plain(head, view))
+    return "".join(parts)
 
 
 def section(runs: list[Run], commands: dict[int, str], st: dict[str, Style]) -> str:

@@ -30,11 +30,12 @@
                   runtime := binary(),       % e.g. <<"Erlang/OTP">>
                   version => binary(),       % default: otp_version()
                   workloads := [workload()],
-                  features := [tokens | continuous | stats],
+                  features := [tokens | continuous | stats | nodes | perf],
                   variants := [atom()]}.     % [] when the driver has none
 -type phases() :: #{setup => fun(() -> {Ready :: non_neg_integer(), State :: term()}),
                     run => fun((State :: term()) -> State :: term()),
-                    proof := fun((State :: term()) -> Count :: non_neg_integer())}.
+                    proof := fun((State :: term()) -> Count :: non_neg_integer()
+                                                     | {non_neg_integer(), #{atom() => integer()}})}.
 -export_type([info/0, phases/0, kind/0]).
 
 %% What the driver tells about itself.
@@ -51,7 +52,8 @@
 -record(driver, {module :: module(), info :: info(), variant :: atom()}).
 -record(sampling, {samples :: pos_integer(), every_ms :: pos_integer(),
                    start_ms :: integer(), start_ns :: integer(),
-                   laps :: atomics:atomics_ref(), n :: pos_integer(), printer :: pid()}).
+                   laps :: atomics:atomics_ref(), n :: pos_integer(), printer :: pid(),
+                   view :: ringbench_nodes:cluster() | none}).
 
 %% ---------------------------------------------------------------------------
 %% Entry point
@@ -83,6 +85,8 @@ serve(Module, Args) ->
     catch
         throw:{ringbench_error, Kind, Msg} ->
             finish_error(Kind, Msg);
+        throw:{ringbench_error, Kind, Msg, Extra} ->
+            finish_error(Kind, Msg, Extra);
         error:system_limit ->
             %% The one limit the VM reports as an exception rather than by
             %% dying: a full process table (or, rarely, another table).
@@ -98,7 +102,12 @@ fail(Kind, Fmt, Args) ->
     throw({ringbench_error, Kind, fmt(Fmt, Args)}).
 
 finish_error(Kind, Msg) ->
-    ringbench_json:emit([{type, error}, {kind, Kind}, {message, unicode:characters_to_binary(Msg)}]),
+    finish_error(Kind, Msg, []).
+
+%% Extra: more fields of the error record (perf: the snippet and its phase).
+finish_error(Kind, Msg, Extra) ->
+    ringbench_json:emit([{type, error}, {kind, Kind}] ++ Extra ++
+                            [{message, unicode:characters_to_binary(Msg)}]),
     halt_flush(exit_code(Kind)).
 
 exit_code(bad_param) -> 2;
@@ -181,7 +190,7 @@ tuning_flags() ->
 %% Verbs
 
 verb(_D, []) ->
-    fail(bad_param, "usage: <command> [--variant=<name>] describe | run <workload> key=value ...", []);
+    fail(bad_param, "usage: <command> [--variant=<name>] describe | run <workload> key=value ... | perf <job.json>", []);
 verb(D, ["describe"]) ->
     describe(D);
 verb(_D, ["describe" | Extra]) ->
@@ -190,6 +199,13 @@ verb(D, ["run"]) ->
     fail(bad_param, "run needs a workload: one of ~s", [names(workloads(D))]);
 verb(D, ["run", Name | Args]) ->
     run(D, workload(D, Name), Args);
+verb(#driver{info = #{features := Features}}, ["perf" | Args]) ->
+    lists:member(perf, Features) orelse
+        fail(bad_param, "unknown verb 'perf': this driver runs no code of the user's (contract section 10)", []),
+    case Args of
+        [Job] -> ringbench_perf:run(Job);
+        _ -> fail(bad_param, "usage: <command> [--variant=<name>] perf <job.json>", [])
+    end;
 verb(_D, [Verb | _]) ->
     fail(bad_param, "unknown verb '~ts' (expected describe or run)", [Verb]).
 
@@ -233,15 +249,22 @@ workload(D, Name) ->
 names(Atoms) -> lists:join(", ", [atom_to_list(A) || A <- Atoms]).
 
 run(D, W, Args) ->
-    P = case ringbench_params:parse(W, Args) of
-            {ok, P0} -> P0;
-            {error, Msg} -> fail(bad_param, "~ts", [Msg])
-        end,
-    check_features(D, W, P),
-    apply_cores(P),
-    case P of
-        #{sample_ms := SampleMs} when SampleMs > 0 -> continuous(D, P);
-        _ -> iterations(D, W, P)
+    P0 = case ringbench_params:parse(W, Args) of
+             {ok, Parsed} -> Parsed;
+             {error, Msg} -> fail(bad_param, "~ts", [Msg])
+         end,
+    check_features(D, W, P0),
+    apply_cores(P0),
+    %% Other nodes (nodes > 1) start before the first iteration and stop
+    %% after the last, untimed (ringbench_nodes).
+    P = ringbench_nodes:setup(P0),
+    try
+        case P of
+            #{sample_ms := SampleMs} when SampleMs > 0 -> continuous(D, P);
+            _ -> iterations(D, W, P)
+        end
+    after
+        ringbench_nodes:teardown(P)
     end.
 
 check_features(#driver{info = #{features := Features}}, W, P) ->
@@ -250,6 +273,8 @@ check_features(#driver{info = #{features := Features}}, W, P) ->
         fail(unsupported, "this driver runs one token at a time", []),
     (maps:get(sample_ms, P) > 0 andalso not lists:member(continuous, Features)) andalso
         fail(unsupported, "this driver has no continuous mode", []),
+    (maps:get(nodes, P, 1) > 1 andalso not lists:member(nodes, Features)) andalso
+        fail(unsupported, "this driver runs every process on one node", []),
     ok.
 
 %% cores= is informational when +S already set the schedulers; when it asks
@@ -299,14 +324,23 @@ iteration(#driver{module = Module}, W, P, Kind, First) ->
     Stats0 = stats_snapshot(P),
     {Times, Ready, State, Memory} = timed_phases(memory_kind(W), Phases, First),
     Stats1 = stats_snapshot(P),
-    Count = Proof(State),
+    {Count, Proven} = case Proof(State) of
+                          {C, #{} = Extra} -> {C, Extra};
+                          C -> {C, #{}}
+                      end,
     settle(Processes),
     Expected = ringbench_params:expected_count(W, P),
     Count =:= Expected orelse
         fail(failure, "~s: count ~p does not match the expected ~p", [W, Count, Expected]),
+    %% Further counts a proof returns (a ring across nodes: cross_hops),
+    %% each checked like the count.
+    More = maps:to_list(ringbench_params:expected_more(W, P)),
+    [maps:get(K, Proven, undefined) =:= V orelse
+         fail(failure, "~s: ~s ~0p does not match the expected ~p", [W, K, maps:get(K, Proven, none), V])
+     || {K, V} <- More],
     Echo = [{K, maps:get(K, P)} || K <- ringbench_params:echo_keys(W)],
     ReadyField = [{ready, Ready} || maps:is_key(setup, Phases)],
-    Result = Echo ++ [{count, Count}] ++ ReadyField ++ Times ++ Memory,
+    Result = Echo ++ [{count, Count}] ++ More ++ ReadyField ++ Times ++ Memory,
     {Result, stats_pair(Stats0, Stats1), Memory}.
 
 %% The tree's memory is its peak over the run; every other workload's is
@@ -365,11 +399,18 @@ stats_pair(Before, After) -> {Before, After}.
 %% Continuous mode (section 5): the ring runs for ever; main samples p0's
 %% lap counter every sample_ms and prints it, then exits without teardown.
 
-continuous(#driver{module = Module}, #{n := N, sample_ms := EveryMs, samples := Samples} = P) ->
+continuous(#driver{module = Module, info = #{features := Features}},
+           #{n := N, sample_ms := EveryMs, samples := Samples} = P) ->
     %% Main sleeps between samples; high priority so that a busy ring
     %% (tokens=n keeps n processes runnable) cannot delay a sample much.
     process_flag(priority, high),
     Laps = atomics:new(1, [{signed, false}]),
+    %% The cluster view (section 10): with stats=1, a driver that spreads
+    %% rings over nodes reports each node after each sample.
+    View = case maps:get(stats, P) =:= 1 andalso lists:member(nodes, Features) of
+               true -> ringbench_nodes:start_view(P, Laps);
+               false -> none
+           end,
     Inject = Module:continuous(P, Laps),
     %% Printing goes through the io server, a normal-priority process that a
     %% busy ring can delay: a printer process takes the records, so main is
@@ -378,7 +419,7 @@ continuous(#driver{module = Module}, #{n := N, sample_ms := EveryMs, samples := 
     T0 = ringbench_clock:now_ns(),
     Inject(),
     sample(1, #sampling{samples = Samples, every_ms = EveryMs, start_ms = ceil_ms(T0),
-                        start_ns = T0, laps = Laps, n = N, printer = Printer}),
+                        start_ns = T0, laps = Laps, n = N, printer = Printer, view = View}),
     Printer ! {flush, self()},
     receive flushed -> ok end.
 
@@ -391,6 +432,10 @@ sample(Seq, #sampling{every_ms = EveryMs, start_ms = StartMs} = S) ->
     Count = atomics:get(S#sampling.laps, 1) * S#sampling.n,
     S#sampling.printer ! {emit, [{type, sample}, {seq, Seq},
                                  {elapsed_ns, Now - S#sampling.start_ns}, {count, Count}]},
+    case S#sampling.view of
+        none -> ok;
+        View -> [S#sampling.printer ! {emit, R} || R <- ringbench_nodes:view(View, Seq)]
+    end,
     sample(Seq + 1, S).
 
 %% The first whole millisecond at or after Ns (never sample early).

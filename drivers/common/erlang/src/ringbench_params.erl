@@ -8,7 +8,7 @@
 %% (defaults filled in); cores is undefined when not given.
 -module(ringbench_params).
 -export([workloads/0, workload/1, parse/2, echo_keys/1, expected_count/2,
-         token_starts/3]).
+         expected_more/2, token_starts/3]).
 -export_type([workload/0, params/0]).
 
 -type workload() :: ring | spawn | pingpong | fanin | selective | tree | trace.
@@ -18,6 +18,7 @@
 -define(MAX_M, 1000000000).
 -define(MAX_REPEATS, 1000000).
 -define(MAX_TRACE, 100).
+-define(MAX_NODES, 256).
 -define(LIMIT_2_62, (1 bsl 62)).
 
 %% One key: its name, its default (or required), and its bounds.
@@ -42,7 +43,7 @@ keys(ring) ->
     [#key{name = n, default = required, min = 1, max = ?MAX_N},
      #key{name = m, default = undefined, min = 1, max = ?MAX_M},
      #key{name = tokens, default = 1, min = 1, max = ?MAX_N},
-     #key{name = burst, default = 0, min = 0, max = 1}];
+     #key{name = burst, default = 0, min = 0, max = 1} | node_keys()];
 keys(spawn) -> [#key{name = n, default = required, min = 1, max = ?MAX_N}];
 keys(pingpong) -> [#key{name = m, default = required, min = 1, max = ?MAX_M}];
 keys(fanin) ->
@@ -57,7 +58,13 @@ keys(tree) ->
      #key{name = fanout, default = 10, min = 2, max = 1000}];
 keys(trace) ->
     [#key{name = n, default = required, min = 1, max = ?MAX_TRACE},
-     #key{name = m, default = required, min = 1, max = ?MAX_TRACE}].
+     #key{name = m, default = required, min = 1, max = ?MAX_TRACE} | node_keys()].
+
+%% A ring across BEAM nodes (section 10): how many, and how the processes are
+%% laid out over them (0 contiguous blocks, 1 interleaved).
+node_keys() ->
+    [#key{name = nodes, default = 1, min = 1, max = ?MAX_NODES},
+     #key{name = node_placement, default = 0, min = 0, max = 1}].
 
 common_keys() ->
     [#key{name = repeats, default = 1, min = 1, max = ?MAX_REPEATS},
@@ -80,6 +87,18 @@ expected_count(pingpong, #{m := M}) -> M;
 expected_count(fanin, #{n := N, m := M}) -> N * M;
 expected_count(selective, #{n := N, m := M}) -> N * M;
 expected_count(tree, #{n := N}) -> N * (N - 1) div 2.
+
+%% Counts a proof returns beside `count` (section 10): a ring across nodes
+%% proves its cross-node hops, the receipts of the processes whose
+%% predecessor is on another node: each lap of each token crosses every
+%% boundary once.
+-spec expected_more(workload(), params()) -> #{atom() => non_neg_integer()}.
+expected_more(ring, #{nodes := K, n := N, m := M, tokens := T, node_placement := Pl}) when K > 1 ->
+    #{cross_hops => ringbench_nodes:cross_per_lap(N, K, Pl) * M * T};
+expected_more(trace, #{nodes := K, n := N, m := M, node_placement := Pl}) when K > 1 ->
+    #{cross_hops => ringbench_nodes:cross_per_lap(N, K, Pl) * M};
+expected_more(_W, _P) ->
+    #{}.
 
 %% Where the ring's tokens go in (section 3, ring): with burst = 0 token j at
 %% p(j*n div tokens), ascending; with burst = 1 every token at p0.
@@ -153,7 +172,11 @@ cross_check(ring, #{n := N, m := M0, tokens := T, sample_ms := S} = P) ->
         end,
     T =< N orelse bad("tokens must be an integer between 1 and n (~p), got '~p'", [N, T]),
     N * M * T < ?LIMIT_2_62 orelse bad("n*m*tokens must be < 2^62, got ~p", [N * M * T]),
+    nodes_fit(P),
     P#{m := M};
+cross_check(trace, P) ->
+    nodes_fit(P),
+    P;
 cross_check(W, #{sample_ms := S}) when S > 0 ->
     bad("sample_ms > 0 (continuous mode) is only defined for workload ring, not ~s", [W]);
 cross_check(W, #{n := N, m := M}) when (W =:= fanin orelse W =:= selective),
@@ -166,6 +189,10 @@ cross_check(tree, #{n := N, fanout := F} = P) ->
     P;
 cross_check(_W, P) ->
     P.
+
+nodes_fit(#{nodes := K, n := N}) ->
+    K =< N orelse bad("nodes must be an integer between 1 and n (~p): one process per node at "
+                      "least, got '~p'", [N, K]).
 
 is_power(1, _F) -> true;
 is_power(N, F) when N rem F =:= 0 -> is_power(N div F, F);

@@ -11,7 +11,7 @@
 %%
 %% The counter costs main one message instead of n; the rings use it.
 -module(ringbench_ready).
--export([drain/1, wait/2, counter/1, signal/1, await/1]).
+-export([drain/1, wait/2, counter/1, signal/1, await/1, await/2]).
 -export_type([counter/0]).
 
 -opaque counter() :: {atomics:atomics_ref(), pos_integer(), pid()}.
@@ -44,3 +44,12 @@ signal({Counter, N, Main}) ->
 -spec await(counter()) -> pos_integer().
 await({Counter, _N, _Main}) ->
     receive all_ready -> atomics:get(Counter, 1) end.
+
+%% The same, unless the process monitored by Monitor goes first (a node's
+%% builder whose driver is gone): then down.
+-spec await(counter(), reference()) -> pos_integer() | down.
+await({Counter, _N, _Main}, Monitor) ->
+    receive
+        all_ready -> atomics:get(Counter, 1);
+        {'DOWN', Monitor, process, _, _} -> down
+    end.

@@ -11,8 +11,9 @@ refused(W, Args) ->
     ?assertMatch({error, [_ | _]}, ringbench_params:parse(W, Args)).
 
 defaults_are_filled_in_test() ->
-    ?assertEqual(#{n => 3, m => 2, tokens => 1, burst => 0, repeats => 1, warmup => 0,
-                   cores => undefined, sample_ms => 0, samples => 3, stats => 0},
+    ?assertEqual(#{n => 3, m => 2, tokens => 1, burst => 0, nodes => 1, node_placement => 0,
+                   repeats => 1, warmup => 0, cores => undefined, sample_ms => 0, samples => 3,
+                   stats => 0},
                  ok(ring, ["n=3", "m=2"])),
     ?assertMatch(#{n := 100, fanout := 10}, ok(tree, ["n=100"])),
     ?assertMatch(#{reverse := 0}, ok(selective, ["n=1", "m=1"])).
@@ -35,6 +36,11 @@ bounds_test_() ->
              {ring, ["n=3", "m=1", "sample_ms=10"], "samples", "1", "0"},
              {ring, ["n=3", "m=1", "sample_ms=10"], "samples", "1000000", "1000001"},
              {ring, ["n=3", "m=1"], "stats", "1", "2"},
+             {ring, ["n=3", "m=1"], "nodes", "1", "0"},
+             {ring, ["n=300", "m=1"], "nodes", "256", "257"},
+             {ring, ["n=3", "m=1"], "nodes", "3", "4"},
+             {ring, ["n=3", "m=1"], "node_placement", "1", "2"},
+             {trace, ["n=2", "m=1"], "nodes", "2", "3"},
              {trace, ["m=1"], "n", "100", "101"},
              {trace, ["n=1"], "m", "100", "101"},
              {selective, ["n=1", "m=1"], "reverse", "1", "2"},

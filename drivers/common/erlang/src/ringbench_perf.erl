@@ -1,0 +1,649 @@
+%% Perf (docs/driver-contract.md, section 10): the user's own Erlang code
+%% run in a tight loop by BEAM processes, erlperf's way.
+%%
+%%     erl ... -extra [--variant=<name>] perf /tmp/job.json
+%%
+%% Each snippet becomes a module of its own, compiled from its source
+%% (runner, init, init_runner, done) and loaded. The runner is inlined in a
+%% generated tail-recursive loop exactly as erlperf generates it
+%% (ringbench_perf_loop/0,1,2 for continuous and squeeze, ringbench_perf_timed
+%% counting down for timed), and iterations are counted as erlperf counts
+%% them: call-count tracing of the loop function (erlang:trace_pattern with
+%% call_count), one count per call, nothing added to the loop's body.
+%%
+%% Processes of one snippet: the job (runs init, lives until done has
+%% returned, so that what init creates, an ETS table or a server, lives as
+%% long), the workers (each runs init_runner, then the loop), and the
+%% driver's own process, which starts them, samples the count on absolute
+%% deadlines at high priority, reads the orchestrator's answers (more or
+%% enough) from stdin, stops the workers (killed) and prints every record.
+%% What a snippet prints goes to stderr: its processes' group leader is the
+%% standard_error server.
+-module(ringbench_perf).
+-export([run/1]).
+
+-record(job, {mode :: continuous | timed | squeeze | check,
+              snippets :: [map()],
+              concurrency :: pos_integer(),
+              loop :: non_neg_integer(),
+              samples :: pos_integer(),
+              sample_ms :: pos_integer(),
+              warmup :: non_neg_integer(),
+              ask :: boolean(),
+              max_samples :: pos_integer(),
+              min :: pos_integer(),
+              max :: pos_integer(),
+              stats :: boolean()}).
+
+%% A compiled snippet.
+-record(snip, {k :: pos_integer(),
+               mod :: module(),
+               runner_arity :: 0..2,
+               init :: boolean(),
+               init_runner :: none | 0 | 1,
+               done :: none | 0 | 1}).
+
+-define(KEYS, [<<"perf">>, <<"mode">>, <<"snippets">>, <<"concurrency">>, <<"loop">>, <<"samples">>,
+               <<"sample_ms">>, <<"warmup">>, <<"ask">>, <<"max_samples">>, <<"min">>, <<"max">>,
+               <<"processes">>, <<"code_path">>, <<"stats">>, <<"cores">>]).
+-define(SNIPPET_KEYS, [<<"snippet">>, <<"runner">>, <<"init">>, <<"init_runner">>, <<"done">>,
+                       <<"file">>]).
+-define(LOOP, ringbench_perf_loop).
+-define(TIMED, ringbench_perf_timed).
+
+%% ---------------------------------------------------------------------------
+%% Entry
+
+-spec run(string()) -> ok.
+run(Path) ->
+    Job = read_job(Path),
+    Compiled = [compile_snippet(S) || S <- Job#job.snippets],
+    ringbench_json:emit([{type, ready}, {snippets, length(Compiled)},
+                         {runner_arity, [S#snip.runner_arity || S <- Compiled]}]),
+    case Job#job.mode of
+        check -> ok;
+        _ ->
+            process_flag(priority, high),
+            process_flag(trap_exit, false),
+            [measure(Job, S) || S <- Compiled],
+            ok
+    end.
+
+%% ---------------------------------------------------------------------------
+%% The job file
+
+read_job(Path) ->
+    Bin = case file:read_file(Path) of
+              {ok, B} -> B;
+              {error, Why} -> bad("cannot read the job file ~ts: ~ts", [Path, file:format_error(Why)])
+          end,
+    J = case ringbench_json:decode(Bin) of
+            {ok, #{} = M} -> M;
+            {ok, _} -> bad("the job file is not a JSON object", []);
+            {error, Msg} -> bad("the job file is not JSON: ~ts", [Msg])
+        end,
+    exact_keys(J, ?KEYS, "the job"),
+    int(J, <<"perf">>, 1, 1),
+    Mode = case maps:get(<<"mode">>, J) of
+               <<"continuous">> -> continuous;
+               <<"timed">> -> timed;
+               <<"squeeze">> -> squeeze;
+               <<"check">> -> check;
+               Other -> bad("unknown mode ~0p (continuous, timed, squeeze or check)", [Other])
+           end,
+    bool(J, <<"processes">>) andalso
+        ringbench:fail(unsupported, "BEAM workers are BEAM processes: there are no OS-process workers "
+                       "(processes: true is for runtimes whose threads share one lock)", []),
+    Paths = case maps:get(<<"code_path">>, J) of
+                L when is_list(L) -> [text(P, "code_path") || P <- L];
+                _ -> bad("code_path must be a list of strings", [])
+            end,
+    [case code:add_patha(P) of
+         true -> ok;
+         {error, _} -> bad("code path ~ts is not a folder", [P])
+     end || P <- Paths],
+    Snippets = case maps:get(<<"snippets">>, J) of
+                   [_ | _] = Ss -> [snippet(S) || S <- Ss];
+                   _ -> bad("snippets must be a non-empty list", [])
+               end,
+    #job{mode = Mode, snippets = Snippets,
+         concurrency = int(J, <<"concurrency">>, 1, 1 bsl 27),
+         loop = int(J, <<"loop">>, 0, 1 bsl 62),
+         samples = int(J, <<"samples">>, 1, 1000000),
+         sample_ms = int(J, <<"sample_ms">>, 1, 86400000),
+         warmup = int(J, <<"warmup">>, 0, 1000000),
+         ask = bool(J, <<"ask">>),
+         max_samples = int(J, <<"max_samples">>, 1, 1000000),
+         min = int(J, <<"min">>, 1, 1 bsl 27),
+         max = int(J, <<"max">>, 1, 1 bsl 27),
+         stats = bool(J, <<"stats">>)}.
+
+snippet(#{} = S) ->
+    exact_keys(S, ?SNIPPET_KEYS, "a snippet"),
+    K = int(S, <<"snippet">>, 1, 1000000),
+    Code = fun(Key) ->
+                   case maps:get(Key, S) of
+                       null when Key =/= <<"runner">> -> none;
+                       V when is_binary(V) -> binary_to_list(V);
+                       _ -> bad("snippet ~b: ~ts must be a string", [K, Key])
+                   end
+           end,
+    #{k => K, runner => Code(<<"runner">>), init => Code(<<"init">>),
+      init_runner => Code(<<"init_runner">>), done => Code(<<"done">>)};
+snippet(_) ->
+    bad("each snippet must be a JSON object", []).
+
+exact_keys(M, Keys, What) ->
+    Missing = [K || K <- Keys, not maps:is_key(K, M)],
+    Unknown = [K || K <- maps:keys(M), not lists:member(K, Keys)],
+    Missing =:= [] orelse bad("~s has no key ~ts", [What, hd(Missing)]),
+    Unknown =:= [] orelse bad("~s has an unknown key ~ts", [What, hd(Unknown)]),
+    ok.
+
+int(M, K, Lo, Hi) ->
+    case maps:get(K, M) of
+        V when is_integer(V), V >= Lo, V =< Hi -> V;
+        V -> bad("~ts must be an integer in ~b..~b, got ~ts", [K, Lo, Hi, ringbench_json:encode([{v, V}])])
+    end.
+
+bool(M, K) ->
+    case maps:get(K, M) of
+        V when is_boolean(V) -> V;
+        _ -> bad("~ts must be true or false", [K])
+    end.
+
+text(V, _) when is_binary(V) -> binary_to_list(V);
+text(_, What) -> bad("~s must be a list of strings", [What]).
+
+bad(Fmt, Args) ->
+    ringbench:fail(bad_param, Fmt, Args).
+
+%% ---------------------------------------------------------------------------
+%% Compiling a snippet: its runner and hooks into one module
+
+%% What a piece of code is: a sequence of expressions, function definitions
+%% (the first is the one meant), or a reference to an existing function.
+parse(K, What, Text) ->
+    Trimmed = string:trim(Text),
+    case reference(Trimmed) of
+        {ok, Ref} -> Ref;
+        none -> forms(K, What, Trimmed)
+    end.
+
+%% {M, F, Args} (erlperf's MFA) or M:F/Arity.
+reference("{" ++ _ = T) ->
+    case lists:last(T) of
+        $} ->
+            case erl_scan:string(T ++ ".") of
+                {ok, Tokens, _} ->
+                    case erl_parse:parse_term(Tokens) of
+                        {ok, {M, F, A}} when is_atom(M), is_atom(F), is_list(A) -> {ok, {mfa, M, F, A}};
+                        _ -> none
+                    end;
+                _ -> none
+            end;
+        _ -> none
+    end;
+reference(T) ->
+    case re:run(T, "^([a-z][A-Za-z0-9_@]*):([a-z][A-Za-z0-9_@]*)/([0-9]+)$", [{capture, all_but_first, list}]) of
+        {match, [M, F, A]} -> {ok, {ref, list_to_atom(M), list_to_atom(F), list_to_integer(A)}};
+        nomatch -> none
+    end.
+
+forms(K, What, Text0) ->
+    %% erlperf asks for the final full stop; it is added when left out.
+    Text = case lists:last(Text0) of $. -> Text0; _ -> Text0 ++ "." end,
+    Tokens = case erl_scan:string(Text, 1) of
+                 {ok, T, _} -> T;
+                 {error, {Line, Mod, Err}, _} ->
+                     bad("snippet ~b, ~s: line ~p: ~ts", [K, What, Line, Mod:format_error(Err)])
+             end,
+    case split_forms(Tokens, [], []) of
+        [First | _] = All ->
+            case erl_parse:parse_form(First) of
+                {ok, {function, _, Name, Arity, _}} ->
+                    Funs = [case erl_parse:parse_form(F) of
+                                {ok, {function, _, _, _, _} = Fun} -> Fun;
+                                {ok, {attribute, _, _, _} = Attr} -> Attr;
+                                {ok, _} -> bad("snippet ~b, ~s: only function definitions may follow the first",
+                                               [K, What]);
+                                {error, {L, M, E}} -> bad("snippet ~b, ~s: line ~p: ~ts", [K, What, L, M:format_error(E)])
+                            end || F <- All],
+                    {funs, Name, Arity, Funs};
+                _ when length(All) > 1 ->
+                    bad("snippet ~b, ~s: more than one expression sequence (end the code with one full stop)",
+                        [K, What]);
+                _ ->
+                    case erl_parse:parse_exprs(First) of
+                        {ok, Exprs} -> {exprs, Exprs};
+                        {error, {L, M, E}} -> bad("snippet ~b, ~s: line ~p: ~ts", [K, What, L, M:format_error(E)])
+                    end
+            end;
+        [] ->
+            bad("snippet ~b, ~s: no code", [K, What])
+    end.
+
+split_forms([], [], Acc) -> lists:reverse(Acc);
+split_forms([], Cur, Acc) -> lists:reverse([lists:reverse(Cur) | Acc]);
+split_forms([{dot, _} = Dot | T], Cur, Acc) -> split_forms(T, [], [lists:reverse([Dot | Cur]) | Acc]);
+split_forms([Tok | T], Cur, Acc) -> split_forms(T, [Tok | Cur], Acc).
+
+arity({exprs, _}) -> 0;
+arity({funs, _, A, _}) -> A;
+arity({mfa, _, _, _}) -> 0;
+arity({ref, _, _, A}) -> A.
+
+compile_snippet(#{k := K} = S) ->
+    Runner = parse(K, "runner", maps:get(runner, S)),
+    Hook = fun(Name) ->
+                   case maps:get(Name, S) of
+                       none -> none;
+                       Text -> parse(K, atom_to_list(Name), Text)
+                   end
+           end,
+    Init = Hook(init),
+    InitRunner = Hook(init_runner),
+    Done = Hook(done),
+    RA = arity(Runner),
+    Arity = fun(none) -> none; (C) -> arity(C) end,
+    check_arities(K, RA, Arity(Init), Arity(InitRunner), Arity(Done)),
+    Mod = list_to_atom("ringbench_perf_snippet_" ++ integer_to_list(K)),
+    Forms = [{attribute, 1, module, Mod}]
+        ++ user_forms([Runner, Init, InitRunner, Done])
+        ++ hook_fun(init, Init) ++ hook_fun(init_runner, InitRunner) ++ hook_fun(done, Done)
+        ++ loops(Runner, RA),
+    Bin = case compile:forms(Forms, [binary, return_errors, export_all, nowarn_export_all,
+                                     no_spawn_compiler_process]) of
+              {ok, Mod, B} -> B;
+              {ok, Mod, B, _Warnings} -> B;
+              {error, Errors, _} -> bad("snippet ~b: ~ts", [K, compile_errors(Errors)])
+          end,
+    {module, Mod} = code:load_binary(Mod, "snippet " ++ integer_to_list(K), Bin),
+    #snip{k = K, mod = Mod, runner_arity = RA, init = Init =/= none,
+          init_runner = Arity(InitRunner), done = Arity(Done)}.
+
+check_arities(K, RA, Init, IR, Done) ->
+    RA > 2 andalso bad("snippet ~b: the runner takes ~b arguments; it may take 0, 1 (init_runner's value) "
+                       "or 2 (that value and the state)", [K, RA]),
+    RA > 0 andalso IR =:= none andalso
+        bad("snippet ~b: runner/~b requires init_runner (it is given init_runner's value)", [K, RA]),
+    Init =/= none andalso Init > 0 andalso bad("snippet ~b: init takes no arguments (init/~b)", [K, Init]),
+    IR =/= none andalso IR > 1 andalso
+        bad("snippet ~b: init_runner takes 0 or 1 argument (init's value), not ~b", [K, IR]),
+    IR =:= 1 andalso Init =:= none andalso
+        bad("snippet ~b: init_runner/1 requires init (it is given init's value)", [K]),
+    Done =/= none andalso Done > 1 andalso
+        bad("snippet ~b: done takes 0 or 1 argument (init's value), not ~b", [K, Done]),
+    Done =:= 1 andalso Init =:= none andalso
+        bad("snippet ~b: done/1 requires init (it is given init's value)", [K]),
+    ok.
+
+compile_errors(Errors) ->
+    lists:join("; ", [io_lib:format("line ~p: ~ts", [line(Loc), M:format_error(E)])
+                      || {_File, Es} <- Errors, {Loc, M, E} <- Es]).
+
+line({L, _Col}) -> L;
+line(L) -> L.
+
+user_forms(Parsed) ->
+    lists:append([Fs || {funs, _, _, Fs} <- Parsed]).
+
+%% Each hook becomes ringbench_perf_<hook>/0 or /1: expressions inlined, a
+%% function or a reference called; so the job and the workers call
+%% Mod:ringbench_perf_<hook>(...) whatever the user wrote.
+hook_fun(_Name, none) ->
+    [];
+hook_fun(Name, {exprs, Exprs}) ->
+    [fn(hook_name(Name), [], Exprs)];
+hook_fun(Name, Parsed) ->
+    Args = [{var, 1, 'RingbenchPerfI'} || arity(Parsed) =:= 1],
+    [fn(hook_name(Name), Args, [call(Parsed, Args)])].
+
+hook_name(init) -> ringbench_perf_init;
+hook_name(init_runner) -> ringbench_perf_init_runner;
+hook_name(done) -> ringbench_perf_done.
+
+%% The runner's loops, erlperf's shapes: the continuous one counted by its
+%% calls, the timed one counting down (arity: the runner's, plus the count).
+loops(Runner, RA) ->
+    [A, S, N] = [{var, 1, 'RingbenchPerfA'}, {var, 1, 'RingbenchPerfS'}, {var, 1, 'RingbenchPerfN'}],
+    Minus = {op, 1, '-', N, {integer, 1, 1}},
+    Under = {var, 1, '_'},
+    case RA of
+        2 ->
+            Call = call(Runner, [A, S]),
+            [fn(?LOOP, [A, S], [{call, 1, {atom, 1, ?LOOP}, [A, Call]}]),
+             {function, 1, ?TIMED, 3,
+              [{clause, 1, [{integer, 1, 0}, Under, S], [], [S]},
+               {clause, 1, [N, A, S], [], [{call, 1, {atom, 1, ?TIMED}, [Minus, A, Call]}]}]}];
+        _ ->
+            Args = [A || RA =:= 1],
+            Body = body(Runner, call(Runner, Args)),
+            [fn(?LOOP, Args, Body ++ [{call, 1, {atom, 1, ?LOOP}, Args}]),
+             {function, 1, ?TIMED, RA + 1,
+              [{clause, 1, [{integer, 1, 0} | [Under || RA =:= 1]], [], [{atom, 1, ok}]},
+               {clause, 1, [N | Args], [], Body ++ [{call, 1, {atom, 1, ?TIMED}, [Minus | Args]}]}]}]
+    end.
+
+fn(Name, Args, Body) ->
+    {function, 1, Name, length(Args), [{clause, 1, Args, [], Body}]}.
+
+%% An expression runner is inlined; anything else is called.
+body({exprs, Exprs}, none) -> Exprs;
+body(_, Call) -> [Call].
+
+call({exprs, _}, _) -> none;
+call({funs, Name, _, _}, Args) -> {call, 1, {atom, 1, Name}, Args};
+call({mfa, M, F, A}, []) ->
+    {call, 1, {remote, 1, {atom, 1, erlang}, {atom, 1, apply}}, [{atom, 1, M}, {atom, 1, F}, erl_parse:abstract(A)]};
+call({ref, M, F, _}, Args) -> {call, 1, {remote, 1, {atom, 1, M}, {atom, 1, F}}, Args}.
+
+%% ---------------------------------------------------------------------------
+%% Measuring one snippet
+
+measure(Job, S) ->
+    phase(S, init),
+    JobPid = start_job(S),
+    I = receive
+            {init_done, JobPid, Value} -> Value;
+            {'DOWN', _, process, JobPid, Why} -> failed(S, Why)
+        end,
+    case Job#job.mode of
+        timed -> timed(Job, S, I);
+        continuous -> sampled(Job, S, I, [Job#job.concurrency]);
+        squeeze -> sampled(Job, S, I, lists:seq(Job#job.min, Job#job.max))
+    end,
+    phase(S, done),
+    JobPid ! {done, self()},
+    receive
+        {done_ok, JobPid} -> ok;
+        {'DOWN', _, process, JobPid, Why2} -> failed(S, Why2)
+    end,
+    erlang:trace_pattern({S#snip.mod, ?LOOP, S#snip.runner_arity}, false, [local, call_count]),
+    ringbench_json:emit([{type, finished}, {snippet, S#snip.k}]).
+
+phase(#snip{k = K}, Phase) ->
+    ringbench_json:emit([{type, phase}, {snippet, K}, {phase, Phase}]).
+
+%% The job: init, then wait; done when asked. Monitored by the driver.
+start_job(S) ->
+    Ctl = self(),
+    {Pid, _} = spawn_monitor(
+                 fun() ->
+                         quiet(),
+                         I = guarded(init, fun() -> call_init(S) end),
+                         Ctl ! {init_done, self(), I},
+                         receive {done, Ctl} -> ok end,
+                         guarded(done, fun() -> call_done(S, I) end),
+                         Ctl ! {done_ok, self()}
+                 end),
+    Pid.
+
+call_init(#snip{init = false}) -> undefined;
+call_init(#snip{mod = Mod}) -> Mod:ringbench_perf_init().
+
+call_init_runner(#snip{init_runner = none}, _I) -> undefined;
+call_init_runner(#snip{mod = Mod, init_runner = 0}, _I) -> Mod:ringbench_perf_init_runner();
+call_init_runner(#snip{mod = Mod, init_runner = 1}, I) -> Mod:ringbench_perf_init_runner(I).
+
+call_done(#snip{done = none}, _I) -> ok;
+call_done(#snip{mod = Mod, done = 0}, _I) -> Mod:ringbench_perf_done();
+call_done(#snip{mod = Mod, done = 1}, I) -> Mod:ringbench_perf_done(I).
+
+%% What a snippet prints goes to stderr: stdout carries only records.
+quiet() ->
+    case whereis(standard_error) of
+        undefined -> ok;
+        Err -> group_leader(Err, self())
+    end.
+
+%% A hook or the runner that raises ends its process with the phase and the
+%% exception, which the driver reports.
+guarded(Phase, Fun) ->
+    try Fun()
+    catch Class:Reason:Stack -> exit({ringbench_perf, Phase, Class, Reason, Stack})
+    end.
+
+-spec failed(#snip{}, term()) -> no_return().
+failed(#snip{k = K}, {ringbench_perf, Phase, Class, Reason, Stack}) ->
+    throw({ringbench_error, failure, exception_text(Class, Reason, Stack), [{snippet, K}, {phase, Phase}]});
+failed(#snip{k = K}, Why) ->
+    throw({ringbench_error, failure, lists:flatten(io_lib:format("a process of the snippet died: ~0p", [Why])),
+           [{snippet, K}, {phase, runner}]}).
+
+%% The runtime's own words, without the driver's frames: the first lines of
+%% erl_error's text, up to the first "in call from".
+exception_text(Class, Reason, Stack) ->
+    Text = unicode:characters_to_list(erl_error:format_exception(Class, Reason, Stack)),
+    Lines = [string:trim(L) || L <- string:split(Text, "\n", all), string:trim(L) =/= ""],
+    Kept = lists:takewhile(fun(L) -> not lists:prefix("in call from", L) end, Lines),
+    lists:flatten(lists:join("; ", lists:sublist(Kept, 3))).
+
+%% Workers: each runs init_runner, says so, waits for go, loops.
+start_workers(S, I, N) ->
+    Ctl = self(),
+    Mod = S#snip.mod,
+    Workers = [spawn_monitor(
+                 fun() ->
+                         quiet(),
+                         A = guarded(init_runner, fun() -> call_init_runner(S, I) end),
+                         Ctl ! {ready, self()},
+                         receive go -> ok end,
+                         guarded(runner, fun() ->
+                                                 case S#snip.runner_arity of
+                                                     0 -> Mod:?LOOP();
+                                                     1 -> Mod:?LOOP(A);
+                                                     2 -> Mod:?LOOP(A, A)
+                                                 end
+                                         end)
+                 end) || _ <- lists:seq(1, N)],
+    [receive
+         {ready, Pid} -> ok;
+         {'DOWN', _, process, Pid, Why} -> failed(S, Why)
+     end || {Pid, _} <- Workers],
+    Workers.
+
+release(Workers) ->
+    [Pid ! go || {Pid, _} <- Workers],
+    ok.
+
+stop(Workers) ->
+    [begin demonitor(Ref, [flush]), exit(Pid, kill) end || {Pid, Ref} <- Workers],
+    [begin
+         Ref = monitor(process, Pid),
+         receive {'DOWN', Ref, process, Pid, _} -> ok end
+     end || {Pid, _} <- Workers],
+    ok.
+
+count(S) ->
+    case erlang:trace_info({S#snip.mod, ?LOOP, S#snip.runner_arity}, call_count) of
+        {call_count, N} when is_integer(N) -> N;
+        _ -> 0
+    end.
+
+%% Continuous (one step of Concurrency workers) and squeeze (a step for each
+%% worker count, workers added to the running ones).
+sampled(Job, S, I, Steps) ->
+    1 = erlang:trace_pattern({S#snip.mod, ?LOOP, S#snip.runner_arity}, true, [local, call_count]),
+    Stats = stats_start(Job),
+    T0 = ringbench_clock:now_ns(),
+    Workers = sampled_steps(Job, S, I, Steps, 1, [], T0, Stats),
+    stop(Workers),
+    ringbench_json:emit([{type, total}, {snippet, S#snip.k}, {count, count(S)}]).
+
+sampled_steps(_Job, _S, _I, [], _Step, Workers, _T0, _Stats) ->
+    Workers;
+sampled_steps(Job, S, I, [Want | More], Step, Workers, T0, Stats) ->
+    phase(S, init_runner),
+    New = start_workers(S, I, Want - length(Workers)),
+    All = Workers ++ New,
+    phase(S, running),
+    release(New),
+    Start = ringbench_clock:now_ns(),
+    emit_sample(S, Step, Want, 0, Start - T0, count(S)),
+    Stats1 = take_samples(Job, S, Step, Want, All, T0, Start, Stats),
+    case More of
+        [] -> All;
+        _ ->
+            ringbench_json:emit([{type, step}, {snippet, S#snip.k}, {step, Step}, {concurrency, Want}]),
+            case answer(All, S) of
+                more -> sampled_steps(Job, S, I, More, Step + 1, All, T0, Stats1);
+                enough -> All
+            end
+    end.
+
+%% Warm-ups and counted samples on absolute deadlines from Start; with ask,
+%% after each counted sample from the samples-th on, the orchestrator says
+%% whether to go on (never beyond max_samples).
+take_samples(Job, S, Step, Conc, Workers, T0, Start, Stats) ->
+    #job{samples = N, warmup = W, ask = Ask, max_samples = Max, sample_ms = Ms} = Job,
+    Last = case Ask of true -> W + max(N, Max); false -> W + N end,
+    take(1, Job, S, Step, Conc, Workers, T0, Start, Stats, {W, N, Ask, Last, Ms}).
+
+take(Seq, Job, S, Step, Conc, Workers, T0, Start, Stats, {W, N, Ask, Last, Ms} = Plan) ->
+    wait_until(Start + Seq * Ms * 1000000, Workers, S),
+    Now = ringbench_clock:now_ns(),
+    emit_sample(S, Step, Conc, Seq, Now - T0, count(S)),
+    Stats1 = stats_sample(Job, S, Step, Seq, Stats),
+    Counted = Seq - W,
+    if
+        Seq >= Last -> Stats1;
+        Ask, Counted >= N ->
+            case answer(Workers, S) of
+                more -> take(Seq + 1, Job, S, Step, Conc, Workers, T0, Start, Stats1, Plan);
+                enough -> Stats1
+            end;
+        true -> take(Seq + 1, Job, S, Step, Conc, Workers, T0, Start, Stats1, Plan)
+    end.
+
+emit_sample(S, Step, Conc, Seq, Elapsed, Count) ->
+    ringbench_json:emit([{type, sample}, {snippet, S#snip.k}, {step, Step}, {concurrency, Conc},
+                         {seq, Seq}, {elapsed_ns, Elapsed}, {count, Count}]).
+
+%% Sleep until the deadline (ns, monotonic), or fail at once if a worker died.
+wait_until(DeadlineNs, Workers, S) ->
+    Ms = (DeadlineNs - ringbench_clock:now_ns() + 999999) div 1000000,
+    Pids = [P || {P, _} <- Workers],
+    receive
+        {'DOWN', _, process, Pid, Why} ->
+            case lists:member(Pid, Pids) of
+                true -> failed(S, Why);
+                false -> wait_until(DeadlineNs, Workers, S)
+            end
+    after max(Ms, 0) ->
+            case ringbench_clock:now_ns() < DeadlineNs of
+                true -> wait_until(DeadlineNs, Workers, S);
+                false -> ok
+            end
+    end.
+
+%% One line of stdin: more, or enough (end of file too).
+answer(Workers, S) ->
+    Port = stdin(),
+    Pids = [P || {P, _} <- Workers],
+    receive
+        {Port, {data, {eol, <<"more">>}}} -> more;
+        {Port, {data, {eol, <<"enough">>}}} -> enough;
+        {Port, {data, {eol, Other}}} ->
+            ringbench:fail(bad_param, "expected more or enough on stdin, got ~0p", [Other]);
+        {Port, {data, {noeol, _}}} -> answer(Workers, S);
+        {Port, eof} -> enough;
+        {'DOWN', _, process, Pid, Why} ->
+            case lists:member(Pid, Pids) of
+                true -> failed(S, Why);
+                false -> answer(Workers, S)
+            end
+    end.
+
+%% erl runs with -noinput: nothing else reads fd 0.
+stdin() ->
+    case get(ringbench_perf_stdin) of
+        undefined ->
+            Port = open_port({fd, 0, 2}, [in, binary, {line, 256}, eof]),
+            put(ringbench_perf_stdin, Port),
+            Port;
+        Port -> Port
+    end.
+
+%% Timed: one worker; warm-ups untimed, then each sample of exactly Loop
+%% iterations timed in the worker and reported by the driver.
+timed(Job, S, I) ->
+    #job{loop = Loop, samples = N, warmup = W} = Job,
+    Ctl = self(),
+    Mod = S#snip.mod,
+    phase(S, init_runner),
+    {Pid, _} = spawn_monitor(
+                 fun() ->
+                         quiet(),
+                         A = guarded(init_runner, fun() -> call_init_runner(S, I) end),
+                         Ctl ! {ready, self()},
+                         receive go -> ok end,
+                         guarded(runner, fun() -> timed_samples(Ctl, Mod, S#snip.runner_arity, Loop, W, N, A) end)
+                 end),
+    receive
+        {ready, Pid} -> ok;
+        {'DOWN', _, process, Pid, Why} -> failed(S, Why)
+    end,
+    phase(S, running),
+    _ = ringbench_clock:cpu_source(),
+    Pid ! go,
+    [receive
+         {timed, Pid, Ns, CpuNs} ->
+             ringbench_json:emit([{type, result}, {workload, perf}, {snippet, S#snip.k}, {iteration, It},
+                                  {loop, Loop}, {count, Loop}, {run_ns, Ns}, {run_cpu_ns, CpuNs}]);
+         {'DOWN', _, process, Pid, Why2} -> failed(S, Why2)
+     end || It <- lists:seq(1, N)],
+    receive {'DOWN', _, process, Pid, _} -> ok end,
+    ringbench_json:emit([{type, total}, {snippet, S#snip.k}, {count, Loop * (W + N)}]).
+
+%% Each sample starts runner/2's state from init_runner's value, as erlperf's
+%% timed samples do (each is a fresh sample worker there).
+timed_samples(Ctl, Mod, RA, Loop, W, N, A) ->
+    lists:foreach(
+      fun(K) ->
+              C0 = ringbench_clock:cpu_ns(),
+              T0 = ringbench_clock:now_ns(),
+              _ = case RA of
+                      0 -> Mod:?TIMED(Loop);
+                      1 -> Mod:?TIMED(Loop, A);
+                      2 -> Mod:?TIMED(Loop, A, A)
+                  end,
+              T1 = ringbench_clock:now_ns(),
+              C1 = ringbench_clock:cpu_ns(),
+              K > W andalso (Ctl ! {timed, self(), T1 - T0, C1 - C0})
+      end, lists:seq(1, W + N)).
+
+%% ---------------------------------------------------------------------------
+%% -v: what the VM tells cheaply, after each sample
+
+stats_start(#job{stats = false}) -> none;
+stats_start(#job{stats = true}) ->
+    erlang:system_flag(scheduler_wall_time, true),
+    stats_now().
+
+stats_now() ->
+    {Reductions, _} = erlang:statistics(reductions),
+    {Collections, _, _} = erlang:statistics(garbage_collection),
+    #{reductions => Reductions, gc_count => Collections,
+      wall => lists:sort(erlang:statistics(scheduler_wall_time))}.
+
+stats_sample(#job{stats = false}, _S, _Step, _Seq, none) -> none;
+stats_sample(_Job, S, Step, Seq, Before) ->
+    After = stats_now(),
+    Pairs = lists:zip(maps:get(wall, Before), maps:get(wall, After)),
+    Normal = erlang:system_info(schedulers),
+    {Active, Total} = lists:foldl(
+                        fun({{Id, A0, T0}, {Id, A1, T1}}, {AA, TT}) when Id =< Normal -> {AA + A1 - A0, TT + T1 - T0};
+                           (_, Acc) -> Acc
+                        end, {0, 0}, Pairs),
+    Util = case Total of 0 -> 0.0; _ -> round(Active / Total * 10000) / 100 end,
+    ringbench_json:emit(
+      [{type, stats}, {workload, perf}, {snippet, S#snip.k}, {step, Step}, {seq, Seq},
+       {reductions, maps:get(reductions, After) - maps:get(reductions, Before)},
+       {gc_count, maps:get(gc_count, After) - maps:get(gc_count, Before)},
+       {scheduler_utilisation_pct, Util},
+       {process_count, erlang:system_info(process_count)},
+       {run_queue, erlang:statistics(total_run_queue_lengths_all)},
+       {memory_total, erlang:memory(total)}, {memory_processes, erlang:memory(processes)},
+       {memory_ets, erlang:memory(ets)}]),
+    After.

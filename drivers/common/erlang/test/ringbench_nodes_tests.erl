@@ -1,0 +1,34 @@
+%% Where a ring's processes live across nodes (ringbench_nodes, contract
+%% section 10): the closed forms against a walk of the ring.
+-module(ringbench_nodes_tests).
+-include_lib("eunit/include/eunit.hrl").
+
+%% The edges p(i) -> p(i+1 mod n) whose ends are on different nodes.
+walk(N, K, Pl) ->
+    Node = fun(I) -> case Pl of 0 -> I * K div N; 1 -> I rem K end end,
+    length([I || I <- lists:seq(0, N - 1), Node(I) =/= Node((I + 1) rem N)]).
+
+cross_per_lap_test_() ->
+    [?_assertEqual({N, K, Pl, walk(N, K, Pl)}, {N, K, Pl, ringbench_nodes:cross_per_lap(N, K, Pl)})
+     || N <- lists:seq(1, 40), K <- lists:seq(1, min(N, 9)), Pl <- [0, 1]].
+
+contiguous_is_k_a_lap_test() ->
+    ?assertEqual(4, ringbench_nodes:cross_per_lap(100000, 4, 0)),
+    ?assertEqual(10000, ringbench_nodes:cross_per_lap(10000, 2, 1)),
+    ?assertEqual(10000, ringbench_nodes:cross_per_lap(10001, 2, 1)).
+
+expected_cross_hops_test() ->
+    {ok, P} = ringbench_params:parse(ring, ["n=10", "m=3", "tokens=2", "nodes=2"]),
+    ?assertEqual(#{cross_hops => 2 * 3 * 2}, ringbench_params:expected_more(ring, P)),
+    {ok, P1} = ringbench_params:parse(ring, ["n=10", "m=3"]),
+    ?assertEqual(#{}, ringbench_params:expected_more(ring, P1)).
+
+indices_are_the_nodes_processes_test_() ->
+    [?_assertEqual({N, K, Pl, [[I || I <- lists:seq(N - 1, 0, -1), ringbench_nodes:node_of(I, N, K, Pl) =:= J]
+                               || J <- lists:seq(0, K - 1)]},
+                   {N, K, Pl, [ringbench_nodes:indices(J, N, K, Pl) || J <- lists:seq(0, K - 1)]})
+     || N <- lists:seq(1, 30), K <- lists:seq(1, min(N, 7)), Pl <- [0, 1]].
+
+every_node_holds_a_process_test() ->
+    [?assert(ringbench_nodes:indices(J, N, K, Pl) =/= [])
+     || N <- lists:seq(1, 30), K <- lists:seq(1, N), Pl <- [0, 1], J <- lists:seq(0, K - 1)].

@@ -1,0 +1,100 @@
+"""A ring across nodes on other hosts (`--hosts`, contract section 10): the hosts as given, the cookie, and the
+cluster file a driver reads for the life of one driver process.
+
+The cookie comes from `--cookie-file` when given, else from the environment variable RINGBENCH_COOKIE,
+else from Erlang's own ~/.erlang.cookie; a file must be readable by its owner alone (mode 0600 or 0400), as Erlang
+itself demands. It is never on a command line (where `ps` shows it), never stored with a run, never
+printed, and never in a driver's environment: the driver gets the path of a cluster file (the manifest's
+`{cluster}` placeholder), written with mode 0600 into a private folder and removed when the process ends.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import stat
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+COOKIE_ENV = "RINGBENCH_COOKIE"
+DEFAULT_NAME = "ringbench"
+_HOST = re.compile(r"^(?:(?P<name>[A-Za-z0-9_-]+)@)?(?P<host>[A-Za-z0-9._-]+)(?::(?P<port>\d{1,5}))?$")
+
+
+class ClusterError(ValueError):
+    """Hosts or a cookie that cannot be used (bad input, exit 2)."""
+
+
+def parse_hosts(text: str | tuple[str, ...] | list[str]) -> tuple[str, ...]:
+    """`a,b,name@c:4370` → each as `name@host[:port]` (name `ringbench` by default); a node given twice, an
+    empty item or one that is not `[name@]host[:port]` is a ClusterError."""
+    items = [h.strip() for h in (text.split(",") if isinstance(text, str) else text)]
+    if not items or any(not h for h in items):
+        raise ClusterError(f"--hosts is a comma-separated list of [name@]host[:port], got {text!r}")
+    out: list[str] = []
+    for item in items:
+        m = _HOST.match(item)
+        if not m or (m["port"] and not 0 < int(m["port"]) < 65536):
+            raise ClusterError(f"--hosts: {item!r} is not [name@]host[:port] (e.g. ringbench@db1 or db1:4370)")
+        node = f"{m['name'] or DEFAULT_NAME}@{m['host']}"
+        if any(o.split(":")[0] == node for o in out):
+            raise ClusterError(f"--hosts names the node {node} twice")
+        out.append(node + (f":{m['port']}" if m["port"] else ""))
+    return tuple(out)
+
+
+def nodes_of(hosts: tuple[str, ...]) -> int:
+    """Nodes of a ring over these hosts: this machine's (node 0, where the timing happens) and one on each."""
+    return 1 + len(hosts)
+
+
+def cookie(cookie_file: str = "") -> str:
+    """The cookie of the user's nodes: from the given file, else RINGBENCH_COOKIE, else ~/.erlang.cookie."""
+    env = os.environ.get(COOKIE_ENV, "").strip()
+    if env and not cookie_file:
+        return _checked(env, f"${COOKIE_ENV}")
+    path = Path(cookie_file).expanduser() if cookie_file else Path.home() / ".erlang.cookie"
+    try:
+        st = path.stat()
+    except OSError:
+        raise ClusterError(
+            f"no cookie for the nodes on other hosts: set {COOKIE_ENV}, or give --cookie-file, or create "
+            f"{path} (mode 0600) with the cookie the remote nodes use"
+        ) from None
+    if st.st_mode & (stat.S_IRWXG | stat.S_IRWXO):
+        raise ClusterError(
+            f"the cookie file {path} can be read by others (mode {stat.S_IMODE(st.st_mode):04o}): "
+            f"`chmod 600 {path}` first"
+        )
+    try:
+        text = path.read_text().strip()
+    except (OSError, UnicodeDecodeError) as e:
+        raise ClusterError(f"cannot read the cookie file {path}: {e}") from None
+    return _checked(text, str(path))
+
+
+def _checked(value: str, where: str) -> str:
+    if not value or not all(c.isascii() and c.isprintable() and c not in "\n=" for c in value):
+        raise ClusterError(f"the cookie in {where} is empty or not printable ASCII (the cookie itself is not shown)")
+    return value
+
+
+@contextmanager
+def cluster_file(hosts: tuple[str, ...], cookie_file: str = "") -> Iterator[str]:
+    """The cluster file for one driver process (its path; "" without hosts), removed afterwards."""
+    if not hosts:
+        yield ""
+        return
+    secret = cookie(cookie_file)
+    folder = tempfile.mkdtemp(prefix="ringbench-cluster-")  # mode 0700
+    path = os.path.join(folder, "cluster")
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as f:
+            f.write(f"hosts={','.join(hosts)}\ncookie={secret}\n")
+        yield path
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)

@@ -1,0 +1,257 @@
+#!/usr/bin/env python3
+"""`ringbench perf` side by side with erlperf itself (and Python's `timeit`), interleaved, on erlperf's
+README examples: is ringbench's time per iteration within 5 % of erlperf's?
+
+    scripts/perf_versus.py --build /tmp/erlperf-build     # once: compile erlperf outside the checkout
+    scripts/perf_versus.py --ebin /tmp/erlperf-build/ebin --rounds 3 [--markdown] [--only erlang|python]
+
+Building: erlperf (github.com/max-au/erlperf) needs its `argparse` dependency (github.com/max-au/argparse,
+module `args`); hex is not needed. `--build DIR` clones both into DIR (from GitHub, or from the folders
+named by $ERLPERF_SRC and $ARGPARSE_SRC) and compiles them with erlc into DIR/ebin. erlperf runs as
+`erl -noshell -pa DIR/ebin -eval 'erlperf_cli:main([...]), halt().'`, which is what its escript does.
+
+Each round runs every case with both tools, one after the other, the order reversed every other round
+(ABBA); a case's figure is the median over rounds of each tool's time per iteration (erlperf's Time
+column; ringbench's stored time/iter; timeit's best-of-5 per loop, which is a minimum where ringbench
+gives a median, as the table says). Run it on a quiet machine: the timings are the point.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shlex
+import statistics
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # the checkout's ringbench, installed or not
+
+from ringbench import api  # noqa: E402
+
+LIST = "lists:seq(1, 100)."
+
+
+@dataclass
+class Case:
+    name: str
+    tool: str  # erlperf or timeit: what ringbench is compared with
+    other: list[str]  # erlperf's arguments, or timeit's
+    ours: list[str]  # ringbench perf's arguments
+    times: dict = field(default_factory=lambda: {"other": {}, "ours": {}})  # code -> [ns per iteration]
+    peaks: dict = field(default_factory=lambda: {"other": [], "ours": []})  # squeeze: the peak's workers
+
+
+def cases() -> list[Case]:
+    comprehension = "run(L) -> [X || X <- L, X rem 2 =:= 0]."
+    filtered = "run(L) -> lists:filter(fun(X) -> X rem 2 =:= 0 end, L)."
+    pair = [comprehension, "--init_runner", LIST, filtered, "--init_runner", LIST]
+    ets = ["ets:insert(tab, {key, value}).", "--init", "ets:new(tab, [public, named_table])."]
+    sort_setup, sort_stmt = "xs = list(range(1000, 0, -1))", "sorted(xs)"
+    join_stmt = "'-'.join(map(str, range(100)))"
+    return [
+        Case("rand:uniform() -c 1", "erlperf", ["rand:uniform()."], ["rand:uniform()."]),
+        Case("rand:uniform() -c 2", "erlperf", ["rand:uniform().", "-c", "2"], ["rand:uniform().", "-c", "2"]),
+        Case("unique_integer -l 100M", "erlperf", ["erlang:unique_integer().", "-l", "100M"],
+             ["erlang:unique_integer().", "-l", "100M"]),
+        Case("comprehension vs filter", "erlperf", list(pair), list(pair)),
+        Case("ets:insert squeeze", "erlperf", [*ets, "-q"], [*ets, "-q"]),
+        Case("sorted (timeit)", "timeit", ["-s", sort_setup, sort_stmt],
+             ["-r", "python", sort_stmt, "--init_runner", sort_setup]),
+        Case("join (timeit)", "timeit", [join_stmt], ["-r", "python", join_stmt]),
+    ]  # fmt: skip
+
+
+# -- erlperf ----------------------------------------------------------------------------------------
+def build(folder: Path) -> Path:
+    """Clone erlperf and argparse into `folder` and compile both into folder/ebin."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, env in (("erlperf", "ERLPERF_SRC"), ("argparse", "ARGPARSE_SRC")):
+        if not (folder / name).exists():
+            src = os.environ.get(env) or f"https://github.com/max-au/{name}"
+            subprocess.run(["git", "clone", "-q", src, str(folder / name)], check=True)
+    ebin = folder / "ebin"
+    ebin.mkdir(exist_ok=True)
+    for name in ("argparse", "erlperf"):
+        sources = sorted(str(p) for p in (folder / name / "src").glob("*.erl"))
+        subprocess.run(["erlc", "-o", str(ebin), *sources], check=True)
+    (ebin / "erlperf.app").write_text((folder / "erlperf" / "src" / "erlperf.app.src").read_text())
+    return ebin
+
+
+def erl_string(s: str) -> str:
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def erlperf_argv(ebin: Path, args: list[str]) -> list[str]:
+    call = "erlperf_cli:main([" + ", ".join(map(erl_string, args)) + "]), halt()."
+    return ["erl", "-noshell", "-pa", str(ebin), "-eval", call]
+
+
+_UNITS = {"ns": 1.0, "us": 1e3, "µs": 1e3, "ms": 1e6, "s": 1e9}
+
+
+def parse_erlperf(out: str) -> tuple[dict[str, float], int | None]:
+    """erlperf's table: {code: ns per iteration} and the first row's || (the peak's workers in squeeze)."""
+    lines = out.splitlines()
+    head = next((i for i, x in enumerate(lines) if x.startswith("Code") and "Time" in x), None)
+    if head is None:
+        raise RuntimeError(f"no table in erlperf's output:\n{out}")
+    times, peak = {}, None
+    for line in lines[head + 1 :]:
+        cols = re.split(r"\s{2,}", line.strip())
+        if len(cols) < 4:
+            continue
+        m = re.fullmatch(r"([0-9.]+)\s*(ns|us|µs|ms|s)", cols[3])
+        if not m:
+            continue
+        times[cols[0]] = float(m.group(1)) * _UNITS[m.group(2)]
+        peak = peak if peak is not None else int(cols[1])
+    return times, peak
+
+
+def parse_timeit(out: str) -> float:
+    m = re.search(r"best of \d+: ([0-9.]+) (nsec|usec|msec|sec) per loop", out)
+    if not m:
+        raise RuntimeError(f"no figure in timeit's output:\n{out}")
+    return float(m.group(1)) * {"nsec": 1.0, "usec": 1e3, "msec": 1e6, "sec": 1e9}[m.group(2)]
+
+
+# -- running ----------------------------------------------------------------------------------------
+def run_other(case: Case, ebin: Path | None) -> tuple[list[str], dict[str, float], int | None]:
+    if case.tool == "timeit":
+        argv = [sys.executable, "-m", "timeit", *case.other]
+        out = subprocess.run(argv, capture_output=True, text=True, check=True).stdout
+        return argv, {case.other[-1]: parse_timeit(out)}, None  # its statement is its last argument
+    assert ebin is not None
+    argv = erlperf_argv(ebin, case.other)
+    p = subprocess.run(argv, capture_output=True, text=True)
+    if p.returncode != 0 or "Code" not in p.stdout:
+        raise RuntimeError(f"erlperf failed: {p.stdout}{p.stderr}")
+    times, peak = parse_erlperf(p.stdout)
+    return argv, times, peak
+
+
+def run_ours(case: Case, db: Path) -> tuple[list[str], dict[str, float], int | None]:
+    argv = [sys.executable, "-m", "ringbench.cli", "perf", *case.ours, "--db", str(db)]
+    p = subprocess.run(argv, capture_output=True, text=True, cwd=ROOT)
+    m = re.search(r"stored as run (\d+)", p.stderr)
+    if p.returncode != 0 or not m:
+        raise RuntimeError(f"ringbench perf failed: {p.stderr}")
+    rows = api.perf_rows(api.load(int(m.group(1)), db))
+    times = {r.code.strip(): r.ns_per_iteration for r in rows if r.ns_per_iteration is not None}
+    return argv, times, rows[0].concurrency if rows else None
+
+
+def shown(argv: list[str]) -> str:
+    """A command as a reader would type it: erlperf's escript, ringbench perf, python -m timeit."""
+    if argv[0] == "erl":
+        return "erlperf " + shlex.join(_erlperf_args(argv))
+    if argv[1:3] == ["-m", "ringbench.cli"]:
+        return "ringbench " + shlex.join(argv[3 : argv.index("--db")])
+    return "python3 " + shlex.join(argv[1:])
+
+
+def _erlperf_args(argv: list[str]) -> list[str]:
+    call = argv[argv.index("-eval") + 1]
+    inner = call[len("erlperf_cli:main([") : -len("]), halt().")]
+    return [s.replace('\\"', '"').replace("\\\\", "\\") for s in re.findall(r'"((?:[^"\\]|\\.)*)"', inner)]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--build", type=Path, help="clone and compile erlperf into this folder, then exit")
+    ap.add_argument("--ebin", type=Path, default=os.environ.get("ERLPERF_EBIN"), help="erlperf's compiled folder")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--only", choices=("erlang", "python"))
+    ap.add_argument("--quick", action="store_true", help="short samples (to try the script, not to measure)")
+    ap.add_argument("--markdown", action="store_true", help="the table as Markdown (for docs/results.md)")
+    a = ap.parse_args()
+    if a.build:
+        print(f"erlperf compiled into {build(a.build)}")
+        return
+    chosen = [c for c in cases() if a.only is None or (c.tool == "timeit") == (a.only == "python")]
+    if a.quick:  # short samples on both sides, to try the script (its figures are then rough)
+        for c in chosen:
+            if c.tool == "timeit":
+                c.other[:0], c.ours[2:2] = ["-r", "2"], ["-d", "100", "-s", "2"]
+            elif "-l" in c.ours:
+                c.other[c.other.index("-l") + 1] = c.ours[c.ours.index("-l") + 1] = "1M"
+            else:
+                c.other += ["-d", "100", "-s", "2", "--max", "4"] if "-q" in c.ours else ["-d", "100", "-s", "2"]
+                c.ours += ["-d", "100", "-s", "2", "--max", "4"] if "-q" in c.ours else ["-d", "100", "-s", "2"]
+    if any(c.tool == "erlperf" for c in chosen) and not (a.ebin and (a.ebin / "erlperf_cli.beam").exists()):
+        sys.exit("give --ebin DIR (erlperf compiled: scripts/perf_versus.py --build DIR), or --only python")
+    commands: list[str] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        db = Path(tmp) / "perf-versus.db"
+        for r in range(a.rounds):
+            for case in chosen:
+                order = (("other", run_other, a.ebin), ("ours", run_ours, db))
+                for side, fn, arg in order if r % 2 == 0 else order[::-1]:
+                    print(
+                        f"round {r + 1}/{a.rounds}: {case.name}: {'ringbench' if side == 'ours' else case.tool}",
+                        file=sys.stderr,
+                        flush=True,
+                    )
+                    argv, times, peak = fn(case, arg)
+                    if r == 0:
+                        commands.append(shown(argv))
+                    for code, ns in times.items():
+                        case.times[side].setdefault(code, []).append(ns)
+                    if peak is not None and "-q" in case.ours:
+                        case.peaks[side].append(peak)
+    report(chosen, commands, a.markdown)
+
+
+def _matching(times: dict[str, list[float]], code: str) -> list[float] | None:
+    """The other tool's figures for a snippet: erlperf cuts long code, so its code is a prefix of ours;
+    timeit's one figure is keyed by the statement."""
+    found = [(len(k), v) for k, v in times.items() if code.startswith(k.rstrip(".…"))]
+    return max(found)[1] if found else None
+
+
+def report(chosen: list[Case], commands: list[str], markdown: bool) -> None:
+    rows = [("case", "code", "other", "other ns/iter", "ringbench ns/iter", "ringbench/other", "within 5 %")]
+    for case in chosen:
+        for code, ours in case.times["ours"].items():
+            other = _matching(case.times["other"], code)
+            if not other:
+                continue
+            o, m = statistics.median(other), statistics.median(ours)
+            ratio = m / o if o else float("nan")
+            rows.append(
+                (
+                    case.name,
+                    code,
+                    case.tool,
+                    f"{o:,.1f}",
+                    f"{m:,.1f}",
+                    f"{ratio:.3f}",
+                    "yes" if abs(ratio - 1) <= 0.05 else "no",
+                )
+            )
+        if case.peaks["ours"]:
+            rows.append((case.name, "peak ||", case.tool, str(case.peaks["other"]), str(case.peaks["ours"]), "", ""))
+    if markdown:
+        print("| " + " | ".join(rows[0]) + " |")
+        print("|" + "---|" * len(rows[0]))
+        for row in rows[1:]:
+            print("| " + " | ".join(c.replace("|", "\\|") for c in row) + " |")
+    else:
+        widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+        for row in rows:
+            print("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
+    print("\ntimeit's figure is its best of 5 (a minimum); erlperf's and ringbench's are medians of samples.")
+    print("Commands (round 1; each round ran them all, the order reversed every other round):")
+    for c in commands:
+        print(f"    {c}")
+
+
+if __name__ == "__main__":
+    main()

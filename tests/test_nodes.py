@@ -1,0 +1,168 @@
+"""A ring across nodes (contract section 10), from the orchestrator's side: the layout's cross-node hops, bad
+input (one line, exit 2), the cookie's sources, a driver without the feature refusing, and — with the real
+Erlang driver — that no BEAM node or epmd it started outlives a normal run, a Ctrl-C or a SIGKILL of the
+orchestrator. The driver's own vectors are in test_conformance.py."""
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+from conftest import RINGBENCH, real_drivers, run_cli
+
+from ringbench.catalogue import workloads
+from ringbench.catalogue.workloads import cross_hops
+from ringbench.harness import cluster
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+# -- the layout -------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "n,k,placement,per_lap",
+    [(10, 2, 0, 2), (10, 5, 0, 5), (7, 3, 0, 3), (10, 2, 1, 10), (9, 2, 1, 8), (9, 3, 1, 9), (2, 2, 1, 2),
+     (5, 1, 0, 0)],
+)
+def test_cross_node_hops_of_a_lap(n, k, placement, per_lap):
+    def node(i):
+        return i * k // n if placement == 0 else i % k
+
+    # Receipts of the processes whose predecessor (p(i-1), p(n-1) for p0) is on another node.
+    assert sum(node(i) != node((i - 1) % n) for i in range(n)) == per_lap
+    assert cross_hops({"n": n, "m": 3, "tokens": 2, "nodes": k, "node_placement": placement}) == per_lap * 6
+
+
+def test_nodes_out_of_bounds_or_above_n_are_refused():
+    for given, says in [({"nodes": 4, "n": 3}, "cannot exceed n"), ({"nodes": 0, "n": 3}, "nodes"),
+                        ({"nodes": 257, "n": 1000}, "nodes")]:
+        with pytest.raises(workloads.ParamError, match=says):
+            workloads.RING.validate({"m": 1, **given})
+
+
+def test_one_node_has_no_layout_and_is_left_out_of_a_cell():
+    p = workloads.RING.validate({"n": 10, "m": 1, "nodes": 1, "node_placement": "interleaved"})
+    assert "nodes" not in p and "node_placement" not in p
+
+
+# -- hosts and the cookie ---------------------------------------------------------------------------
+def test_hosts_are_parsed_and_a_node_given_twice_is_refused():
+    assert cluster.parse_hosts("a,x@b:4370") == ("ringbench@a", "x@b:4370")
+    for bad in ["a,ringbench@a", "a,,b", "a:0", "a b"]:
+        with pytest.raises(cluster.ClusterError):
+            cluster.parse_hosts(bad)
+
+
+def test_the_cookie_file_wins_over_the_environment_and_must_be_private(tmp_path, monkeypatch):
+    f = tmp_path / "cookie"
+    f.write_text("FROMFILE\n")
+    f.chmod(0o600)
+    monkeypatch.setenv("RINGBENCH_COOKIE", "FROMENV")
+    assert cluster.cookie(str(f)) == "FROMFILE"
+    assert cluster.cookie() == "FROMENV"
+    f.chmod(0o644)
+    with pytest.raises(cluster.ClusterError, match="chmod 600") as e:
+        cluster.cookie(str(f))
+    assert "FROMFILE" not in str(e.value)
+
+
+def test_the_cluster_file_is_private_and_removed(tmp_path, monkeypatch):
+    monkeypatch.setenv("RINGBENCH_COOKIE", "SECRET")
+    with cluster.cluster_file(("ringbench@a",)) as path:
+        assert os.stat(path).st_mode & 0o077 == 0
+        assert Path(path).read_text() == "hosts=ringbench@a\ncookie=SECRET\n"
+    assert not Path(path).exists()
+
+
+def test_hosts_with_no_cookie_is_one_line_and_exit_2(tmp_path, monkeypatch):
+    monkeypatch.delenv("RINGBENCH_COOKIE", raising=False)
+    r = run_cli("run", "ring", "-r", "erlang", "-n", "10", "-m", "1", "--hosts", "h1",
+                "--cookie-file", tmp_path / "none", "--db", tmp_path / "db")
+    assert r.exit_code == 2 and "no cookie" in r.output and len(r.output.strip().splitlines()) == 1, r.output
+
+
+# -- a driver without the feature -------------------------------------------------------------------
+def test_a_driver_without_nodes_is_refused_in_one_line(fake, tmp_path):
+    r = run_cli("run", "ring", "-r", "fake", "-n", "10", "-m", "1", "--nodes", "2", "--db", tmp_path / "db")
+    assert r.exit_code == 2, r.output
+    lines = r.output.strip().splitlines()
+    assert len(lines) == 1 and "cannot spread a ring over 2 nodes" in lines[0], r.output
+    assert not (tmp_path / "db").exists()
+
+
+OTHERS = [d for d in real_drivers() if d.name in ("go/stock", "c-coro", "python-asyncio/stock")][:1]
+
+
+@pytest.mark.skipif(not OTHERS, reason="none of go, c-coro, python-asyncio is built")
+def test_trace_across_nodes_is_refused_by_a_driver_without_them():
+    r = run_cli("trace", "-r", OTHERS[0].name, "-n", "3", "--nodes", "2")
+    assert r.exit_code == 2 and "cannot spread a ring over 2 nodes" in r.output, r.output
+
+
+# -- nothing left running (the real Erlang driver) --------------------------------------------------
+ERLANG = [d for d in real_drivers() if d.name == "erlang/stock"]
+needs_erlang = pytest.mark.skipif(not ERLANG, reason="the erlang driver is not built")
+
+
+def _ours() -> set[int]:
+    """Live beam.smp and epmd processes: BEAM nodes of this checkout's drivers, and any epmd."""
+    out = set()
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state == "Z":
+            continue
+        exe = cmd.split(" ", 1)[0]
+        if exe.endswith("epmd") or (exe.endswith("beam.smp") and str(ROOT / "drivers") in cmd):
+            out.add(int(pid))
+    return out
+
+
+def _gone(before: set[int], within: float = 30) -> set[int]:
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        left = _ours() - before
+        if not left:
+            return set()
+        time.sleep(0.2)
+    return _ours() - before
+
+
+def _cmd(tmp_path, *how):
+    return RINGBENCH + ["run", "ring", "-r", "erlang/stock", "-n", "1000", *how, "--nodes", "3", "--warmup", "0",
+                        "--db", str(tmp_path / "db")]
+
+
+@needs_erlang
+def test_a_normal_run_leaves_no_node_running(tmp_path):
+    before = _ours()
+    cmd = _cmd(tmp_path, "-m", "10", "--repeat", "2")
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert p.returncode == 0, p.stderr
+    assert "nodes=3" in p.stdout
+    assert _gone(before, 10) == set()
+
+
+@needs_erlang
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL], ids=["ctrl-c", "sigkill"])
+def test_an_interrupted_or_killed_orchestrator_leaves_no_node_running(tmp_path, sig):
+    before = _ours()
+    cmd = _cmd(tmp_path, "--target", "2s", "--repeat", "5")
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    try:  # the in-node ring beside it runs first: wait for the ring across nodes (its M calibrated)
+        deadline = time.monotonic() + 240
+        while time.monotonic() < deadline and len(_ours() - before) < 3:  # the driver and its two nodes
+            time.sleep(0.1)
+        assert len(_ours() - before) >= 3, "the nodes never came up"
+        proc.send_signal(sig)
+        proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert _gone(before) == set()

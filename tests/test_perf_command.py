@@ -1,0 +1,208 @@
+"""`ringbench perf` end to end on the real perf runners (erlang, python): erlperf's command line, its
+table, what is stored and shown, and bad input as one line with exit 2 (docs/driver-contract.md, section 10).
+
+Timings here are never checked (the machine may be busy): the figures exist, the counts add up."""
+import json
+import subprocess
+
+import pytest
+from conftest import RINGBENCH, q, real_drivers
+
+from ringbench import api
+from ringbench.cli import BadInput, perf_args
+from ringbench.harness.perf import parse_count
+
+RUNNERS = {d.base for d in real_drivers() if not d.tuned}
+needs_erlang = pytest.mark.skipif("erlang" not in RUNNERS, reason="the erlang driver is not built")
+needs_python = pytest.mark.skipif("python-threads" not in RUNNERS, reason="the python-threads driver is not built")
+QUICK = ["-d", "50", "-s", "2", "-w", "0"]  # short samples: the figures are not the point here
+
+
+def ringbench(*args, timeout=180):
+    p = subprocess.run([*RINGBENCH, *map(str, args)], capture_output=True, text=True, timeout=timeout)
+    return p.returncode, p.stdout, p.stderr
+
+
+def one_line_error(err: str) -> str:
+    """The one line a refusal prints (a status line may come before it, nothing after)."""
+    assert "Traceback" not in err, err
+    lines = [x for x in err.splitlines() if x.strip()]
+    assert lines and lines[-1].startswith("Error: "), err
+    return lines[-1]
+
+
+# -- erlperf's command line, parsed -------------------------------------------------------------------
+def test_each_hook_pairs_with_the_code_before_it():
+    snippets, opts = perf_args([
+        "--init_runner", "lists:seq(1, 100).", "[X || X <- L].", "lists:filter(fun(X) -> true end, L).",
+        "--init-runner", "lists:seq(1, 10).", "--done", "ok.", "-c", "2", "-pa", "/a", "--path=/b", "-q",
+    ])  # fmt: skip
+    assert snippets == [
+        {"runner": "[X || X <- L].", "init_runner": "lists:seq(1, 100)."},
+        {"runner": "lists:filter(fun(X) -> true end, L).", "init_runner": "lists:seq(1, 10).", "done": "ok."},
+    ]
+    assert opts == {"code_path": ["/a", "/b"], "concurrency": 2, "squeeze": True, "clean_env": False}
+
+
+@pytest.mark.parametrize("argv,says", [
+    ([], "give the code"),
+    (["ok.", "--init", "a.", "--init", "b."], "given twice"),
+    (["ok.", "-c"], "needs a value"),
+    (["ok.", "-c", "two"], "whole number"),
+    (["ok.", "--colour", "red"], "unknown option --colour"),
+    (["ok.", "--squeeze=1"], "takes no value"),
+    (["ok.", "--cv", "low"], "--cv"),
+    (["ok.", "--clean-env", "--keep-env"], "not both"),
+])  # fmt: skip
+def test_a_command_line_that_does_not_fit_is_refused(argv, says):
+    with pytest.raises(BadInput, match=says):
+        perf_args(argv)
+
+
+@pytest.mark.parametrize("text,count", [("100", 100), ("10K", 10_000), ("100M", 100_000_000), ("3G", 3 * 10**9),
+                                        ("1_000", 1000), ("2k", 2000)])
+def test_loop_counts_take_erlperfs_suffixes(text, count):
+    assert parse_count(text) == count
+
+
+@pytest.mark.parametrize("text", ["0", "1.5M", "M", "-3", "10T"])
+def test_a_loop_count_that_is_not_one_is_refused(text):
+    with pytest.raises(ValueError):
+        parse_count(text)
+
+
+# -- the command, on the real runners -----------------------------------------------------------------
+@needs_erlang
+def test_erlperf_table_stored_and_shown(tmp_path):
+    db = tmp_path / "s.db"
+    code, out, err = ringbench("perf", "rand:uniform().", "erlang:unique_integer().", *QUICK, "--db", db)
+    assert code == 0, err
+    assert "Traceback" not in err
+    head = next(line for line in out.splitlines() if "Code" in line)
+    assert head.split() == ["Code", "||", "QPS", "±95%", "Time", "Rel", "%"]
+    assert "rand:uniform()." in out and "erlang:unique_integer()." in out and "100 ref" in out
+    assert "stored as run 1" in err
+    (run,) = q(db, "SELECT * FROM runs")
+    assert run["status"] == "complete" and run["command"].startswith("ringbench perf 'rand:uniform().'")
+    cells = q(db, "SELECT * FROM cells ORDER BY id")
+    assert [(c["workload"], c["status"], c["runtime"]) for c in cells] == [("perf", "ok", "erlang/stock")] * 2
+    assert [json.loads(c["params"])["code"] for c in cells] == ["rand:uniform().", "erlang:unique_integer()."]
+
+    code, hist, err = ringbench("history", "--db", db)
+    assert code == 0, err
+    assert "perf continuous" in hist and "rand:uniform()" in hist
+    code, shown, err = ringbench("show", "1", "--db", db)
+    assert code == 0, err
+    assert "rand:uniform()." in shown and "Rel %" in shown
+    code, as_json, err = ringbench("show", "1", "--json", "--db", db)
+    assert code == 0, err
+    assert [c["params"]["code"] for c in json.loads(as_json)["cells"]] == ["rand:uniform().",
+                                                                          "erlang:unique_integer()."]
+
+
+@needs_erlang
+def test_timed_and_squeeze_modes(tmp_path):
+    db = tmp_path / "s.db"
+    code, out, err = ringbench("perf", "erlang:unique_integer().", "-l", "10K", "-s", "2", "--db", db)
+    assert code == 0, err
+    assert "perf (timed)" in out
+    (cell,) = q(db, "SELECT * FROM cells")
+    assert json.loads(cell["params"]) == {"code": "erlang:unique_integer().", "loop": 10_000}
+    assert [r["count"] for r in q(db, "SELECT count FROM results")] == [10_000, 10_000]
+
+    code, out, err = ringbench("perf", "ok.", "-q", "--max", "2", "-s", "1", "-w", "0", "-d", "30", "--db", db)
+    assert code == 0, err
+    assert "perf (squeeze)" in out
+
+
+@needs_erlang
+@pytest.mark.parametrize("argv,says", [
+    (["foo("], "syntax error"),
+    (["run(A) -> A."], "init_runner"),
+    (["ok.", "-l", "10", "-c", "2"], "timed mode"),
+    (["ok.", "-l", "10", "-q"], "choose one"),
+    (["ok.", "-r", "no-such-runner"], "no perf runner"),
+    (["ok.", "ok."], "again"),
+])  # fmt: skip
+def test_bad_input_is_one_line_exit_2_and_nothing_stored(tmp_path, argv, says):
+    db = tmp_path / "s.db"
+    code, out, err = ringbench("perf", *argv, *QUICK, "--db", db)
+    assert code == 2, (out, err)
+    assert says in one_line_error(err)
+    assert not db.exists() or not q(db, "SELECT * FROM runs")
+
+
+@needs_erlang
+def test_code_that_raises_stops_the_run_with_the_runtimes_message(tmp_path):
+    db = tmp_path / "s.db"
+    code, out, err = ringbench("perf", "erlang:error(boom).", "ok.", *QUICK, "--db", db)
+    assert code == 1, (out, err)
+    line = one_line_error(err)
+    assert "boom" in line and "erlang:error(boom)." in line
+    (run,) = q(db, "SELECT * FROM runs")
+    assert run["status"] == "failed"
+    cells = q(db, "SELECT * FROM cells")
+    assert [c["status"] for c in cells] == ["failed"]  # the next snippet never ran
+    assert not q(db, "SELECT * FROM results")  # no figure of failing code
+
+
+@needs_python
+def test_python_runner(tmp_path):
+    db = tmp_path / "s.db"
+    code, out, err = ringbench("perf", "-r", "python", "sorted(xs)", "--init_runner", "xs = list(range(100, 0, -1))",
+                               "xs.sort()", "--init_runner", "xs = list(range(100, 0, -1))", *QUICK, "--db", db)
+    assert code == 0, err
+    assert "sorted(xs)" in out and "Python threads" in out
+    code, out, err = ringbench("perf", "-r", "python", "def run(:", *QUICK, "--db", db)
+    assert code == 2
+    assert "invalid syntax" in one_line_error(err)
+
+
+@needs_python
+def test_api_perf_mirrors_erlperf_run(tmp_path):
+    db = tmp_path / "s.db"
+    run = api.perf([{"runner": "sum(xs)", "init_runner": "xs = [1, 2, 3]"},
+                    {"runner": "len(xs)", "init_runner": "xs = [1, 2, 3]"}],
+                   {"sample_duration": 50, "samples": 2, "warmup": 0}, runtime="python", db=db)
+    assert run.status == "complete" and len(run.cells) == 2
+    rows = api.perf_rows(run)
+    assert [r.code for r in rows] == ["sum(xs)", "len(xs)"]
+    assert all(r.qps and r.qps > 0 and r.ns_per_iteration and r.ns_per_iteration > 0 for r in rows)
+    assert sum(r.is_reference for r in rows) == 1
+    timed = api.perf({"runner": "sum(xs)", "init_runner": "xs = [1]"}, {"sample_duration": ("timed", 1000),
+                     "samples": 2}, runtime="python", db=db)
+    assert timed.cells[0].params["loop"] == 1000
+    with pytest.raises(api.InputError, match="invalid syntax"):
+        api.perf("def run(:", runtime="python", db=db)
+
+
+@needs_erlang
+def test_perf_runs_are_compared_and_exported_like_any_other(tmp_path):
+    db = tmp_path / "s.db"
+    for _ in range(2):
+        code, _, err = ringbench("perf", "rand:uniform().", *QUICK, "--db", db)
+        assert code == 0, err
+    code, out, err = ringbench("compare", "1", "2", "--fail-above", "1000", "--db", db)
+    assert code == 0, err
+    assert "QPS" in out and "erlang/stock" in out
+    code, out, err = ringbench("export", "2", "--db", db)
+    assert code == 0, err
+    assert [c["params"]["code"] for c in json.loads(out)["cells"]] == ["rand:uniform()."]
+
+
+@needs_erlang
+def test_a_runner_slower_than_the_sample_is_0_qps_with_the_reason(tmp_path):
+    db = tmp_path / "s.db"
+    code, out, err = ringbench("perf", "timer:sleep(1000).", "-d", "50", "-s", "2", "-w", "1", "--db", db)
+    assert code == 0, err
+    row = next(line for line in out.splitlines() if line.strip().startswith("timer:sleep"))
+    assert row.split()[-4:] == ["1", "0", "–", "inf"], row
+    assert "slower than the sample period" in " ".join(out.split())
+
+
+@needs_erlang
+def test_a_runner_that_never_returns_is_killed_after_the_timeout(tmp_path):
+    code, out, err = ringbench("perf", "timer:sleep(infinity).", "-l", "1", "--timeout", "3", "--db", tmp_path / "s.db")
+    assert code == 1, (out, err)
+    line = one_line_error(err)
+    assert "timeout" in line and "killed" in line and "snippet 1 was running" in line, line
