@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# The driver's own checks: the Kotlin sources compiled with every warning an error (-Werror
+# -Wextra, into a temporary directory), the shell scripts (shellcheck), then every workload on
+# both schedulers (Dispatchers.Default, runBlocking's event loop) in the edge cases of the ring
+# (tokens = n spread, a burst of n tokens into p0, many iterations in one process), each of which
+# must prove its count; a run that does not end within 60 s (a lost wake-up, a deadlock) fails.
+# The driver has no hand-written primitive: the channels and the scheduler are kotlinx.coroutines'.
+set -euo pipefail
+cd -- "$(dirname -- "${BASH_SOURCE[0]}")"
+# shellcheck source=../common/java/lib.sh
+. ../common/java/lib.sh
+find_jdk
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+common_jar "$out"
+echo "kotlinc -Werror -Wextra (kotlin-maven-plugin)" >&2
+JAVA_HOME=$JDK_HOME MAVEN_OPTS="${MAVEN_OPTS:-} --sun-misc-unsafe-memory-access=allow" \
+    mvn -B -q -Dstyle.color=never -f pom.xml compile \
+    -Dcommon.jar="$out/ringbench-common.jar" -Dlib.dir="$out/lib" -Dbuild.dir="$out/target"
+if command -v shellcheck >/dev/null; then
+    shellcheck -x ../common/java/lib.sh ./*.sh
+else
+    echo "shellcheck not found: shell scripts not linted" >&2
+fi
+[[ -f bin/classes/ringbench/kotlin/MainKt.class ]] || ./build.sh
+runs=(
+    "ring n=300 m=5 tokens=300 repeats=3"
+    "ring n=200 m=5 tokens=200 burst=1 repeats=3"
+    "ring n=10000 m=2 tokens=7 repeats=2"
+    "spawn n=20000 repeats=2"
+    "pingpong m=20000 repeats=2"
+    "fanin n=200 m=100 repeats=2"
+    "tree n=10000 repeats=2"
+    "tree n=1024 fanout=2 repeats=3"
+)
+for variant in stock single-thread; do
+    for r in "${runs[@]}"; do
+        read -ra args <<<"$r"
+        if ! res=$(timeout 60 ./run.sh --variant="$variant" run "${args[@]}"); then
+            echo "FAIL: $variant $r" >&2
+            printf '%s\n' "$res" >&2
+            exit 1
+        fi
+        if grep -q '"type":"error"' <<<"$res"; then
+            echo "FAIL: $variant $r: $res" >&2
+            exit 1
+        fi
+        echo "ok: $variant $r ($(grep -c '"type":"result"' <<<"$res") results)" >&2
+    done
+done
