@@ -1,0 +1,42 @@
+package ringbench.pekko;
+
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.pekko.actor.AbstractActor;
+import org.apache.pekko.actor.ActorRef;
+import org.apache.pekko.actor.Props;
+import ringbench.pekko.Messages.Link;
+import ringbench.pekko.Messages.Token;
+
+/** A ring process of continuous mode: tokens never finish; p0 adds one lap per token passing it. */
+final class LoopActor extends AbstractActor {
+    private final Run run;
+    private final AtomicLong laps; // only p0's is non-null
+    private ActorRef next;
+
+    LoopActor(Run run, AtomicLong laps) {
+        this.run = run;
+        this.laps = laps;
+    }
+
+    static Props props(Run run, AtomicLong laps) {
+        return Props.create(LoopActor.class, () -> new LoopActor(run, laps));
+    }
+
+    @Override
+    public Receive createReceive() {
+        return receiveBuilder()
+                .match(Token.class, this::token)
+                .match(Link.class, this::link)
+                .build();
+    }
+
+    private void token(Token t) {
+        if (laps != null) laps.getAndIncrement();
+        next.tell(new Token(t.value() - 1), getSelf()); // a new message per hop, as in the ring
+    }
+
+    private void link(Link l) {
+        next = l.next();
+        run.ready.countDown();
+    }
+}

@@ -1,0 +1,65 @@
+package ringbench.pekko;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import java.util.List;
+import org.apache.pekko.actor.ActorSystem;
+import ringbench.driver.Description;
+import ringbench.driver.Driver;
+import ringbench.driver.Fail;
+import ringbench.driver.Out;
+import ringbench.driver.Params;
+import ringbench.driver.Workloads;
+
+/** pekko: one classic actor (AbstractActor) per process, tell to the successor's ActorRef. */
+public final class Main {
+    static final String NO_SELECTIVE = "Pekko classic actors have no selective receive: an actor takes its mailbox "
+            + "in arrival order, one message per invocation, and Stash only sets a message aside to re-enqueue it "
+            + "later; a receive that skips non-matching messages would be an emulation, not the runtime's own";
+
+    private static final Description DESCRIPTION = new Description("pekko", "Pekko",
+            org.apache.pekko.Version.current() + " (Scala " + scala.util.Properties.versionNumberString()
+                    + ", JDK " + Runtime.version() + ")",
+            Description.STANDARD, Description.ALL_FEATURES, List.of("stock", "tuned"), false, NO_SELECTIVE);
+
+    private Main() {}
+
+    public static void main(String[] args) {
+        // Pekko's own logger prints to System.out; stdout carries the records only (Out writes to fd 1).
+        System.setOut(System.err);
+        Driver.serve(args, DESCRIPTION, Main::prepare);
+    }
+
+    /** The settings of a variant, over Pekko's reference.conf (no application.conf is read). */
+    static Config config(String variant, int cores) {
+        String s = ""
+                // The default dispatcher (fork-join) sized to the contract's cores: reference.conf's
+                // ceil(cores × 1.0) clamped to [8, 64] would run 8 threads on a 1- or 2-core run.
+                + "pekko.actor.default-dispatcher.fork-join-executor.parallelism-min = " + cores + "\n"
+                + "pekko.actor.default-dispatcher.fork-join-executor.parallelism-max = " + cores + "\n"
+                // A fatal error (OutOfMemoryError) in an actor ends the ActorSystem instead of calling
+                // System.exit(-1), so that the driver can print its error record (prepare).
+                + "pekko.jvm-exit-on-fatal-error = off\n";
+        if (variant.equals("tuned")) {
+            // README: Pekko's dispatcher documentation, "throughput" (messages per actor per turn).
+            s += "pekko.actor.default-dispatcher.throughput = 100\n";
+        }
+        return ConfigFactory.parseString(s).withFallback(ConfigFactory.defaultReference());
+    }
+
+    private static Workloads prepare(String variant, Params p) {
+        ActorSystem system = ActorSystem.create("ringbench", config(variant, p.cores()));
+        // The ActorSystem ends only after a fatal error in an actor: the run is lost, say why.
+        system.registerOnTermination(() -> {
+            Runtime rt = Runtime.getRuntime();
+            long used = rt.totalMemory() - rt.freeMemory();
+            if (used > rt.maxMemory() / 10 * 9) {
+                Out.die(Fail.limit("the ActorSystem ended after a fatal error with the Java heap full (" + (used >> 20)
+                        + " of " + (rt.maxMemory() >> 20) + " MiB): raise its maximum (-Xmx, set by ringbench through "
+                        + "the manifest's [limits.heap] for a cell that needs it) or use a smaller n"));
+            }
+            Out.die(Fail.failure("the ActorSystem ended after a fatal error in an actor (stderr has it)"));
+        });
+        return new PekkoWorkloads(system);
+    }
+}

@@ -1,0 +1,58 @@
+package ringbench.pekko;
+
+import org.apache.pekko.actor.AbstractActor;
+import org.apache.pekko.actor.ActorRef;
+import org.apache.pekko.actor.Props;
+import ringbench.driver.Out;
+import ringbench.pekko.Messages.Link;
+import ringbench.pekko.Messages.Stop;
+import ringbench.pekko.Messages.TraceToken;
+
+/** A trace process: the ring process that prints each hop, from inside itself, as it happens. */
+final class TraceActor extends AbstractActor {
+    private final Run run;
+    private final int idx, n;
+    private final long total;
+    private final boolean print;
+    private ActorRef next;
+    private long count;
+
+    TraceActor(Run run, int idx, int n, long total, boolean print) {
+        this.run = run;
+        this.idx = idx;
+        this.n = n;
+        this.total = total;
+        this.print = print;
+    }
+
+    static Props props(Run run, int idx, int n, long total, boolean print) {
+        return Props.create(TraceActor.class, () -> new TraceActor(run, idx, n, total, print));
+    }
+
+    @Override
+    public Receive createReceive() {
+        return receiveBuilder()
+                .match(TraceToken.class, this::token)
+                .match(Link.class, l -> {
+                    next = l.next();
+                    run.ready.countDown();
+                })
+                .match(Stop.class, this::stop)
+                .build();
+    }
+
+    private void token(TraceToken t) {
+        count++;
+        long v = t.value(), hop = total - v + 1;
+        if (print) Out.hop(hop, (hop - 1) / n + 1, t.from(), idx);
+        if (v == 1) run.finished.countDown();
+        else next.tell(new TraceToken(v - 1, idx), getSelf());
+    }
+
+    private void stop(Stop s) {
+        long sum = s.sum() + count;
+        if (s.left() == 1) run.sum.complete(sum);
+        else next.tell(new Stop(sum, s.left() - 1), getSelf());
+        getContext().stop(getSelf());
+    }
+}
