@@ -60,7 +60,7 @@ def test_units_are_readable():
 def test_one_registry_feeds_plot_kinds_report_order_and_default_kinds():
     assert PLOT_KINDS == tuple(charts.KINDS) and "tree" in PLOT_KINDS
     assert [k.key for k in charts.report_kinds()] == ["hops-vs-n", "spawn", "time-vs-m", "heatmap", "memory",
-                                                      "selective", "squeeze", "tree"]
+                                                      "selective", "squeeze", "tree", "nodes", "cluster"]
     # the command line reads the kinds without loading a drawing library
     code = "import sys, ringbench.present as p; print(len(p.PLOT_KINDS), 'matplotlib' in sys.modules, " \
            "'plotly' in sys.modules)"
