@@ -4,7 +4,7 @@ commands, into results/published.db, and writes the document (tables, commands, 
 its load, what moved since the previous published figures).
 
     .venv/bin/python scripts/results.py            # everything (about 15 minutes on 2 cores)
-    .venv/bin/python scripts/results.py --quick    # the bench and the ring at N = 10,000 only
+    .venv/bin/python scripts/results.py --quick    # the bench, steady state, N = 10,000, memory, the tree
     .venv/bin/python scripts/results.py --render-only  # the document again from results/published.db
 
 --render-only measures nothing: it writes the document from the runs already in the store (after a
@@ -94,7 +94,7 @@ MEASUREMENTS = [  # (name, heading, ringbench arguments, why)
      "erlperf's cluster report: per node, ring hops handled per second, distribution packets, scheduler "
      "utilisation, CPU/wall, memory and processes, sampled every 500 ms while the ring runs."),
 ]
-QUICK = {"bench", "steady-default", "steady-settled", "ring-10k"}
+QUICK = {"bench", "steady-default", "steady-settled", "ring-10k", "memory", "tree"}
 FIDELITY_HEADING = "## Side by side: each driver against independent programs of its runtime"
 
 
