@@ -310,7 +310,7 @@ def side_by_side() -> str:
 
 
 @click.command()
-@click.option("--quick", is_flag=True, help="Only the bench and the ring at N = 10,000.")
+@click.option("--quick", is_flag=True, help="Only the bench, steady state, N = 10,000, memory and the tree.")
 @click.option("--dirty", is_flag=True, help="Allow uncommitted changes (the document then says so).")
 @click.option("--render-only", is_flag=True,
               help="Measure nothing: write the document from the runs already in results/published.db.")

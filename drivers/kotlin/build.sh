@@ -13,7 +13,7 @@ mkdir -p bin.tmp
 common_jar bin.tmp
 # Maven runs on the driver's JDK; its own libraries (guava) use sun.misc.Unsafe, which JDK 25 warns of.
 JAVA_HOME=$JDK_HOME MAVEN_OPTS="${MAVEN_OPTS:-} --sun-misc-unsafe-memory-access=allow" \
-    mvn -B -q -Dstyle.color=never -f pom.xml compile
+    mvn -B -q -Dstyle.color=never -Dkotlin.compiler.daemon=false -f pom.xml compile
 mv target/classes bin.tmp/classes
 rm -rf target
 echo "$JDK_HOME" > bin.tmp/jdk-home

@@ -15,7 +15,7 @@ trap 'rm -rf "$out"' EXIT
 common_jar "$out"
 echo "kotlinc -Werror -Wextra (kotlin-maven-plugin)" >&2
 JAVA_HOME=$JDK_HOME MAVEN_OPTS="${MAVEN_OPTS:-} --sun-misc-unsafe-memory-access=allow" \
-    mvn -B -q -Dstyle.color=never -f pom.xml compile \
+    mvn -B -q -Dstyle.color=never -Dkotlin.compiler.daemon=false -f pom.xml compile \
     -Dcommon.jar="$out/ringbench-common.jar" -Dlib.dir="$out/lib" -Dbuild.dir="$out/target"
 if command -v shellcheck >/dev/null; then
     shellcheck -x ../common/java/lib.sh ./*.sh
