@@ -450,9 +450,9 @@ def bench(n, m, **kw):
     Every built runtime and idiom as it comes (tuned variants with --tuned, ranked apart). Each cell:
     6 repeats in 2 fresh driver processes (3 each, after warm-up until the runtime has settled, so
     JIT runtimes are measured warm like compiled ones), M calibrated so a repeat's message phase
-    lasts about 40 ms; drivers start without the variables that tune a runtime. About a minute on a
-    2-core machine. Same as `ringbench run ring --runtime all --cores 1,all -n 1000 --repeat 6
-    --processes 2 --target 40ms --clean-env`.
+    lasts about 40 ms; drivers start without the variables that tune a runtime. About 4-5 minutes
+    on a 2-core machine with every driver built. Same as `ringbench run ring --runtime all --cores 1,all
+    -n 1000 --repeat 6 --processes 2 --target 40ms --clean-env`.
     """
     kw.update({name: None for name in workloads.cli_params()}, n=n, m=m)
     waited = []
