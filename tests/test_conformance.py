@@ -9,6 +9,8 @@ arguments) run once a driver folder, whose variants share the family library's p
 import json
 import os
 import subprocess
+import tomllib
+from pathlib import Path
 
 import pytest
 from conftest import real_drivers
@@ -546,55 +548,15 @@ def test_cluster_view_reports_every_node_after_every_sample(d, k):
 
 # -- perf (contract section 10): the user's own code in a tight loop ---------------------------------------
 def _perf_name(d):
-    import tomllib
     return tomllib.loads((d.folder / "driver.toml").read_text()).get("perf")
 
 
 # The runner perf runs is a driver's first variant that is not tuned (contract section 10).
 PERF_DRIVERS = [d for d in DRIVERS if not d.tuned and _perf_name(d)]
 PERF_IDS = [d.name for d in PERF_DRIVERS]
-# Each vector's code in each runner's language: what a snippet prints goes to stderr (section 10).
-PERF_CODE = {
-    "erlang": {
-        # An exact count of the runner's calls: a slot of one atomic counter per worker (init_runner/1).
-        "count": {"init": "counters:new(1, [atomics]).", "init_runner": "init_runner(C) -> C.",
-                  "runner": "run(C) -> counters:add(C, 1, 1).",
-                  "done": 'done(C) -> io:format(standard_error, "count=~b~n", [counters:get(C, 1)]).'},
-        "hooks": {"init": 'init() -> io:format(standard_error, "init~n", []), 42.',
-                  "init_runner": 'init_runner(I) -> io:format(standard_error, "init_runner ~p~n", [I]), {w, I}.',
-                  "runner": "run(A) -> {w, 42} = A.",
-                  "done": 'done(I) -> io:format(standard_error, "done ~p~n", [I]).'},
-        # erlperf's own example: `erlperf 'run(_, S) -> io:format("~b~n", [S]), S + 1.' --init_runner '1.' -l 5`
-        "state": {"init_runner": "1.", "runner": 'run(_, S) -> io:format(standard_error, "~b~n", [S]), S + 1.'},
-        "sleep": {"runner": "timer:sleep(1)."},
-        "syntax": {"runner": "foo("},
-        "raises": {"runner": "erlang:error(boom)."},
-        "raises_in_init": {"init": "erlang:error(boom).", "runner": "ok."},
-        "arity_without_init_runner": {"runner": "run(A) -> A."},
-        "too_many_arguments": {"runner": "run(A, B, C) -> {A, B, C}.", "init_runner": "1."},
-        "init_with_an_argument": {"init": "init(X) -> X.", "runner": "ok."},
-    },
-    "python": {
-        # A slot of its own per worker (threads never share an increment), summed by done/1.
-        "count": {"init": "[]", "init_runner": "def init_runner(slots):\n    slots.append([0])\n    return slots[-1]\n",
-                  "runner": "def run(slot):\n    slot[0] += 1\n",
-                  "done": "def done(slots):\n    print('count=%d' % sum(s[0] for s in slots))\n"},
-        "hooks": {"init": "def init():\n    print('init')\n    return 42\n",
-                  # one write a line: print() writes the line and its end apart, and workers print at once
-                  "init_runner": "def init_runner(i):\n    import sys\n    sys.stdout.write('init_runner %d\\n' % i)\n"
-                                 "    return ('w', i)\n",
-                  "runner": "def run(a):\n    assert a == ('w', 42)\n",
-                  "done": "def done(i):\n    print('done', i)\n"},
-        "state": {"init_runner": "1", "runner": "def run(_, s):\n    print(s)\n    return s + 1\n"},
-        "sleep": {"init": "import time", "runner": "time.sleep(0.001)"},
-        "syntax": {"runner": "def run(:"},
-        "raises": {"runner": "1 / 0"},
-        "raises_in_init": {"init": "1 / 0", "runner": "pass"},
-        "arity_without_init_runner": {"runner": "def run(a):\n    return a\n"},
-        "too_many_arguments": {"runner": "def run(a, b, c):\n    pass\n", "init_runner": "1"},
-        "init_with_an_argument": {"init": "def init(x):\n    return x\n", "runner": "pass"},
-    },
-}
+# Each vector's code in each runner's language, one file per runner: tests/perf_code/<runner>.toml (a new
+# runner adds its file). What a snippet prints goes to stderr (section 11).
+PERF_CODE = {p.stem: tomllib.loads(p.read_text()) for p in (Path(__file__).parent / "perf_code").glob("*.toml")}
 
 
 def perf_job(d, snippets, **kw):
