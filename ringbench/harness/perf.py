@@ -49,6 +49,7 @@ HOOKS = ("init", "init_runner", "done")
 # What the workers of each runner are, for the table: a runner's workers, or its OS processes (--processes).
 WORKER_KINDS = {
     "erlang": "BEAM processes",
+    "elixir": "BEAM processes",
     "python": "Python threads (sharing one GIL)",
     "node": "worker_threads (an isolate each)",
 }
