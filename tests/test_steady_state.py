@@ -79,3 +79,43 @@ def test_m_is_calibrated_to_the_target_and_stored(zoo, db):
     assert {rec["m"] for rec in cell["records"]} == {20_000}
     assert cell["params"] == {"n": 10, "tokens": 1, "burst": 0}  # the grid point as asked: comparable across runtimes
 
+
+
+@pytest.fixture
+def fake_jit(fake, tmp_path, monkeypatch):
+    """The fake driver as a JIT runtime (`jit = true`), beside the fake itself."""
+    from conftest import FAKE_DIR, FAKE_PY
+    folder = tmp_path / "drv" / "fakejit"
+    folder.mkdir(parents=True)
+    manifest = (FAKE_DIR / "fake" / "driver.toml").read_text()
+    manifest = manifest.replace('name = "fake"', 'name = "fakejit"\njit = true')
+    (folder / "driver.toml").write_text(manifest.replace("{dir}/fake.py", str(FAKE_PY)))
+    monkeypatch.setenv("RINGBENCH_DRIVER_PATH", f"{FAKE_DIR}:{tmp_path / 'drv'}")
+    return fake
+
+
+def test_a_jit_runtime_passes_messages_for_the_jit_warmup_before_the_settle_test(fake_jit, db):
+    # 1 ms an iteration (100 ns × 10 hops × 1,000 laps); a plateau at 2× until the 100th iteration, then
+    # the last tier: two iterations agree on the plateau at once, but a JIT is not tested before 3 s.
+    curve = ",".join(["2"] * 100 + ["1"])
+    fake_jit(FAKE_NS_PER_HOP=100, FAKE_CURVE=curve)
+    r = ringbench.measure("ring", "fakejit", db=db, params={"n": 10, "m": 1000}, repeat=2, processes=1)
+    (cell,) = r.cells
+    assert cell.headline.median == pytest.approx(100)  # measured after the tier-up, not on the plateau
+    (warm,) = modes.warmups(cell)
+    # 2 ms a plateau iteration: 1,500 of them would make 3 s; the plateau ends at 100, so the last tier
+    # arrives within the JIT warm-up, and the settle test then needs two agreeing iterations
+    assert warm >= 1500 and modes.settled(cell)
+    assert cell.settings["jit_warmup_s"] == modes.JIT_WARMUP_S
+    # the same curve on a runtime without a JIT settles on the plateau (the reason for the rule)
+    fake_jit(FAKE_NS_PER_HOP=100, FAKE_CURVE=curve)
+    (plain,) = ringbench.measure("ring", "fake", db=db, params={"n": 10, "m": 1000}, repeat=2, processes=1).cells
+    assert plain.headline.median == pytest.approx(200) and modes.warmups(plain) == [2]
+    assert plain.settings["jit_warmup_s"] == 0
+
+
+def test_a_fixed_warmup_count_is_kept_for_a_jit_runtime(fake_jit, db):
+    fake_jit(FAKE_NS_PER_HOP=100, FAKE_CURVE="3,1")
+    (cell,) = ringbench.measure("ring", "fakejit", db=db, params={"n": 10, "m": 100}, repeat=2, processes=1,
+                                warmup=1).cells
+    assert modes.warmups(cell) == [1] and cell.settings["jit_warmup_s"] == 0

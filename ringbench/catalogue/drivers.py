@@ -96,6 +96,7 @@ class Driver:
     tuned: bool = False  # a tuning variant: never ranked beside stock rows; measured when named or with --tuned
     single_threaded: bool = False  # one OS thread runs every process whatever --cores says
     collector: str = ""  # the collector the manifest names ("" when the runtime has none)
+    jit: bool = False  # compiles hot code as it runs: warm-ups pass messages for results.modes.JIT_WARMUP_S first
     check: str = ""  # the language's own checks, run in the folder by `make test`
     limits: tuple[Limit, ...] = ()
 
@@ -180,6 +181,7 @@ def _load(folder: Path) -> list[Driver]:
         maps_per_thread=int(manifest.get("maps_per_thread", 2)),
         maps_per_process=int(manifest.get("maps_per_process", 0)),
         check=manifest.get("check", ""),
+        jit=bool(manifest.get("jit", False)),
         limits=tuple(_limit(folder, k, v) for k, v in manifest.get("limits", {}).items()),
     )
     command = tuple(manifest["command"])

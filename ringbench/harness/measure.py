@@ -3,9 +3,10 @@ steps of comparable cells in turn. What the values mean is `results.modes`'; thi
 
 Timed mode, one process: the driver is asked for many iterations (`warmup=0`); the first ones it prints
 are warm-ups until two in a row agree within `settle_pct` (or exactly `--warmup N` of them), at most
-`settle_max` iterations or `settle_s` seconds; then the measured repeats; then the process is stopped
-(its whole group killed, as in continuous mode). A calibrated `m` comes from the settled iterations of
-a short probe process, never from a cold one.
+`settle_max` iterations or `settle_s` seconds; a JIT runtime's warm-ups first pass messages for
+`JIT_WARMUP_S` (the settle test and `settle_max` start after that); then the measured repeats; then the
+process is stopped (its whole group killed, as in continuous mode). A calibrated `m` comes from the
+settled iterations of a short probe process, never from a cold one.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from ..results import sampling
-from ..results.modes import Options
+from ..results.modes import JIT_WARMUP_S, Options
 from .cluster import cluster_file
 from .launch import cores_value, run_driver
 from .protocol import DriverFailed, Expectation, check_result, check_samples
@@ -28,6 +29,8 @@ Tick = Callable[[str], None]  # told what a cell is doing now ("repeat 2 of 5"),
 _calibrated: dict[str, int] = {}
 # A probe of about this many hops is long enough to time and short for any runtime.
 PROBE_HOPS = 20_000
+# Iterations a JIT runtime's process is asked for beyond the cap (it is stopped once measured).
+JIT_ITERATIONS_ASKED = 100_000
 
 
 @dataclass
@@ -126,6 +129,9 @@ def _settled_process(
     want = Expectation(w.verb, p, w.expected(p), w.hops(p), w.ready(p) if w.ready else None, w.proves(p))
     fixed = opts.warmup
     cap = fixed if fixed is not None else opts.settle_max
+    # A JIT first runs JIT_WARMUP_S of message passing (summed over warm-up iterations), uncounted by `cap`.
+    jit_ns = JIT_WARMUP_S * 1e9 if spec.driver.jit and fixed is None else 0.0
+    jit_done = 0  # warm-up iterations it took
     figure = w.settle_metric.of
     warm: list[float] = []
     measured: list[dict] = []
@@ -133,9 +139,10 @@ def _settled_process(
     settled = fixed is not None
     started = time.monotonic()
     with_stats = stats_ok and opts.runtime_stats
+    passed_ns = 0.0
 
     def seen(rec: dict) -> bool:
-        nonlocal decided, settled
+        nonlocal decided, settled, passed_ns, jit_done
         if rec["type"] == "stats":
             if decided and measured and "runtime_stats" not in measured[-1]:
                 measured[-1]["runtime_stats"] = {k: v for k, v in rec.items() if k != "type"}
@@ -145,24 +152,29 @@ def _settled_process(
         rec = check_result(rec, want)
         if not decided:
             warm.append(figure(rec) or 0.0)
-            if fixed is not None:
+            passed_ns += rec.get("run_ns", 0)
+            if passed_ns < jit_ns and time.monotonic() - started <= opts.settle_s:
+                jit_done = len(warm)
+            elif fixed is not None:
                 decided = len(warm) >= fixed
-            elif len(warm) >= 2 and agree(warm[-2], warm[-1], opts.settle_pct):
+            elif len(warm) - jit_done >= 2 and agree(warm[-2], warm[-1], opts.settle_pct):
                 decided = settled = True
-            elif len(warm) >= cap or time.monotonic() - started > opts.settle_s:
+            elif len(warm) - jit_done >= cap or time.monotonic() - started > opts.settle_s:
                 decided = True
             return False
         measured.append({**rec, "position": rec.get("iteration"), "warmups": len(warm), "settled": settled})
         return len(measured) >= repeats and not with_stats
 
-    args = _common_args(spec, p, opts, stats_ok) + [f"repeats={cap + repeats}", "warmup=0"]
+    # A JIT's warm-up is bounded by time, not by a count: ask for as many iterations as may be needed.
+    asked = cap + repeats + (JIT_ITERATIONS_ASKED if jit_ns else 0)
+    args = _common_args(spec, p, opts, stats_ok) + [f"repeats={asked}", "warmup=0"]
     with cluster_file(hosts_of(spec, opts), opts.cookie_file) as cluster:
         launch = run_driver(
             spec.driver,
             args,
             cores=spec.cores,
             n=spec.processes,
-            timeout=spec.timeout(cap + repeats, opts.timeout, **override),
+            timeout=spec.timeout(cap + repeats, opts.timeout, **override) + (opts.settle_s if jit_ns else 0),
             on_record=seen,
             clean_env=opts.clean_env,
             cluster=cluster,

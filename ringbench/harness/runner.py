@@ -23,7 +23,7 @@ from functools import partial
 from ..catalogue.drivers import Driver
 from ..catalogue.workloads import Workload
 from ..results.model import Cell
-from ..results.modes import Options
+from ..results.modes import JIT_WARMUP_S, Options
 from . import limits
 from .environment import tuning_env
 from .launch import describe, driver_process
@@ -143,6 +143,8 @@ def cell_settings(spec: CellSpec, opts: Options) -> dict:
         "tuned": d.tuned,
         "single_threaded": d.single_threaded,
         "collector": collector,
+        # the least warm-up (seconds of message passing) before the settle test: a JIT runtime's, else 0
+        "jit_warmup_s": JIT_WARMUP_S if d.jit and opts.warmup is None else 0,
         "limits_raised": how.limits_raised,
     }
 
