@@ -119,6 +119,16 @@ class Estimate:
     seconds: float  # a rough guess of the wall time
 
 
+def ranked_runtimes(tuned: bool = False) -> list[str]:
+    """The built variants `bench` measures by default: every one a table ranks (not a hand-off or a
+    rendezvous), and the floor for scale."""
+    try:
+        chosen = select("all", tuned=tuned)
+    except DriverError:
+        return []
+    return [d.name for d in chosen if d.hop not in ("handoff", "rendezvous")]
+
+
 def estimate(cells: int, options: dict) -> Estimate:
     """A rough size of a measurement of `cells` cells with these mode options (Options fields)."""
     o = Options(**{k: v for k, v in options.items() if v is not None})

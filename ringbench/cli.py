@@ -443,17 +443,26 @@ _BENCH = {"repeat": 6, "processes": 2, "target_ms": 40.0, "clean_env": True}
 @cli.command()
 @click.option("-n", "n", default="1000", show_default=True, help="Processes in the ring.")
 @click.option("-m", "m", default=None, help="Laps [default: calibrated to --target].")
+@click.option(
+    "--all-idioms",
+    is_flag=True,
+    help="Also the hand-off and rendezvous variants (go/handoff, …), shown apart and never ranked.",
+)
 @_measure_options("1,all", _BENCH)
-def bench(n, m, **kw):
+def bench(n, m, all_idioms, **kw):
     """The default comparison: the ring on every built runtime, on one core and on all cores.
 
-    Every built runtime and idiom as it comes (tuned variants with --tuned, ranked apart). Each cell:
-    6 repeats in 2 fresh driver processes (3 each, after warm-up until the runtime has settled, so
-    JIT runtimes are measured warm like compiled ones), M calibrated so a repeat's message phase
-    lasts about 40 ms; drivers start without the variables that tune a runtime. About 4-5 minutes
-    on a 2-core machine with every driver built. Same as `ringbench run ring --runtime all --cores 1,all
-    -n 1000 --repeat 6 --processes 2 --target 40ms --clean-env`.
+    Every built runtime as it comes, in each idiom that is ranked (mailboxes and channels; the floor
+    for scale; hand-offs and rendezvous with --all-idioms, tuned variants with --tuned, both ranked
+    apart). Each cell: 6 repeats in 2 fresh driver processes (3 each, after warm-up until the
+    runtime has settled: a JIT runtime first passes messages for 3 s), M calibrated so a repeat's
+    message phase lasts about 40 ms; drivers start without the variables that tune a runtime. About
+    4 minutes on a 2-core machine with every driver built. Same as `ringbench run ring --runtime
+    RANKED --cores 1,all -n 1000 --repeat 6 --processes 2 --target 40ms --clean-env`, RANKED the
+    built variants that are neither hand-offs nor rendezvous.
     """
+    if kw["runtime"] == "all" and not all_idioms:
+        kw["runtime"] = ",".join(api.ranked_runtimes(kw["tuned"])) or "all"
     kw.update({name: None for name in workloads.cli_params()}, n=n, m=m)
     waited = []
     api.wait_until_idle(

@@ -135,3 +135,22 @@ def test_runtimes_lists_the_fake(fake):
     (fake_row,) = [x for x in json.loads(r.stdout) if x["runtime"] == "fake"]
     assert fake_row["built"] and fake_row["version"] == "0.0-fake" and fake_row["workloads"] == ["ring"]
 
+
+
+def test_bench_measures_the_ranked_idioms_and_all_idioms_adds_the_handoffs(fake, tmp_path, monkeypatch):
+    from conftest import FAKE_DIR, FAKE_PY
+
+    from ringbench import api
+    folder = tmp_path / "drv" / "fakehand"
+    folder.mkdir(parents=True)
+    manifest = (FAKE_DIR / "fake" / "driver.toml").read_text().replace('name = "fake"', 'name = "fakehand"\nhop = "handoff"')
+    (folder / "driver.toml").write_text(manifest.replace("{dir}/fake.py", str(FAKE_PY)))
+    monkeypatch.setenv("RINGBENCH_DRIVER_PATH", f"{FAKE_DIR}:{tmp_path / 'drv'}")
+    monkeypatch.setenv("RINGBENCH_DRIVERS_DIR", str(tmp_path / "none"))  # the real drivers out of the way
+    assert api.ranked_runtimes() == ["fake"]
+    db = tmp_path / "b.db"
+    fake(FAKE_NS_PER_HOP=100)
+    for flags, runtimes in [([], {"fake"}), (["--all-idioms"], {"fake", "fakehand"})]:
+        r = run_cli("bench", "-m", 10, "-n", 10, "--cores", 1, "--repeat", 2, "--json", "--db", db, *flags)
+        assert r.exit_code == 0, r.output
+        assert {c["runtime"] for c in json.loads(r.stdout)["cells"]} == runtimes
