@@ -554,14 +554,17 @@ def _perf_name(d):
 # The runner perf runs is a driver's first variant that is not tuned (contract section 10).
 PERF_DRIVERS = [d for d in DRIVERS if not d.tuned and _perf_name(d)]
 PERF_IDS = [d.name for d in PERF_DRIVERS]
-# Each vector's code in each runner's language, one file per runner: tests/perf_code/<runner>.toml (a new
-# runner adds its file). What a snippet prints goes to stderr (section 11).
+# Each vector's code in each runner's language: tests/perf_code/<runner>.toml (a new runner adds its file).
+# What a snippet prints goes to stderr (section 11).
 PERF_CODE = {p.stem: tomllib.loads(p.read_text()) for p in (Path(__file__).parent / "perf_code").glob("*.toml")}
+# A runner of a language another runner has vectors for uses that file: PyPy runs python.toml.
+PERF_LANGUAGE = {"pypy": "python"}
 
 
 def perf_job(d, snippets, **kw):
     """A job file's content (section 10): every key present, the snippets' code from PERF_CODE by name."""
-    code = PERF_CODE[_perf_name(d)]
+    runner = _perf_name(d)
+    code = PERF_CODE[PERF_LANGUAGE.get(runner, runner)]
     job = {"perf": 1, "mode": "continuous", "concurrency": 1, "loop": 0, "samples": 2, "sample_ms": 50, "warmup": 0,
            "ask": False, "max_samples": 2, "min": 1, "max": 1, "processes": False, "code_path": [], "stats": False,
            "cores": 2, **kw}

@@ -34,10 +34,11 @@ def describe(variant):
         import stackless
         return {"name": NAME, "runtime": "PyPy + stackless",
                 "version": f"{version}, stackless ({stackless.__file__}, on _continuation)",
-                "workloads": WORKLOADS, "features": ["tokens", "continuous", "stats"]}
+                "workloads": WORKLOADS, "features": ["tokens", "continuous", "stats", "perf"]}
     import greenlet
     # the switch variant is a synchronous rendezvous: K tokens cannot circulate at once
     features = ["continuous", "stats"] if variant == "switch" else ["tokens", "continuous", "stats"]
+    features.append("perf")  # every variant runs `perf` (the common runner, ringbench_perf.py)
     return {"name": NAME, "runtime": "PyPy + greenlet",
             "version": f"{version}, greenlet {greenlet.__version__} (PyPy's, on _continuation)",
             "workloads": WORKLOADS, "features": features}
@@ -99,7 +100,7 @@ def prepare(variant, workload, p):
 
 
 if __name__ == "__main__":
-    common.serve(describe, prepare, VARIANTS, tuned=(),
+    common.serve(describe, prepare, VARIANTS, tuned=(), perf=True,
                  selective_reason="neither greenlets nor stackless channels have selective receive: a "
                                   "mailbox (deque) or a channel delivers in FIFO order, and there is no receive "
                                   "that skips a non-matching message")

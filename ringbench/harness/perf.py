@@ -51,6 +51,7 @@ WORKER_KINDS = {
     "erlang": "BEAM processes",
     "elixir": "BEAM processes",
     "python": "Python threads (sharing one GIL)",
+    "pypy": "PyPy threads (sharing one GIL)",
     "node": "worker_threads (an isolate each)",
 }
 

@@ -1,4 +1,4 @@
-"""Perf (docs/driver-contract.md, section 10) for Python drivers: the user's own code in a tight loop.
+"""Perf (docs/driver-contract.md, section 11) for Python drivers: the user's own code in a tight loop.
 
     driver.py [--variant=NAME] perf /tmp/job.json
 
@@ -16,6 +16,9 @@ Workers are threads (they share the GIL, as Python threads do) or, with `process
 processes counting into shared memory. init, done and the sampling run in the main thread; timed mode
 runs its one worker in the main thread too. What a snippet prints goes to stderr: records are written
 to the original stdout.
+
+The module runs on CPython 3.11 (python-threads) and on PyPy 3.9 (the pypy driver): standard library
+only, no syntax or keyword newer than 3.9.
 """
 import ast
 import builtins
@@ -667,20 +670,42 @@ def sample(k, step, conc, seq, elapsed_ns, count):
 
 
 class Stats:
-    """-v: the cyclic collector's collections per generation over each sample, the process's memory."""
+    """-v: the collector's work over each sample, the process's memory. CPython: the cyclic collector's
+    collections per generation (gc.get_stats). PyPy: its incminimark collector's minor collections, major
+    steps and major collections (counted by gc.hooks, set only with -v), its time and memory (gc.get_stats)."""
 
     def __init__(self):
+        self.pypy = sys.implementation.name == "pypy"
+        if self.pypy:
+            self.counts = {"minor": 0, "major_steps": 0, "major": 0}
+            gc.hooks.on_gc_minor = lambda stats: self._count("minor", stats)
+            gc.hooks.on_gc_collect_step = lambda stats: self._count("major_steps", stats)
+            gc.hooks.on_gc_collect = lambda stats: self._count("major", stats)
         self.before = self.now()
 
-    @staticmethod
-    def now():
-        return [g["collections"] for g in gc.get_stats()] if hasattr(gc, "get_stats") else []
+    def _count(self, kind, stats):
+        self.counts[kind] += stats.count
+
+    def now(self):
+        if self.pypy:
+            raw = gc.get_stats(memory_pressure=False)._s  # the raw numbers (the outer object formats them)
+            return [self.counts["minor"], self.counts["major_steps"], self.counts["major"], raw.total_gc_time]
+        return [g["collections"] for g in gc.get_stats()]
 
     def emit(self, k, step, seq):
         after = self.now()
         rec = {"type": "stats", "workload": "perf", "snippet": k, "step": step, "seq": seq}
-        for gen, (a, b) in enumerate(zip(self.before, after, strict=False)):
-            rec[f"gc_gen{gen}_collections"] = b - a
+        if self.pypy:
+            names = ("gc_minor_collections", "gc_major_steps", "gc_major_collections", "gc_time_ms")
+            raw = gc.get_stats(memory_pressure=False)._s
+            extra = {"gc_memory": raw.total_gc_memory, "gc_allocated": raw.total_allocated_memory,
+                     "gc_nursery_size": raw.nursery_size, "jit_backend_used": raw.jit_backend_used}
+        else:
+            names = tuple(f"gc_gen{gen}_collections" for gen in range(len(after)))
+            extra = {}
+        for i, name in enumerate(names):
+            rec[name] = after[i] - self.before[i]
+        rec.update(extra)
         status = common.proc_status()
         rec["rss"] = status["VmRSS"]
         rec["threads"] = status["Threads"]
