@@ -4,7 +4,8 @@ commands, into results/published.db, and writes the document (tables, commands, 
 its load, what moved since the previous published figures).
 
     .venv/bin/python scripts/results.py            # everything (about 15 minutes on 2 cores)
-    .venv/bin/python scripts/results.py --quick    # the bench, steady state, N = 10,000, memory, the tree
+    .venv/bin/python scripts/results.py --quick    # the bench, steady state, memory, the tree
+    .venv/bin/python scripts/results.py --only bench,steady-default,steady-settled
     .venv/bin/python scripts/results.py --render-only  # the document again from results/published.db
 
 --render-only measures nothing: it writes the document from the runs already in the store (after a
@@ -37,9 +38,11 @@ PREVIOUS = "b744d26"
 
 MEASUREMENTS = [  # (name, heading, ringbench arguments, why)
     ("bench", "The default comparison: `make bench`", ["bench"],
-     "Every runtime and idiom on one core and on all cores, N = 1,000, M calibrated on the settled state to "
-     "a short message phase; each fresh driver process warms up until two iterations in a row agree within "
-     "5 % (contract 3), then its repeats are measured, the cells' repeats interleaved."),
+     "Every runtime in each idiom the tables rank (mailboxes, channels; the floor for scale; hand-offs with "
+     "`--all-idioms`) on one core and on all cores, N = 1,000, M calibrated on the settled state to a short "
+     "message phase; each fresh driver process warms up until two iterations in a row agree within 5 % "
+     "(a JIT runtime after 3 s of message passing first), then its repeats are measured, the cells' repeats "
+     "interleaved."),
     ("steady-default", "Steady state: the default figure at N = 1,000, one core",
      ["run", "ring", "-n", "1000", "--cores", "1", "--tuned"],
      "The defaults: a fresh process per repeat, warm-ups until settled, M calibrated on the settled state."),
@@ -94,7 +97,7 @@ MEASUREMENTS = [  # (name, heading, ringbench arguments, why)
      "erlperf's cluster report: per node, ring hops handled per second, distribution packets, scheduler "
      "utilisation, CPU/wall, memory and processes, sampled every 500 ms while the ring runs."),
 ]
-QUICK = {"bench", "steady-default", "steady-settled", "ring-10k", "memory", "tree"}
+QUICK = {"bench", "steady-default", "steady-settled", "memory", "tree"}
 FIDELITY_HEADING = "## Side by side: each driver against independent programs of its runtime"
 
 
@@ -310,11 +313,16 @@ def side_by_side() -> str:
 
 
 @click.command()
-@click.option("--quick", is_flag=True, help="Only the bench, steady state, N = 10,000, memory and the tree.")
+@click.option("--quick", is_flag=True, help="Only the bench, steady state, memory and the tree.")
+@click.option("--only", default="", help=f"Only these measurements, comma-separated: {', '.join(m[0] for m in MEASUREMENTS)}.")
 @click.option("--dirty", is_flag=True, help="Allow uncommitted changes (the document then says so).")
 @click.option("--render-only", is_flag=True,
               help="Measure nothing: write the document from the runs already in results/published.db.")
-def main(quick: bool, dirty: bool, render_only: bool) -> None:
+def main(quick: bool, only: str, dirty: bool, render_only: bool) -> None:
+    wanted = {x.strip() for x in only.split(",") if x.strip()}
+    unknown = wanted - {m[0] for m in MEASUREMENTS}
+    if unknown:
+        raise SystemExit(f"--only: unknown measurement(s) {', '.join(sorted(unknown))}")
     commit = sh(["git", "rev-parse", "--short=12", "HEAD"]).stdout.strip()
     if sh(["git", "status", "--porcelain", "--untracked-files=no"]).stdout.strip():
         if not dirty:
@@ -334,7 +342,7 @@ def main(quick: bool, dirty: bool, render_only: bool) -> None:
     sections = []
     runs: dict[str, int] = {}
     for name, heading, args, why in MEASUREMENTS:
-        if quick and name not in QUICK or render_only and name not in stored:
+        if quick and name not in QUICK or wanted and name not in wanted or render_only and name not in stored:
             continue
         if render_only:
             run, took = stored[name]
