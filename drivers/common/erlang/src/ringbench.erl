@@ -47,7 +47,11 @@
 %% with p0 adding one to Laps (atomics index 1) per lap; return the fun that
 %% injects the tokens.
 -callback continuous(params(), Laps :: atomics:atomics_ref()) -> fun(() -> ok).
--optional_callbacks([continuous/2]).
+%% Perf (section 11) in a language other than Erlang: how its snippets are
+%% compiled and its exceptions worded (ringbench_perf:language()). A driver
+%% with the feature perf and without this callback runs Erlang snippets.
+-callback perf_language() -> ringbench_perf:language().
+-optional_callbacks([continuous/2, perf_language/0]).
 
 -record(driver, {module :: module(), info :: info(), variant :: atom()}).
 -record(sampling, {samples :: pos_integer(), every_ms :: pos_integer(),
@@ -199,11 +203,15 @@ verb(D, ["run"]) ->
     fail(bad_param, "run needs a workload: one of ~s", [names(workloads(D))]);
 verb(D, ["run", Name | Args]) ->
     run(D, workload(D, Name), Args);
-verb(#driver{info = #{features := Features}}, ["perf" | Args]) ->
+verb(#driver{module = Module, info = #{features := Features}}, ["perf" | Args]) ->
     lists:member(perf, Features) orelse
-        fail(bad_param, "unknown verb 'perf': this driver runs no code of the user's (contract section 10)", []),
+        fail(bad_param, "unknown verb 'perf': this driver runs no code of the user's (contract section 11)", []),
+    Language = case erlang:function_exported(Module, perf_language, 0) of
+                   true -> Module:perf_language();
+                   false -> ringbench_perf:erlang()
+               end,
     case Args of
-        [Job] -> ringbench_perf:run(Job);
+        [Job] -> ringbench_perf:run(Job, Language);
         _ -> fail(bad_param, "usage: <command> [--variant=<name>] perf <job.json>", [])
     end;
 verb(_D, [Verb | _]) ->

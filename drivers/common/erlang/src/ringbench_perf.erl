@@ -1,4 +1,4 @@
-%% Perf (docs/driver-contract.md, section 10): the user's own Erlang code
+%% Perf (docs/driver-contract.md, section 11): the user's own Erlang code
 %% run in a tight loop by BEAM processes, erlperf's way.
 %%
 %%     erl ... -extra [--variant=<name>] perf /tmp/job.json
@@ -19,8 +19,39 @@
 %% enough) from stdin, stops the workers (killed) and prints every record.
 %% What a snippet prints goes to stderr: its processes' group leader is the
 %% standard_error server.
+%%
+%% The language of the snippets is the one thing a driver may change
+%% (run/2, a language() map; run/1 is Erlang's, erlang/0): `compile` reads
+%% a snippet's code, `exception` words what the code raised. Everything
+%% else (the job, the arity rules, the workers, the modes, the counting,
+%% the records) is this module's for every BEAM language. A compile fun
+%%
+%%     Compile(K, #{runner := Text, init := Text | none,
+%%                  init_runner := Text | none, done := Text | none})
+%%         -> {#{runner := Arity, init := none | Arity,
+%%               init_runner := none | Arity, done := none | Arity}, Build}
+%%
+%% (Text a UTF-8 binary) parses every piece, reporting code that does not
+%% parse with ringbench:fail(bad_param, ...), and says each piece's arity
+%% (an expression: 0); this module checks the arities against erlperf's
+%% rules, then calls Build(Mod), which compiles and loads the module Mod
+%% with the functions the workers and the job call: ringbench_perf_loop/RA
+%% (the runner in an endless tail-recursive loop, RA the runner's arity;
+%% arity 2: ringbench_perf_loop(A, S) calls ringbench_perf_loop(A, run(A, S))),
+%% ringbench_perf_timed/RA+1 (the same loop counting down from its first
+%% argument, returning at 0), and ringbench_perf_init/0,
+%% ringbench_perf_init_runner/0,1 and ringbench_perf_done/0,1 for the hooks
+%% given, of their arities. Iterations are counted by call-count tracing of
+%% ringbench_perf_loop, whatever language built it.
 -module(ringbench_perf).
--export([run/1]).
+-export([run/1, run/2, erlang/0]).
+-export_type([language/0]).
+
+-type piece_arity() :: non_neg_integer().
+-type language() ::
+        #{compile := fun((pos_integer(), #{atom() => binary() | none}) ->
+                                {#{atom() => piece_arity() | none}, fun((module()) -> ok)}),
+          exception := fun((atom(), term(), list()) -> string())}.
 
 -record(job, {mode :: continuous | timed | squeeze | check,
               snippets :: [map()],
@@ -38,6 +69,7 @@
 %% A compiled snippet.
 -record(snip, {k :: pos_integer(),
                mod :: module(),
+               exception :: fun((atom(), term(), list()) -> string()),
                runner_arity :: 0..2,
                init :: boolean(),
                init_runner :: none | 0 | 1,
@@ -56,8 +88,13 @@
 
 -spec run(string()) -> ok.
 run(Path) ->
+    run(Path, erlang()).
+
+%% Snippets in another BEAM language (an Elixir driver's).
+-spec run(string(), language()) -> ok.
+run(Path, Language) ->
     Job = read_job(Path),
-    Compiled = [compile_snippet(S) || S <- Job#job.snippets],
+    Compiled = [compile_snippet(Language, S) || S <- Job#job.snippets],
     ringbench_json:emit([{type, ready}, {snippets, length(Compiled)},
                          {runner_arity, [S#snip.runner_arity || S <- Compiled]}]),
     case Job#job.mode of
@@ -124,7 +161,7 @@ snippet(#{} = S) ->
     Code = fun(Key) ->
                    case maps:get(Key, S) of
                        null when Key =/= <<"runner">> -> none;
-                       V when is_binary(V) -> binary_to_list(V);
+                       V when is_binary(V) -> V;
                        _ -> bad("snippet ~b: ~ts must be a string", [K, Key])
                    end
            end,
@@ -233,25 +270,44 @@ arity({funs, _, A, _}) -> A;
 arity({mfa, _, _, _}) -> 0;
 arity({ref, _, _, A}) -> A.
 
-compile_snippet(#{k := K} = S) ->
-    Runner = parse(K, "runner", maps:get(runner, S)),
-    Hook = fun(Name) ->
-                   case maps:get(Name, S) of
-                       none -> none;
-                       Text -> parse(K, atom_to_list(Name), Text)
-                   end
-           end,
-    Init = Hook(init),
-    InitRunner = Hook(init_runner),
-    Done = Hook(done),
+%% The language's compile fun reads every piece; the arities are checked
+%% here, the same for every language; then the module is built and loaded.
+compile_snippet(#{compile := Compile, exception := Exception}, #{k := K} = S) ->
+    Code = maps:with([runner, init, init_runner, done], S),
+    {Arities, Build} = Compile(K, Code),
+    #{runner := RA, init := Init, init_runner := IR, done := Done} = Arities,
+    check_arities(K, RA, Init, IR, Done),
+    Mod = list_to_atom("ringbench_perf_snippet_" ++ integer_to_list(K)),
+    ok = Build(Mod),
+    #snip{k = K, mod = Mod, exception = Exception, runner_arity = RA, init = Init =/= none,
+          init_runner = IR, done = Done}.
+
+%% ---------------------------------------------------------------------------
+%% Erlang, the language of run/1
+
+-spec erlang() -> language().
+erlang() ->
+    #{compile => fun erlang_compile/2, exception => fun exception_text/3}.
+
+erlang_compile(K, Code) ->
+    Piece = fun(Name) ->
+                    case maps:get(Name, Code) of
+                        none -> none;
+                        Text -> parse(K, atom_to_list(Name), binary_to_list(Text))
+                    end
+            end,
+    [Runner, Init, InitRunner, Done] = [Piece(P) || P <- [runner, init, init_runner, done]],
     RA = arity(Runner),
     Arity = fun(none) -> none; (C) -> arity(C) end,
-    check_arities(K, RA, Arity(Init), Arity(InitRunner), Arity(Done)),
-    Mod = list_to_atom("ringbench_perf_snippet_" ++ integer_to_list(K)),
+    Arities = #{runner => RA, init => Arity(Init), init_runner => Arity(InitRunner),
+                done => Arity(Done)},
+    {Arities, fun(Mod) -> erlang_build(K, Mod, Runner, Init, InitRunner, Done) end}.
+
+erlang_build(K, Mod, Runner, Init, InitRunner, Done) ->
     Forms = [{attribute, 1, module, Mod}]
         ++ user_forms([Runner, Init, InitRunner, Done])
         ++ hook_fun(init, Init) ++ hook_fun(init_runner, InitRunner) ++ hook_fun(done, Done)
-        ++ loops(Runner, RA),
+        ++ loops(Runner, arity(Runner)),
     Bin = case compile:forms(Forms, [binary, return_errors, export_all, nowarn_export_all,
                                      no_spawn_compiler_process]) of
               {ok, Mod, B} -> B;
@@ -259,8 +315,7 @@ compile_snippet(#{k := K} = S) ->
               {error, Errors, _} -> bad("snippet ~b: ~ts", [K, compile_errors(Errors)])
           end,
     {module, Mod} = code:load_binary(Mod, "snippet " ++ integer_to_list(K), Bin),
-    #snip{k = K, mod = Mod, runner_arity = RA, init = Init =/= none,
-          init_runner = Arity(InitRunner), done = Arity(Done)}.
+    ok.
 
 check_arities(K, RA, Init, IR, Done) ->
     RA > 2 andalso bad("snippet ~b: the runner takes ~b arguments; it may take 0, 1 (init_runner's value) "
@@ -405,8 +460,8 @@ guarded(Phase, Fun) ->
     end.
 
 -spec failed(#snip{}, term()) -> no_return().
-failed(#snip{k = K}, {ringbench_perf, Phase, Class, Reason, Stack}) ->
-    throw({ringbench_error, failure, exception_text(Class, Reason, Stack), [{snippet, K}, {phase, Phase}]});
+failed(#snip{k = K, exception = Text}, {ringbench_perf, Phase, Class, Reason, Stack}) ->
+    throw({ringbench_error, failure, Text(Class, Reason, Stack), [{snippet, K}, {phase, Phase}]});
 failed(#snip{k = K}, Why) ->
     throw({ringbench_error, failure, lists:flatten(io_lib:format("a process of the snippet died: ~0p", [Why])),
            [{snippet, K}, {phase, runner}]}).
