@@ -9,6 +9,7 @@ defmodule RingbenchElixir.MixProject do
   @library [
     {:ringbench, :main, 2},
     {:ringbench, :otp_version, 0},
+    {:ringbench, :fail, 3},
     {:ringbench_json, :emit, 1},
     {:ringbench_params, :token_starts, 3},
     {:ringbench_ready, :counter, 1},
@@ -34,6 +35,7 @@ defmodule RingbenchElixir.MixProject do
     ]
   end
 
-  # A library of workloads started by RingbenchElixir.main/0, not an OTP application.
-  def application, do: []
+  # A library of workloads started by RingbenchElixir.main/0, not an OTP application; it calls
+  # Logger (main/0 sends Logger's output to stderr), which the elixir launcher starts.
+  def application, do: [extra_applications: [:logger]]
 end

@@ -10,11 +10,13 @@ defmodule RingbenchElixir do
 
   @behaviour :ringbench
 
-  alias RingbenchElixir.{FanIn, Idle, PingPong, Ring, Selective, Tree}
+  alias RingbenchElixir.{FanIn, Idle, Perf, PingPong, Ring, Selective, Tree}
 
   @doc "Entry point (main.exs): System.argv() holds the driver's arguments."
   @spec main() :: no_return()
   def main do
+    # stdout carries only records: what Logger prints (a perf snippet's, a report) goes to stderr.
+    Logger.configure_backend(:console, device: :standard_error)
     :ringbench.main(__MODULE__, Enum.map(System.argv(), &String.to_charlist/1))
   end
 
@@ -25,7 +27,7 @@ defmodule RingbenchElixir do
       runtime: "Elixir",
       version: "#{System.version()} on Erlang/OTP #{:ringbench.otp_version()}",
       workloads: [:ring, :spawn, :pingpong, :fanin, :selective, :tree, :trace],
-      features: [:tokens, :continuous, :stats],
+      features: [:tokens, :continuous, :stats, :perf],
       variants: [:stock, :tuned]
     }
   end
@@ -41,4 +43,8 @@ defmodule RingbenchElixir do
 
   @impl true
   def continuous(params, laps), do: Ring.continuous(params, laps)
+
+  # `ringbench perf -r elixir`: snippets in Elixir, measured by the library's runner.
+  @impl true
+  def perf_language, do: Perf.language()
 end
