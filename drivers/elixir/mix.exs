@@ -16,7 +16,15 @@ defmodule RingbenchElixir.MixProject do
     {:ringbench_ready, :signal, 1},
     {:ringbench_ready, :await, 1},
     {:ringbench_ready, :drain, 1},
-    {:ringbench_ready, :wait, 2}
+    {:ringbench_ready, :wait, 2},
+    {:ringbench_ready, :await, 2},
+    {:ringbench_nodes, :members, 1},
+    {:ringbench_nodes, :node_of, 2},
+    {:ringbench_nodes, :indices, 2},
+    {:ringbench_nodes, :ring_size, 1},
+    {:ringbench_nodes, :first_on_node, 2},
+    {:ringbench_nodes, :relay, 3},
+    {:ringbench_nodes, :laps, 0}
   ]
 
   def project do

@@ -27,7 +27,7 @@ defmodule RingbenchElixir do
       runtime: "Elixir",
       version: "#{System.version()} on Erlang/OTP #{:ringbench.otp_version()}",
       workloads: [:ring, :spawn, :pingpong, :fanin, :selective, :tree, :trace],
-      features: [:tokens, :continuous, :stats, :perf],
+      features: [:tokens, :continuous, :stats, :nodes, :perf],
       variants: [:stock, :tuned]
     }
   end
