@@ -424,8 +424,11 @@ function takeVariant(argv, variants) {
 
 async function main(argv, d) {
   const variant = takeVariant(argv, d.variants);
-  if (!argv.length) throw new DriverError('bad_param', 'usage: driver.js [--variant=NAME] describe | run <workload> key=value...');
+  if (!argv.length) {
+    throw new DriverError('bad_param', 'usage: driver.js [--variant=NAME] describe | run <workload> key=value... | perf <job.json>');
+  }
   const verb = argv[0];
+  if (verb === 'perf' && d.perf) return d.perf(argv.slice(1)); // the user's own code (section 11)
   if (verb === 'describe') {
     if (argv.length > 1) throw new DriverError('bad_param', 'describe takes no arguments');
     emit({
@@ -476,7 +479,8 @@ function fail(e) {
 }
 
 // Run the driver program on process.argv and exit. `d`: name, runtime, version, workloads, features,
-// variants (the first is the default), prepare(variant, workload, p), selectiveReason, cpus().
+// variants (the first is the default), prepare(variant, workload, p), selectiveReason, cpus(), and
+// perf(args), the `perf <job.json>` verb (section 11), where the driver has it.
 export async function serve(d) {
   // A process that throws ends the driver with a failure record (its Promise is never awaited).
   process.on('unhandledRejection', fail);
