@@ -206,3 +206,14 @@ def test_a_runner_that_never_returns_is_killed_after_the_timeout(tmp_path):
     assert code == 1, (out, err)
     line = one_line_error(err)
     assert "timeout" in line and "killed" in line and "snippet 1 was running" in line, line
+
+
+@needs_python
+def test_a_relative_code_path_is_found_from_where_ringbench_runs(tmp_path, monkeypatch):
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "mymod.py").write_text("def twice(x):\n    return 2 * x\n")
+    monkeypatch.chdir(tmp_path)  # the runner itself starts in its driver's folder
+    code, out, err = ringbench("perf", "-r", "python", "--path", "mine", "import mymod; mymod.twice(3)", *QUICK,
+                               "--db", tmp_path / "s.db")
+    assert code == 0, err
+    assert "mymod.twice(3)" in out

@@ -56,6 +56,12 @@ WORKER_KINDS = {
 }
 
 
+def _absolute(paths: Sequence[str]) -> tuple[str, ...]:
+    """Code paths that exist from here, made absolute: the runner starts in its driver's folder, so a
+    relative -pa/--path/--require would resolve there. Anything else (a package name) is kept as given."""
+    return tuple(os.path.abspath(p) if os.path.exists(p) else p for p in paths)
+
+
 class BadCode(ValueError):
     """The request or the code is wrong (exit 2): found before anything was measured, nothing to store."""
 
@@ -327,7 +333,7 @@ def plan(
         driver, perf_name, tuple(items), mode, values["concurrency"],
         parse_count(loop) if loop is not None else 0, values["samples"], values["sample_ms"], values["warmup"],
         cv, values["max_samples"], values["squeeze_min"], values["squeeze_max"], values["threshold"], isolated,
-        processes, tuple(code_path), cores, runtime_stats, float(timeout or DEFAULT_TIMEOUT_S[mode]), clean_env,
+        processes, _absolute(code_path), cores, runtime_stats, float(timeout or DEFAULT_TIMEOUT_S[mode]), clean_env,
     )  # fmt: skip
 
 
