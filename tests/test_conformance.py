@@ -552,7 +552,7 @@ def _perf_name(d):
 
 
 # The runner perf runs is a driver's first variant that is not tuned (contract section 10).
-PERF_DRIVERS = [d for d in DRIVERS if not d.tuned and _perf_name(d)]
+PERF_DRIVERS = list({d.base: d for d in reversed(DRIVERS) if not d.tuned and _perf_name(d)}.values())[::-1]
 PERF_IDS = [d.name for d in PERF_DRIVERS]
 # Each vector's code in each runner's language: tests/perf_code/<runner>.toml (a new runner adds its file).
 # What a snippet prints goes to stderr (section 11).
