@@ -137,7 +137,7 @@ start_peer(Base, J, Cpu, Cookie) ->
         ["-epmd_module", "ringbench_epmd", "-nocookie", "-start_epmd", "false",
          "-kernel", "inet_dist_use_interface", "{127,0,0,1}"],
     Peer = case peer:start(#{connection => standard_io, exec => Exec, args => Args,
-                             wait_boot => ?BOOT_TIMEOUT}) of
+                             env => peer_env(), wait_boot => ?BOOT_TIMEOUT}) of
                {ok, Pid, _} -> Pid;
                {error, Why} -> ringbench:fail(failure, "could not start node ~p: ~0p", [J, Why])
            end,
@@ -150,6 +150,15 @@ start_peer(Base, J, Cpu, Cookie) ->
     Port = peer:call(Peer, ringbench_epmd, own_port, []),
     Node = peer:call(Peer, erlang, node, []),
     {Peer, OsPid, Node, Name, Port}.
+
+%% A peer's control channel is its stdin: a -noinput that the driver's own
+%% environment adds to erl's command line (the Elixir driver's ERL_ZFLAGS,
+%% drivers/elixir/driver.toml) is not passed on to it.
+peer_env() ->
+    case os:getenv("ERL_ZFLAGS") of
+        false -> [];
+        Flags -> [{"ERL_ZFLAGS", string:join([F || F <- string:lexemes(Flags, " "), F =/= "-noinput"], " ")}]
+    end.
 
 %% The emulator flags this VM was started with (erlexec's -X form, before
 %% the first "--"), as +X for another erl, with this VM's schedulers.
