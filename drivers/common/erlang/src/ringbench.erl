@@ -65,7 +65,15 @@
 %% The driver's arguments are erl's plain arguments (after -extra).
 -spec main(module()) -> no_return().
 main(Module) ->
+    log_to_stderr(),
     main(Module, init:get_plain_arguments()).
+
+%% stdout carries only records: OTP's own reports (a warning of the
+%% distribution when a ring spans nodes, say) go to stderr. Elixir's Logger
+%% does the same for the Elixir driver (which enters through main/2).
+log_to_stderr() ->
+    _ = logger:remove_handler(default),
+    ok = logger:add_handler(default, logger_std_h, #{config => #{type => standard_error}}).
 
 %% For a launcher that passes the arguments itself (an Elixir script's
 %% System.argv(), say): [--variant=<name>] describe | run <workload> ...
