@@ -23,12 +23,13 @@ export const ENDLESS_TOKEN = MAX_EXACT;
 
 // ---------------------------------------------------------------- output
 
-function writeAll(text) {
+// All of `text` to file descriptor `fd` (1 by default) at once, through a non-blocking pipe's EAGAIN.
+export function writeAll(text, fd = 1) {
   const buf = Buffer.from(text);
   let off = 0;
   while (off < buf.length) {
     try {
-      off += fs.writeSync(1, buf, off);
+      off += fs.writeSync(fd, buf, off);
     } catch (e) {
       if (e.code !== 'EAGAIN') throw e;
     }

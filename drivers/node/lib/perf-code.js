@@ -13,7 +13,6 @@
 //   gives it; they run as a script in the isolate's global scope, so what init_runner declares
 //   (`var xs = ...`, `const xs = ...`) is seen by a runner written as statements.
 // A function's arity is its `length` (the parameters before the first default), or N.
-import fs from 'node:fs';
 import path from 'node:path';
 import vm from 'node:vm';
 import util from 'node:util';
@@ -21,7 +20,7 @@ import { Console } from 'node:console';
 import { Writable } from 'node:stream';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
-import { DriverError } from './contract.js';
+import { DriverError, writeAll } from './contract.js';
 
 export const HOOKS = ['init', 'init_runner', 'done'];
 const REFERENCE = /^(\S+):([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)(?:\/([0-9]+))?$/;
@@ -31,24 +30,12 @@ const ARROW = /^(?:async\s*)?(?:\((?:[^()]|\([^()]*\))*\)|[A-Za-z_$][\w$]*)\s*=>
 
 // ---------------------------------------------------------------- the isolate
 
-function writeStderr(text) {
-  const buf = Buffer.from(text);
-  let off = 0;
-  while (off < buf.length) {
-    try {
-      off += fs.writeSync(2, buf, off);
-    } catch (e) {
-      if (e.code !== 'EAGAIN') throw e;
-    }
-  }
-}
-
 // Every isolate that runs snippet code: what the code prints goes to stderr, written at once (stdout
 // carries only the main thread's records); `require` is a global, resolving from the working
 // directory; the job's `code_path` modules are loaded first, as `node --require` loads them.
 export async function setupIsolate(codePath) {
   const toStderr = (chunk, encoding, cb) => {
-    writeStderr(typeof chunk === 'string' ? chunk : Buffer.from(chunk));
+    writeAll(typeof chunk === 'string' ? chunk : Buffer.from(chunk), 2);
     (typeof encoding === 'function' ? encoding : cb)?.();
     return true;
   };
