@@ -5,7 +5,7 @@ its load, what moved since the previous published figures).
 
     .venv/bin/python scripts/results.py            # everything (about 15 minutes on 2 cores)
     .venv/bin/python scripts/results.py --quick    # the bench, steady state, memory, the tree
-    .venv/bin/python scripts/results.py --only bench,steady-default,steady-settled
+    .venv/bin/python scripts/results.py --only bench,steady
     .venv/bin/python scripts/results.py --render-only  # the document again from results/published.db
 
 --render-only measures nothing: it writes the document from the runs already in the store (after a
@@ -43,14 +43,15 @@ MEASUREMENTS = [  # (name, heading, ringbench arguments, why)
      "message phase; each fresh driver process warms up until two iterations in a row agree within 5 % "
      "(a JIT runtime after 3 s of message passing first), then its repeats are measured, the cells' repeats "
      "interleaved."),
-    ("steady-default", "Steady state: the default figure at N = 1,000, one core",
-     ["run", "ring", "-n", "1000", "--cores", "1", "--tuned"],
-     "The defaults: a fresh process per repeat, warm-ups until settled, M calibrated on the settled state."),
-    ("steady-settled", "Steady state: the long-run figure at N = 1,000, one core",
-     ["run", "ring", "-n", "1000", "--cores", "1", "--tuned", "--in-process", "--warmup", "20",
-      "--repeat", "10"],
-     "Ten repeats in one process after 20 untimed iterations: the runtime as settled as it gets. The "
-     "section after this table sets each default figure against this one."),
+    ("steady", "Steady state: the default figure against the settled one, N = 1,000, one core",
+     ["run", "ring", "-n", "1000", "--cores", "1"],
+     "Each variant measured twice, back to back: once with the defaults (a fresh process per repeat, "
+     "warm-ups until settled, M calibrated on the settled state: what `run` and `bench` print) and once "
+     "with ten repeats in one process after 20 untimed iterations (`--in-process --warmup 20 --repeat "
+     "10`: the runtime as settled as it gets). The two runs of a variant follow each other, in turns "
+     "default-first and settled-first, so that the drift of a shared machine over the quarter of an hour "
+     "the whole check takes falls on both alike. The default should fall inside the settled figure's "
+     "95 % interval; where it does not, the difference is printed beside the default's own interval."),
     ("ring-1k", "The ring at N = 1,000", ["run", "ring", "-r", "all", "--tuned", "-n", "1000"],
      "All cores; M calibrated to a 100 ms message phase; 5 repeats, each in a fresh process warmed up until "
      "settled. Tuned variants are ranked among themselves, never beside the runtimes as they come."),
@@ -97,7 +98,9 @@ MEASUREMENTS = [  # (name, heading, ringbench arguments, why)
      "erlperf's cluster report: per node, ring hops handled per second, distribution packets, scheduler "
      "utilisation, CPU/wall, memory and processes, sampled every 500 ms while the ring runs."),
 ]
-QUICK = {"bench", "steady-default", "steady-settled", "memory", "tree"}
+QUICK = {"bench", "steady", "memory", "tree"}
+# The settled counterpart of the steady check's default command (measured per variant, in turns).
+SETTLED = ["--in-process", "--warmup", "20", "--repeat", "10"]
 FIDELITY_HEADING = "## Side by side: each driver against independent programs of its runtime"
 
 
@@ -233,25 +236,66 @@ def growth(run_10k: int, run_1m: int) -> str:
             "|---|---:|---:|---:|---|\n" + "\n".join(rows) + "\n")
 
 
-def steady(default_run: int, settled_run: int) -> str:
-    """Each runtime's default figure against its long-run settled figure (one core, N = 1,000): the
+def steady_pairs(args: list[str], variants: list[str]) -> list[tuple[str, int, int]]:
+    """The steady check: per variant, the default run and the settled run back to back, default-first
+    and settled-first in turns. Returns (variant, default run, settled run)."""
+    out = []
+    for i, rt in enumerate(variants):
+        default = args[:2] + ["-r", rt] + args[2:]
+        order = [default, default + SETTLED] if i % 2 == 0 else [default + SETTLED, default]
+        got = {}
+        for cmd in order:
+            print(f"   {rt}: ringbench {shlex.join(cmd)}", file=sys.stderr, flush=True)
+            got[tuple(cmd)] = measure(cmd)[0]
+        out.append((rt, got[tuple(default)], got[tuple(default + SETTLED)]))
+    return out
+
+
+def stored_pairs(args: list[str]) -> list[tuple[str, int, int]]:
+    """For --render-only: the steady check's pairs of runs in the store, in the order measured."""
+    import sqlite3
+
+    con = sqlite3.connect(f"file:{DB}?mode=ro", uri=True)
+    try:
+        rows = con.execute("SELECT id, command FROM runs ORDER BY id").fetchall()
+    finally:
+        con.close()
+    found: dict[str, dict[str, int]] = {}
+    pattern = re.compile(r"ringbench run ring -r (\S+) " + re.escape(shlex.join(args[2:])) + r"( .*)? --db ")
+    for rid, command in rows:
+        m = pattern.match(command)
+        if m:
+            found.setdefault(m.group(1), {})["settled" if m.group(2) else "default"] = rid
+    return [(rt, r["default"], r["settled"]) for rt, r in found.items() if {"default", "settled"} <= r.keys()]
+
+
+def steady(pairs: list[tuple[str, int, int]]) -> str:
+    """Each variant's default figure against its long-run settled figure (one core, N = 1,000): the
     contract's promise that the default prints the settled runtime (issue 29)."""
-    settled = {c["runtime"]: c for c in cells(settled_run) if c["status"] == "ok"}
     rows = []
-    for c in cells(default_run):
-        rt = c["runtime"]
-        s = settled.get(rt)
-        if c["status"] != "ok" or s is None or "ns_per_hop" not in c.get("summary", {}):
+    inside_count = 0
+    for rt, default_run, settled_run in pairs:
+        c = next(iter(cells(default_run)), None)
+        s = next(iter(cells(settled_run)), None)
+        if not c or not s or "ok" not in (c["status"], s["status"]) or "ns_per_hop" not in c.get("summary", {}) \
+                or "ns_per_hop" not in s.get("summary", {}):
+            rows.append(f"| {rt} | {default_run} / {settled_run} | – | – | – | – | – | not measured |")
             continue
         d = c["summary"]["ns_per_hop"]["median"]
+        dlo, dhi = c["summary"].get("headline_ci95") or (d, d)
         m = s["summary"]["ns_per_hop"]["median"]
         lo, hi = s["summary"].get("headline_ci95") or (m, m)
         warm = sorted({r.get("warmups", 0) for r in c["records"]})
-        inside = "yes" if lo <= d <= hi else f"no ({(d / m - 1) * 100:+.1f} %)"
-        rows.append(f"| {rt} | {fmt(d)} | {'–'.join(map(str, (warm[0], warm[-1]) if len(warm) > 1 else warm))} "
-                    f"| {fmt(m)} | {fmt(lo)}–{fmt(hi)} | {inside} |")
-    return ("| runtime | default ns/hop | warm-ups taken | settled ns/hop | settled 95 % interval | default inside |\n"
-            "|---|---:|---:|---:|---:|---|\n" + "\n".join(rows) + "\n")
+        inside = lo <= d <= hi
+        inside_count += inside
+        verdict = "yes" if inside else f"no ({(d / m - 1) * 100:+.1f} %)"
+        rows.append(f"| {rt} | {default_run} / {settled_run} | {fmt(d)} | {fmt(dlo)}–{fmt(dhi)} | "
+                    f"{'–'.join(map(str, (warm[0], warm[-1]) if len(warm) > 1 else warm))} | {fmt(m)} | "
+                    f"{fmt(lo)}–{fmt(hi)} | {verdict} |")
+    return (f"{inside_count} of {len(pairs)} default figures fall inside the settled interval.\n\n"
+            "| variant | runs | default ns/hop | default 95 % interval | warm-ups taken | settled ns/hop | "
+            "settled 95 % interval | default inside |\n|---|---|---:|---:|---:|---:|---:|---|\n"
+            + "\n".join(rows) + "\n")
 
 
 FAULTS = """\
@@ -342,7 +386,21 @@ def main(quick: bool, only: str, dirty: bool, render_only: bool) -> None:
     sections = []
     runs: dict[str, int] = {}
     for name, heading, args, why in MEASUREMENTS:
-        if quick and name not in QUICK or wanted and name not in wanted or render_only and name not in stored:
+        if quick and name not in QUICK or wanted and name not in wanted:
+            continue
+        if name == "steady":
+            if not render_only:
+                print(f"== {name}: ringbench {shlex.join(args)} and with {shlex.join(SETTLED)}, per variant",
+                      file=sys.stderr, flush=True)
+            built = [r["runtime"] for r in runtimes if r["built"]]
+            pairs = stored_pairs(args) if render_only else steady_pairs(args, built)
+            if pairs:
+                ids = [r for _, *two in pairs for r in two]
+                sections.append(f"## {heading}\n\n{why}\n\nCommands: `ringbench {shlex.join(args[:2])} -r VARIANT "
+                                f"{shlex.join(args[2:])}` and the same with `{shlex.join(SETTLED)}` (runs "
+                                f"{min(ids)}–{max(ids)})\n\n" + steady(pairs))
+            continue
+        if render_only and name not in stored:
             continue
         if render_only:
             run, took = stored[name]
@@ -360,14 +418,6 @@ def main(quick: bool, only: str, dirty: bool, render_only: bool) -> None:
                          "their channel, rust-threads/handoff spinning; a shared machine then as now):\n"
                          + change)
         sections.append(text)
-        if name == "steady-settled" and "steady-default" in runs:
-            sections.append(
-                "## Steady state: the default against the settled figure\n\n"
-                "Each runtime's default figure (the first table) against ten repeats after 20 untimed "
-                "iterations in one process (the second), one core, N = 1,000. The default is what `run` and "
-                "`bench` print; it should fall inside the settled figure's 95 % interval (where it does not, "
-                "the difference is printed: a position effect between fresh processes, or noise of this "
-                "shared machine larger than the interval).\n\n" + steady(runs["steady-default"], run))
         if name == "ring-1m" and "ring-10k" in runs:
             sections.append(
                 "## Cost per hop as the ring grows: N = 10,000 against N = 1,000,000\n\n"
