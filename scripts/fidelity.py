@@ -41,6 +41,7 @@ sys.path.insert(0, str(REPO))
 import click  # noqa: E402
 
 from ringbench import api  # noqa: E402
+from ringbench.catalogue.drivers import FORMER_NAMES  # noqa: E402
 from ringbench.present.tables import fmt  # noqa: E402
 from ringbench.results import stats  # noqa: E402
 from ringbench.results.model import Cell, Run  # noqa: E402
@@ -120,6 +121,13 @@ def prepare_one(prog: dict, root: Path) -> str | None:
         if rc:
             return f"build failed (exit {rc}): {prog['build']}: {tail}"
     return None
+
+
+def prepared(prog: dict, root: Path) -> bool:
+    """Whether every file of the program's folder its command names ({dir}/...) is there."""
+    folder = root / prog["id"]
+    named = re.findall(r"\{dir\}(/[^\s'\":]*)?", prog.get("cmd", ""))  # a class path: one per entry
+    return folder.is_dir() and all((folder / rest.lstrip("/").removesuffix("*")).exists() for rest in named)
 
 
 # -- run --------------------------------------------------------------------------------------
@@ -621,9 +629,12 @@ def run(
         for t in todo:
             click.echo(shlex.join(["ringbench", "versus", *versus_args(t, programs[t["program"]], root, rounds)]))
         return
-    missing = sorted({t["program"] for t in todo if not (root / t["program"]).is_dir()})
+    # A program that is not prepared is skipped (named at the end), not run and recorded as a failure.
+    missing = sorted({t["program"] for t in todo if not prepared(programs[t["program"]], root)})
     if missing:
-        raise Stop(f"not prepared in {root}: {', '.join(missing)} (run `scripts/fidelity.py prepare` first)")
+        click.echo(f"fidelity: not prepared in {root}, skipped: {', '.join(missing)} (`scripts/fidelity.py "
+                   "prepare --only NAME`)", err=True)
+        todo = [t for t in todo if t["program"] not in missing]
     out.parent.mkdir(parents=True, exist_ok=True)
     # The programs and the drivers run with the toolchains on PATH (go, cargo), as `prepare` built them.
     os.environ["PATH"] = toolchain_env()["PATH"]
@@ -667,6 +678,8 @@ def run(
         f"{failures} failed; results in {out}",
         err=True,
     )
+    if missing:
+        raise Stop(f"not measured, not prepared: {', '.join(missing)}", 1)
     if failures:
         raise Stop(
             f"{failures} of {len(todo)} comparisons failed (kept in {out}; `run --again --only ...` "
@@ -687,7 +700,10 @@ def run(
 def render_cmd(out: Path, write: bool) -> None:
     """Print the side-by-side tables as Markdown (or write them into the docs)."""
     programs, cases, _ = load()
-    recs = read_records(out)
+    # A comparison recorded under a variant's contract-2 name is shown under its name now, beside
+    # (before) the same comparison measured again since.
+    recs = [{**r, "driver": FORMER_NAMES.get(r["driver"], r["driver"])} if "driver" in r else r
+            for r in read_records(out)]
     if not recs:
         raise Stop(f"no results in {out} (run `scripts/fidelity.py run` first)")
     if not write:

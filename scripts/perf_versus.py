@@ -171,6 +171,7 @@ def main() -> None:
     ap.add_argument("--only", choices=("erlang", "python"))
     ap.add_argument("--quick", action="store_true", help="short samples (to try the script, not to measure)")
     ap.add_argument("--markdown", action="store_true", help="the table as Markdown (for docs/results.md)")
+    ap.add_argument("--write", action="store_true", help="write the Markdown table into docs/results.md")
     a = ap.parse_args()
     if a.build:
         print(f"erlperf compiled into {build(a.build)}")
@@ -206,7 +207,45 @@ def main() -> None:
                         case.times[side].setdefault(code, []).append(ns)
                     if peak is not None and "-q" in case.ours:
                         case.peaks[side].append(peak)
-    report(chosen, commands, a.markdown)
+    if a.write:
+        write(chosen, commands, a.rounds)
+    else:
+        report(chosen, commands, a.markdown)
+
+
+DOC = ROOT / "docs" / "results.md"
+BEGIN, END = "<!-- perf-versus:begin -->", "<!-- perf-versus:end -->"
+HEADING = "## `ringbench perf` side by side with erlperf and timeit"
+
+
+def write(chosen: list[Case], commands: list[str], rounds: int) -> None:
+    """The table, its commands and the commit into docs/results.md, between BEGIN and END (added at the end
+    the first time; scripts/results.py carries the block over when it rewrites the document)."""
+    import contextlib
+    import io
+    import time
+
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        report(chosen, commands, True)
+    rev = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], capture_output=True, text=True, cwd=ROOT)
+    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], capture_output=True, text=True,
+                           cwd=ROOT).stdout.strip()
+    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    body = (f"{HEADING}\n\nMeasured by `scripts/perf_versus.py --rounds {rounds} --write` at commit "
+            f"{rev.stdout.strip()}{' with uncommitted changes' if dirty else ''}, {when}, on erlperf's own README "
+            "examples and two Python statements: the median over the rounds of each tool's time per iteration, "
+            "the two tools run one after the other, the order reversed every other round. Within 5 % means "
+            "ringbench's per-iteration figure (and so its overhead) is no larger than the other tool's by more "
+            "than the noise of this shared machine.\n\n" + buf.getvalue().rstrip() + "\n")
+    text = DOC.read_text()
+    block = f"{BEGIN}\n{body}{END}"
+    if BEGIN in text and END in text:
+        text = text[: text.index(BEGIN)] + block + text[text.index(END) + len(END) :]
+    else:
+        text = text.rstrip("\n") + "\n\n" + block + "\n"
+    DOC.write_text(text)
+    print(f"wrote {DOC}", file=sys.stderr)
 
 
 def _matching(times: dict[str, list[float]], code: str) -> list[float] | None:

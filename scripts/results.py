@@ -17,6 +17,7 @@ tree is refused unless --dirty).
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
 import subprocess
@@ -27,6 +28,7 @@ from pathlib import Path
 
 import click
 
+from ringbench.catalogue.drivers import FORMER_NAMES
 from ringbench.present.tables import fmt
 
 REPO = Path(__file__).resolve().parent.parent
@@ -92,6 +94,22 @@ MEASUREMENTS = [  # (name, heading, ringbench arguments, why)
       "--tokens", "1,4,16"],
      "Every hop crossing between 2 nodes, with 1, 4 and 16 tokens circulating at once: how much of a "
      "cross-node hop's cost is latency that more tokens in flight hide."),
+    ("nodes-buffer-small", "A ring across BEAM nodes: a small distribution buffer (`+zdbbl 32`)",
+     ["run", "ring", "-r", "erlang/stock", "-n", "10000", "--nodes", "2", "--node-placement", "interleaved",
+      "--tokens", "1,16,256"],
+     "As the token table, with up to 256 tokens in flight, every node started with the distribution buffer "
+     "busy limit at 32 KB instead of the default 1,024 KB (`ERL_ZFLAGS`, recorded with the run as a "
+     "tuning variable): once a connection's queue passes the limit, the sending processes are suspended "
+     "until it drains."),
+    ("nodes-buffer-default", "A ring across BEAM nodes: the default distribution buffer (1,024 KB)",
+     ["run", "ring", "-r", "erlang/stock", "-n", "10000", "--nodes", "2", "--node-placement", "interleaved",
+      "--tokens", "1,16,256"],
+     "The same cells with the runtime's own limit, measured right after the small and before the large one."),
+    ("nodes-buffer-large", "A ring across BEAM nodes: a large distribution buffer (`+zdbbl 65536`)",
+     ["run", "ring", "-r", "erlang/stock", "-n", "10000", "--nodes", "2", "--node-placement", "interleaved",
+      "--tokens", "1,16,256"],
+     "The same cells with a 64 MB limit, which the ring's queues never reach: the senders are never "
+     "suspended."),
     ("nodes-cluster", "A ring across BEAM nodes: the cluster view",
      ["run", "ring", "-r", "erlang", "-n", "100000", "--nodes", "4", "--continuous", "--samples", "10",
       "--sample-ms", "500", "-v"],
@@ -99,6 +117,9 @@ MEASUREMENTS = [  # (name, heading, ringbench arguments, why)
      "utilisation, CPU/wall, memory and processes, sampled every 500 ms while the ring runs."),
 ]
 QUICK = {"bench", "steady", "memory", "tree"}
+# The tuning variables a measurement runs with (shown before its command, recorded with its run).
+MEASURED_WITH = {"nodes-buffer-small": {"ERL_ZFLAGS": "+zdbbl 32"},
+                 "nodes-buffer-large": {"ERL_ZFLAGS": "+zdbbl 65536"}}
 # The settled counterpart of the steady check's default command (measured per variant, in turns).
 SETTLED = ["--in-process", "--warmup", "20", "--repeat", "10"]
 FIDELITY_HEADING = "## Side by side: each driver against independent programs of its runtime"
@@ -123,9 +144,10 @@ def run_wall(start: str, end: str | None) -> float:
     return (datetime.fromisoformat(end) - datetime.fromisoformat(start)).total_seconds() if end else 0.0
 
 
-def measure(args: list[str]) -> tuple[int, float, str]:
-    """Run one ringbench command into the published store; (run id, wall seconds, its terminal output)."""
-    p = sh(RB + args + ["--db", str(DB)], env={**__import__("os").environ, "COLUMNS": "100"})
+def measure(args: list[str], env: dict[str, str] | None = None) -> tuple[int, float, str]:
+    """Run one ringbench command into the published store, with `env` added to the environment; (run id,
+    wall seconds, its terminal output)."""
+    p = sh(RB + args + ["--db", str(DB)], env={**os.environ, "COLUMNS": "100", **(env or {})})
     if p.returncode not in (0, 1):
         raise SystemExit(f"`ringbench {shlex.join(args)}` failed ({p.returncode}): {p.stderr.strip()[-500:]}")
     run, start, end = last_run()
@@ -159,14 +181,7 @@ def previous(heading: str) -> dict[str, float]:
     return out
 
 
-# Contracts 1 and 2 named these runtimes otherwise.
-RENAMED = {"go": "go/stock", "go/channel": "go/stock", "c-pthreads": "c-pthreads/stock",
-           "c-pthreads/mailbox": "c-pthreads/stock", "c-pthreads/sem": "c-pthreads/handoff",
-           "java-threads": "java-threads/stock", "java-virtual": "java-virtual/stock",
-           "python-threads": "python-threads/stock", "python-threads/simplequeue": "python-threads/stock",
-           "python-greenlet/mailbox": "python-greenlet/stock", "python-asyncio": "python-asyncio/stock",
-           "rust-threads": "rust-threads/stock", "rust-threads/channel": "rust-threads/stock",
-           "erlang": "erlang/stock"}
+RENAMED = FORMER_NAMES  # contracts 1 and 2 named these runtimes otherwise
 
 
 def moved(heading: str, run: int) -> str:
@@ -333,7 +348,11 @@ def stored_runs() -> tuple[dict[str, tuple[int, float]], str, str, list[str]]:
     commits: list[str] = []
     for name, _, args, _ in MEASUREMENTS:
         prefix = f"ringbench {shlex.join(args)} --db "
-        match = [r for r in rows if r[1].startswith(prefix)]
+        # Runs of one command told apart by the variables they ran with (absent ones included).
+        keys = {k for env in MEASURED_WITH.values() for k in env}
+        with_env = MEASURED_WITH.get(name, {})
+        match = [r for r in rows if r[1].startswith(prefix)
+                 and {k: v for k, v in json.loads(r[4]).get("tuning_env", {}).items() if k in keys} == with_env]
         if match:
             rid, _, start, end, env = match[-1]
             found[name] = (rid, run_wall(start, end))
@@ -348,12 +367,15 @@ def stored_runs() -> tuple[dict[str, tuple[int, float]], str, str, list[str]]:
 
 
 def side_by_side() -> str:
-    """The section scripts/fidelity.py wrote into the document, carried over unchanged."""
+    """The sections scripts/fidelity.py and scripts/perf_versus.py wrote into the document, carried over
+    unchanged."""
     text = DOC.read_text() if DOC.exists() else ""
-    start, end = text.find(FIDELITY_HEADING), text.find("<!-- fidelity:end -->")
-    if start < 0 or end < 0:
-        return ""
-    return "\n" + text[start:end] + "<!-- fidelity:end -->\n"
+    out = ""
+    for start, end in ((text.find(FIDELITY_HEADING), text.find("<!-- fidelity:end -->")),
+                       (text.find("<!-- perf-versus:begin -->"), text.find("<!-- perf-versus:end -->"))):
+        if start >= 0 and end >= 0:
+            out += "\n" + text[start:end] + text[end:text.index("-->", end) + 3] + "\n"
+    return out
 
 
 @click.command()
@@ -406,9 +428,10 @@ def main(quick: bool, only: str, dirty: bool, render_only: bool) -> None:
             run, took = stored[name]
         else:
             print(f"== {name}: ringbench {shlex.join(args)}", file=sys.stderr, flush=True)
-            run, took, _ = measure(args)
+            run, took, _ = measure(args, MEASURED_WITH.get(name))
         runs[name] = run
-        text = f"## {heading}\n\n{why}\n\nCommand: `ringbench {shlex.join(args)}` (run {run}, {took:,.0f} s wall)\n\n"
+        env = "".join(f"{k}={shlex.quote(v)} " for k, v in MEASURED_WITH.get(name, {}).items())
+        text = f"## {heading}\n\n{why}\n\nCommand: `{env}ringbench {shlex.join(args)}` (run {run}, {took:,.0f} s wall)\n\n"
         text += markdown(run)
         if name in ("bench", "ring-1k", "ring-10k", "ring-100k", "ring-1m"):
             change = moved(heading, run)

@@ -213,7 +213,9 @@ def test_a_program_that_cannot_be_fetched_is_one_line_naming_where_to_put_it(cat
 def test_a_failed_comparison_is_kept_and_the_run_exits_1(sleepy, fake, catalogue, tmp_path):  # noqa: F811
     fake(FAKE_NS_PER_HOP=50_000)
     progs, out = tmp_path / "progs", tmp_path / "out.jsonl"
-    (progs / "elsewhere").mkdir(parents=True)  # "prepared", but the program does not exist
+    (progs / "elsewhere").mkdir(parents=True)  # prepared, but the program fails
+    (progs / "elsewhere" / "ring").write_text("#!/bin/sh\nexit 3\n")
+    (progs / "elsewhere" / "ring").chmod(0o755)
     rc, _, err = fid(
         catalogue,
         "run",
@@ -233,8 +235,20 @@ def test_a_failed_comparison_is_kept_and_the_run_exits_1(sleepy, fake, catalogue
     )
     assert rc == 1
     rec = json.loads(out.read_text().splitlines()[-1])
-    assert rec["program"] == "elsewhere" and "not found" in rec["error"]
+    assert rec["program"] == "elsewhere" and "exit status 3" in rec["error"]
     assert err.splitlines()[-1].startswith("fidelity: 1 of 1 comparisons failed")
+
+
+def test_a_program_not_prepared_is_skipped_by_name_and_nothing_is_recorded(catalogue, tmp_path):
+    progs, out = tmp_path / "progs", tmp_path / "out.jsonl"
+    (progs / "elsewhere").mkdir(parents=True)  # its folder, but not the program its command names
+    args = ["run", "--all", "--only", "elsewhere", "--programs", progs, "--out", out, "--db", tmp_path / "s.db"]
+    rc, _, err = fid(catalogue, *args)
+    assert rc == 1
+    assert f"not prepared in {progs}, skipped: elsewhere" in err
+    assert err.splitlines()[-1] == "fidelity: not measured, not prepared: elsewhere"
+    assert not any("driver" in json.loads(line) for line in out.read_text().splitlines())
+    assert "Traceback" not in err
 
 
 def test_render_replaces_only_its_block(tmp_path):

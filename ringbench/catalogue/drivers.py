@@ -20,6 +20,17 @@ DRIVERS_DIR = REPO / "drivers"
 
 HOP_KINDS = ("mailbox", "channel", "rendezvous", "handoff", "floor")
 
+# Names runs and comparisons recorded under contracts 1 and 2 give variants that contract 3 renamed
+# (one convention: stock, handoff, tuned), for tools that set old figures beside new ones.
+FORMER_NAMES = {
+    "go": "go/stock", "go/channel": "go/stock", "c-pthreads": "c-pthreads/stock",
+    "c-pthreads/mailbox": "c-pthreads/stock", "c-pthreads/sem": "c-pthreads/handoff",
+    "erlang": "erlang/stock", "java-threads": "java-threads/stock", "java-virtual": "java-virtual/stock",
+    "python-asyncio": "python-asyncio/stock", "python-greenlet/mailbox": "python-greenlet/stock",
+    "python-threads": "python-threads/stock", "python-threads/simplequeue": "python-threads/stock",
+    "rust-threads": "rust-threads/stock", "rust-threads/channel": "rust-threads/stock",
+}  # fmt: skip
+
 
 def hop_group(hop: str) -> str:
     """Rows of one group are compared with each other: mailboxes and channels are both message passing."""
