@@ -125,7 +125,9 @@ def parse_timeit(out: str) -> float:
 # -- running ----------------------------------------------------------------------------------------
 def run_other(case: Case, ebin: Path | None) -> tuple[list[str], dict[str, float], int | None]:
     if case.tool == "timeit":
-        argv = [sys.executable, "-m", "timeit", *case.other]
+        # timeit on the interpreter `ringbench perf -r python` runs the snippets on (Debian's python3, built
+        # with PGO and LTO), never on the one running this script (the project's virtualenv may not be).
+        argv = [python_runner(), "-m", "timeit", *case.other]
         out = subprocess.run(argv, capture_output=True, text=True, check=True).stdout
         return argv, {case.other[-1]: parse_timeit(out)}, None  # its statement is its last argument
     assert ebin is not None
@@ -135,6 +137,13 @@ def run_other(case: Case, ebin: Path | None) -> tuple[list[str], dict[str, float
         raise RuntimeError(f"erlperf failed: {p.stdout}{p.stderr}")
     times, peak = parse_erlperf(p.stdout)
     return argv, times, peak
+
+
+def python_runner() -> str:
+    """The interpreter of the python perf runner's driver (the first word of its command)."""
+    from ringbench.harness.perf import runner_driver
+
+    return runner_driver("python")[1].command[0]
 
 
 def run_ours(case: Case, db: Path) -> tuple[list[str], dict[str, float], int | None]:
@@ -154,7 +163,7 @@ def shown(argv: list[str]) -> str:
         return "erlperf " + shlex.join(_erlperf_args(argv))
     if argv[1:3] == ["-m", "ringbench.cli"]:
         return "ringbench " + shlex.join(argv[3 : argv.index("--db")])
-    return "python3 " + shlex.join(argv[1:])
+    return shlex.join(argv)
 
 
 def _erlperf_args(argv: list[str]) -> list[str]:
