@@ -119,3 +119,14 @@ def test_a_fixed_warmup_count_is_kept_for_a_jit_runtime(fake_jit, db):
     (cell,) = ringbench.measure("ring", "fakejit", db=db, params={"n": 10, "m": 100}, repeat=2, processes=1,
                                 warmup=1).cells
     assert modes.warmups(cell) == [1] and cell.settings["jit_warmup_s"] == 0
+
+
+def test_a_jit_runtime_counts_its_spawn_phase_in_the_jit_warmup(fake_jit, db):
+    # 10 ns of messages and 300 ms of spawn an iteration: the JIT warm-up counts both phases, so it ends
+    # after about ten iterations (3 s of spawn), not when the process's warm-up time (20 s) runs out; a
+    # workload without messages (memory) warms up its spawn path the same way.
+    fake_jit(FAKE_NS_PER_HOP=1, FAKE_SETUP_NS_PER_PROC=30_000_000)
+    (cell,) = ringbench.measure("ring", "fakejit", db=db, params={"n": 10, "m": 1}, repeat=2, processes=1).cells
+    (warm,) = modes.warmups(cell)
+    assert 10 <= warm <= 13 and modes.settled(cell)
+

@@ -3,8 +3,8 @@ steps of comparable cells in turn. What the values mean is `results.modes`'; thi
 
 Timed mode, one process: the driver is asked for many iterations (`warmup=0`); the first ones it prints
 are warm-ups until two in a row agree within `settle_pct` (or exactly `--warmup N` of them), at most
-`settle_max` iterations or `settle_s` seconds; a JIT runtime's warm-ups first pass messages for
-`JIT_WARMUP_S` (the settle test and `settle_max` start after that); then the measured repeats; then the
+`settle_max` iterations or `settle_s` seconds; a JIT runtime's warm-ups first spend `JIT_WARMUP_S` in
+the workload's timed phases, spawn and messages (the settle test and `settle_max` start after that); then the measured repeats; then the
 process is stopped (its whole group killed, as in continuous mode). A calibrated `m` comes from the
 settled iterations of a short probe process, never from a cold one.
 """
@@ -129,7 +129,7 @@ def _settled_process(
     want = Expectation(w.verb, p, w.expected(p), w.hops(p), w.ready(p) if w.ready else None, w.proves(p))
     fixed = opts.warmup
     cap = fixed if fixed is not None else opts.settle_max
-    # A JIT first runs JIT_WARMUP_S of message passing (summed over warm-up iterations), uncounted by `cap`.
+    # A JIT first runs JIT_WARMUP_S of timed phases (summed over warm-up iterations), uncounted by `cap`.
     jit_ns = JIT_WARMUP_S * 1e9 if spec.driver.jit and fixed is None else 0.0
     jit_done = 0  # warm-up iterations it took
     figure = w.settle_metric.of
@@ -152,7 +152,7 @@ def _settled_process(
         rec = check_result(rec, want)
         if not decided:
             warm.append(figure(rec) or 0.0)
-            passed_ns += rec.get("run_ns", 0)
+            passed_ns += rec.get("run_ns", 0) + rec.get("setup_ns", 0)  # the timed phases: messages, spawn
             if passed_ns < jit_ns and time.monotonic() - started <= opts.settle_s:
                 jit_done = len(warm)
             elif fixed is not None:

@@ -31,8 +31,9 @@ MIN_REPEATS = stats.MIN_REPEATS_FOR_TEST
 SETTLE_PCT = 5.0
 SETTLE_MAX = 10
 SETTLE_S = 20.0
-# A runtime that compiles hot code as it runs (manifest `jit = true`: HotSpot, V8, PyPy) first passes
-# messages for at least JIT_WARMUP_S seconds of warm-up iterations; the settle test starts after that,
+# A runtime that compiles hot code as it runs (manifest `jit = true`: HotSpot, V8, PyPy) first spends at
+# least JIT_WARMUP_S seconds of warm-up iterations in the workload's timed phases (spawn and messages:
+# a workload without messages, as memory, warms up its spawn path); the settle test starts after that,
 # and SETTLE_MAX counts from there. Two iterations agree on a plateau before a later tier-up as well as
 # after it: measured here (--in-process --warmup 0 --repeat 40, one core), Kotlin, Pekko and PyPy reach
 # their last tier after 1.5-2.2 s of message passing, java-virtual after ~1.3 s (docs/results.md).

@@ -103,7 +103,8 @@ def main(argv):
             continue
         rec = {"type": "result", "workload": "ring", "iteration": i, "n": n, "m": m, "tokens": t,
                "gogc_seen": os.environ.get("GOGC", ""), "limit_seen": limit,
-               "burst": params["burst"], "count": hops, "ready": n, "setup_ns": n * 1000,
+               "burst": params["burst"], "count": hops, "ready": n,
+               "setup_ns": n * int(os.environ.get("FAKE_SETUP_NS_PER_PROC", "1000")),
                "run_ns": int(hops * ns * float(factor)), "setup_cpu_ns": n * 900,
                "run_cpu_ns": int(hops * ns * 0.5), "rss_before": 10_000_000,
                "rss_after": 10_000_000 + n * int(os.environ.get("FAKE_RSS_PER_PROC", "500"))}
