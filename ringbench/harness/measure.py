@@ -4,9 +4,10 @@ steps of comparable cells in turn. What the values mean is `results.modes`'; thi
 Timed mode, one process: the driver is asked for many iterations (`warmup=0`); the first ones it prints
 are warm-ups until two in a row agree within `settle_pct` (or exactly `--warmup N` of them), at most
 `settle_max` iterations or `settle_s` seconds; a JIT runtime's warm-ups first spend `JIT_WARMUP_S` in
-the workload's timed phases, spawn and messages (the settle test and `settle_max` start after that); then the measured repeats; then the
-process is stopped (its whole group killed, as in continuous mode). A calibrated `m` comes from the
-settled iterations of a short probe process, never from a cold one.
+the workload's timed phases, spawn and messages (the settle test and `settle_max` start after that);
+then the measured repeats; then the process is stopped (its whole group killed, as in continuous
+mode). A calibrated `m` comes from the settled iterations of a short probe process, never from a cold
+one.
 """
 
 from __future__ import annotations
