@@ -43,7 +43,7 @@ MEASUREMENTS = [  # (name, heading, ringbench arguments, why)
      "Every runtime in each idiom the tables rank (mailboxes, channels; the floor for scale; hand-offs with "
      "`--all-idioms`) on one core and on all cores, N = 1,000, M calibrated on the settled state to a short "
      "message phase; each fresh driver process warms up until two iterations in a row agree within 5 % "
-     "(a JIT runtime after 3 s of message passing first), then its repeats are measured, the cells' repeats "
+     "(a JIT runtime after 3 s in its timed phases first), then its repeats are measured, the cells' repeats "
      "interleaved."),
     ("steady", "Steady state: the default figure against the settled one, N = 1,000, one core",
      ["run", "ring", "-n", "1000", "--cores", "1"],
@@ -53,7 +53,9 @@ MEASUREMENTS = [  # (name, heading, ringbench arguments, why)
      "10`: the runtime as settled as it gets). The two runs of a variant follow each other, in turns "
      "default-first and settled-first, so that the drift of a shared machine over the quarter of an hour "
      "the whole check takes falls on both alike. The default should fall inside the settled figure's "
-     "95 % interval; where it does not, the difference is printed beside the default's own interval."),
+     "95 % interval; where it does not, the difference is printed beside the default's own interval. "
+     "For a JIT runtime the settled run's 20 fixed warm-ups (about 2 s of messages) are fewer than the "
+     "default's 3 s: a JIT's default below its settled figure is suspect of that first."),
     ("ring-1k", "The ring at N = 1,000", ["run", "ring", "-r", "all", "--tuned", "-n", "1000"],
      "All cores; M calibrated to a 100 ms message phase; 5 repeats, each in a fresh process warmed up until "
      "settled. Tuned variants are ranked among themselves, never beside the runtimes as they come."),
