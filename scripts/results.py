@@ -97,18 +97,18 @@ MEASUREMENTS = [  # (name, heading, ringbench arguments, why)
      "Every hop crossing between 2 nodes, with 1, 4 and 16 tokens circulating at once: how much of a "
      "cross-node hop's cost is latency that more tokens in flight hide."),
     ("nodes-buffer-small", "A ring across BEAM nodes: a small distribution buffer (`+zdbbl 32`)",
-     ["run", "ring", "-r", "erlang/stock", "-n", "10000", "--nodes", "2", "--node-placement", "interleaved",
+     ["run", "ring", "-r", "erlang/stock", "-n", "1000", "--nodes", "2", "--node-placement", "interleaved",
       "--tokens", "1,16,256"],
-     "As the token table, with up to 256 tokens in flight, every node started with the distribution buffer "
+     "N = 1,000 (a lap with 256 tokens is 256,000 cross-node hops), up to 256 tokens in flight, every node started with the distribution buffer "
      "busy limit at 32 KB instead of the default 1,024 KB (`ERL_ZFLAGS`, recorded with the run as a "
      "tuning variable): once a connection's queue passes the limit, the sending processes are suspended "
      "until it drains."),
     ("nodes-buffer-default", "A ring across BEAM nodes: the default distribution buffer (1,024 KB)",
-     ["run", "ring", "-r", "erlang/stock", "-n", "10000", "--nodes", "2", "--node-placement", "interleaved",
+     ["run", "ring", "-r", "erlang/stock", "-n", "1000", "--nodes", "2", "--node-placement", "interleaved",
       "--tokens", "1,16,256"],
      "The same cells with the runtime's own limit, measured right after the small and before the large one."),
     ("nodes-buffer-large", "A ring across BEAM nodes: a large distribution buffer (`+zdbbl 65536`)",
-     ["run", "ring", "-r", "erlang/stock", "-n", "10000", "--nodes", "2", "--node-placement", "interleaved",
+     ["run", "ring", "-r", "erlang/stock", "-n", "1000", "--nodes", "2", "--node-placement", "interleaved",
       "--tokens", "1,16,256"],
      "The same cells with a 64 MB limit, which the ring's queues never reach: the senders are never "
      "suspended."),
