@@ -244,9 +244,9 @@ def write(chosen: list[Case], commands: list[str], rounds: int) -> None:
     body = (f"{HEADING}\n\nMeasured by `scripts/perf_versus.py --rounds {rounds} --write` at commit "
             f"{rev.stdout.strip()}{' with uncommitted changes' if dirty else ''}, {when}, on erlperf's own README "
             "examples and two Python statements: the median over the rounds of each tool's time per iteration, "
-            "the two tools run one after the other, the order reversed every other round. Within 5 % means "
-            "ringbench's per-iteration figure (and so its overhead) is no larger than the other tool's by more "
-            "than the noise of this shared machine.\n\n" + buf.getvalue().rstrip() + "\n")
+            "the two tools run one after the other, the order reversed every other round. Within 5 %: the two "
+            "medians differ by at most 5 % either way; below 1, ringbench's time per iteration (and so its "
+            "overhead) is the smaller.\n\n" + buf.getvalue().rstrip() + "\n")
     text = DOC.read_text()
     block = f"{BEGIN}\n{body}{END}"
     if BEGIN in text and END in text:

@@ -183,16 +183,14 @@ def previous(heading: str) -> dict[str, float]:
     return out
 
 
-RENAMED = FORMER_NAMES  # contracts 1 and 2 named these runtimes otherwise
-
-
 def moved(heading: str, run: int) -> str:
     before, now = previous(heading), medians(run)
     rows = []
     for old_name, old in sorted(before.items()):
-        new = now.get(RENAMED.get(old_name, old_name))
+        name = FORMER_NAMES.get(old_name, old_name)  # contracts 1 and 2 named some runtimes otherwise
+        new = now.get(name)
         if new is not None:
-            rows.append(f"| {RENAMED.get(old_name, old_name)} | {old:,.0f} | {new:,.0f} | {(new / old - 1) * 100:+.0f} % |")
+            rows.append(f"| {name} | {old:,.0f} | {new:,.0f} | {(new / old - 1) * 100:+.0f} % |")
     if not rows:
         return ""
     return ("\n| runtime | ns/hop then (contract 2) | ns/hop now | change |\n|---|---:|---:|---:|\n"
