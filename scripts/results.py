@@ -3,13 +3,15 @@
 commands, into results/published.db, and writes the document (tables, commands, the machine and
 its load, what moved since the previous published figures).
 
-    .venv/bin/python scripts/results.py            # everything (about 15 minutes on 2 cores)
+    .venv/bin/python scripts/results.py --fresh    # everything, into a new store (over an hour on 2 cores)
     .venv/bin/python scripts/results.py --quick    # the bench, steady state, memory, the tree
     .venv/bin/python scripts/results.py --only bench,steady
     .venv/bin/python scripts/results.py --render-only  # the document again from results/published.db
 
---render-only measures nothing: it writes the document from the runs already in the store (after a
-change to how tables are printed), naming the commit they were measured at and the one rendering.
+Measuring adds runs to the store and keeps the ones already there (--fresh starts a new store); the
+document is then written from the newest run of every measurement in the store, so that measuring
+one section never drops the others. Each section names the commit it was measured at, when, and the
+load average then. --render-only measures nothing (after a change to how tables are printed).
 
 Run it on an idle machine, from a clean checkout (the commit is written into the document; a dirty
 tree is refused unless --dirty).
@@ -22,9 +24,9 @@ import re
 import shlex
 import subprocess
 import sys
-import time
 from datetime import datetime
 from pathlib import Path
+from typing import NamedTuple
 
 import click
 
@@ -267,21 +269,15 @@ def steady_pairs(args: list[str], variants: list[str]) -> list[tuple[str, int, i
 
 
 def stored_pairs(args: list[str]) -> list[tuple[str, int, int]]:
-    """For --render-only: the steady check's pairs of runs in the store, in the order measured."""
-    import sqlite3
-
-    con = sqlite3.connect(f"file:{DB}?mode=ro", uri=True)
-    try:
-        rows = con.execute("SELECT id, command FROM runs ORDER BY id").fetchall()
-    finally:
-        con.close()
+    """The steady check's newest pair of runs per variant in the store, in the order measured."""
     found: dict[str, dict[str, int]] = {}
     pattern = re.compile(r"ringbench run ring -r (\S+) " + re.escape(shlex.join(args[2:])) + r"( .*)? --db ")
-    for rid, command in rows:
+    for rid, command, *_ in store_rows():
         m = pattern.match(command)
         if m:
             found.setdefault(m.group(1), {})["settled" if m.group(2) else "default"] = rid
-    return [(rt, r["default"], r["settled"]) for rt, r in found.items() if {"default", "settled"} <= r.keys()]
+    return sorted(((rt, r["default"], r["settled"]) for rt, r in found.items()
+                   if {"default", "settled"} <= r.keys()), key=lambda p: min(p[1:]))
 
 
 def steady(pairs: list[tuple[str, int, int]]) -> str:
@@ -330,40 +326,61 @@ FAULTS = """\
 """
 
 
-def stored_runs() -> tuple[dict[str, tuple[int, float]], str, str, list[str]]:
-    """For --render-only: each measurement's run in the store (id, wall seconds), the commit(s) they
-    were measured at, when the first started, and the load average then."""
+class Stored(NamedTuple):
+    """A measurement's newest run in the store, and when and where it was measured."""
+    run: int
+    wall: float
+    commit: str
+    started: str
+    load: str
+
+
+def store_rows() -> list[tuple]:
+    """Every run in the published store: id, command, start, finish, environment (JSON)."""
     import sqlite3
 
+    if not DB.exists():
+        return []
     try:
         con = sqlite3.connect(f"file:{DB}?mode=ro", uri=True)
         try:
-            rows = con.execute("SELECT id, command, started_at, finished_at, environment FROM runs "
+            return con.execute("SELECT id, command, started_at, finished_at, environment FROM runs "
                                "ORDER BY id").fetchall()
         finally:
             con.close()
     except sqlite3.Error as e:
-        raise SystemExit(f"cannot read {DB} ({e}); run scripts/results.py without --render-only first") from None
-    found: dict[str, tuple[int, float]] = {}
-    commits: list[str] = []
+        raise SystemExit(f"cannot read {DB} ({e}); move it away, or measure with --fresh") from None
+
+
+def stored(row: tuple) -> Stored:
+    rid, _, start, end, env = row
+    env = json.loads(env)
+    return Stored(rid, run_wall(start, end), env.get("git_revision", "?"),
+                  datetime.fromisoformat(start).strftime("%Y-%m-%d %H:%M UTC"),
+                  " ".join(f"{x:.2f}" for x in env.get("loadavg", [])))
+
+
+def stored_runs() -> dict[str, Stored]:
+    """Each measurement's newest run in the store."""
+    rows = store_rows()
+    found: dict[str, Stored] = {}
+    keys = {k for env in MEASURED_WITH.values() for k in env}
     for name, _, args, _ in MEASUREMENTS:
         prefix = f"ringbench {shlex.join(args)} --db "
         # Runs of one command told apart by the variables they ran with (absent ones included).
-        keys = {k for env in MEASURED_WITH.values() for k in env}
         with_env = MEASURED_WITH.get(name, {})
         match = [r for r in rows if r[1].startswith(prefix)
                  and {k: v for k, v in json.loads(r[4]).get("tuning_env", {}).items() if k in keys} == with_env]
         if match:
-            rid, _, start, end, env = match[-1]
-            found[name] = (rid, run_wall(start, end))
-            rev = json.loads(env).get("git_revision", "?")
-            commits += [rev] if rev not in commits else []
-    if not found:
-        raise SystemExit(f"no runs of this script in {DB}; run scripts/results.py without --render-only first")
-    first = next(r for r in rows if r[0] == min(rid for rid, _ in found.values()))
-    started = datetime.fromisoformat(first[2]).strftime("%Y-%m-%d %H:%M UTC")
-    load = [f"{x:.2f}" for x in json.loads(first[4]).get("loadavg", [])]
-    return found, ", ".join(commits), started, load
+            found[name] = stored(match[-1])
+    return found
+
+
+def provenance(runs: list[Stored]) -> str:
+    """Where a section's runs come from: the commit(s), when the first started, its load average."""
+    commits = ", ".join(dict.fromkeys(r.commit for r in runs))
+    first = min(runs, key=lambda r: r.run)
+    return f"measured at commit {commits}, started {first.started}, load average then {first.load}"
 
 
 def side_by_side() -> str:
@@ -381,57 +398,65 @@ def side_by_side() -> str:
 @click.command()
 @click.option("--quick", is_flag=True, help="Only the bench, steady state, memory and the tree.")
 @click.option("--only", default="", help=f"Only these measurements, comma-separated: {', '.join(m[0] for m in MEASUREMENTS)}.")
+@click.option("--fresh", is_flag=True, help="Start a new store: every section measured anew at this commit.")
 @click.option("--dirty", is_flag=True, help="Allow uncommitted changes (the document then says so).")
 @click.option("--render-only", is_flag=True,
               help="Measure nothing: write the document from the runs already in results/published.db.")
-def main(quick: bool, only: str, dirty: bool, render_only: bool) -> None:
+def main(quick: bool, only: str, fresh: bool, dirty: bool, render_only: bool) -> None:
     wanted = {x.strip() for x in only.split(",") if x.strip()}
     unknown = wanted - {m[0] for m in MEASUREMENTS}
     if unknown:
         raise SystemExit(f"--only: unknown measurement(s) {', '.join(sorted(unknown))}")
+    if render_only and (fresh or quick or wanted):
+        raise SystemExit("--render-only measures nothing: it takes none of --fresh, --quick, --only")
     commit = sh(["git", "rev-parse", "--short=12", "HEAD"]).stdout.strip()
     if sh(["git", "status", "--porcelain", "--untracked-files=no"]).stdout.strip():
         if not dirty:
             raise SystemExit("uncommitted changes: commit first (the document names one commit), or --dirty")
         commit += " with uncommitted changes"
     runtimes = json.loads(sh(RB + ["runtimes", "--json"]).stdout)
-    if render_only:
-        stored, measured_at, started, load = stored_runs()
-        made = (f"Measured by `scripts/results.py` at commit {measured_at}, started {started}, and written "
-                f"again from the same runs by `scripts/results.py --render-only` at commit {commit}")
-    else:
+    if not render_only:
         DB.parent.mkdir(exist_ok=True)
-        DB.unlink(missing_ok=True)
-        load = Path("/proc/loadavg").read_text().split()[:3]
-        started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-        made = f"Regenerated by `scripts/results.py` at commit {commit}, started {started}"
+        if fresh:
+            DB.unlink(missing_ok=True)
+        store_rows()  # a store that cannot be read is refused before anything is measured
+        for name, _, args, _ in MEASUREMENTS:
+            if quick and name not in QUICK or wanted and name not in wanted:
+                continue
+            if name == "steady":
+                print(f"== {name}: ringbench {shlex.join(args)} and with {shlex.join(SETTLED)}, per variant",
+                      file=sys.stderr, flush=True)
+                steady_pairs(args, [r["runtime"] for r in runtimes if r["built"]])
+            else:
+                print(f"== {name}: ringbench {shlex.join(args)}", file=sys.stderr, flush=True)
+                measure(args, MEASURED_WITH.get(name))
+    # The document, from the newest run of every measurement in the store.
+    found = stored_runs()
+    by_id = {row[0]: stored(row) for row in store_rows()}
+    steady_args = next(args for name, _, args, _ in MEASUREMENTS if name == "steady")
+    if not found and not stored_pairs(steady_args):
+        raise SystemExit(f"no runs of this script in {DB}; run scripts/results.py without --render-only first")
+    every = list(found.values())
     sections = []
     runs: dict[str, int] = {}
     for name, heading, args, why in MEASUREMENTS:
-        if quick and name not in QUICK or wanted and name not in wanted:
-            continue
         if name == "steady":
-            if not render_only:
-                print(f"== {name}: ringbench {shlex.join(args)} and with {shlex.join(SETTLED)}, per variant",
-                      file=sys.stderr, flush=True)
-            built = [r["runtime"] for r in runtimes if r["built"]]
-            pairs = stored_pairs(args) if render_only else steady_pairs(args, built)
+            pairs = stored_pairs(args)
             if pairs:
                 ids = [r for _, *two in pairs for r in two]
+                every += [by_id[i] for i in ids]
                 sections.append(f"## {heading}\n\n{why}\n\nCommands: `ringbench {shlex.join(args[:2])} -r VARIANT "
                                 f"{shlex.join(args[2:])}` and the same with `{shlex.join(SETTLED)}` (runs "
-                                f"{min(ids)}–{max(ids)})\n\n" + steady(pairs))
+                                f"{min(ids)}–{max(ids)}, {provenance([by_id[i] for i in ids])})\n\n"
+                                + steady(pairs))
             continue
-        if render_only and name not in stored:
+        if name not in found:
             continue
-        if render_only:
-            run, took = stored[name]
-        else:
-            print(f"== {name}: ringbench {shlex.join(args)}", file=sys.stderr, flush=True)
-            run, took, _ = measure(args, MEASURED_WITH.get(name))
-        runs[name] = run
+        got = found[name]
+        run = runs[name] = got.run
         env = "".join(f"{k}={shlex.quote(v)} " for k, v in MEASURED_WITH.get(name, {}).items())
-        text = f"## {heading}\n\n{why}\n\nCommand: `{env}ringbench {shlex.join(args)}` (run {run}, {took:,.0f} s wall)\n\n"
+        text = (f"## {heading}\n\n{why}\n\nCommand: `{env}ringbench {shlex.join(args)}` (run {run}, "
+                f"{got.wall:,.0f} s wall, {provenance([got])})\n\n")
         text += markdown(run)
         if name in ("bench", "ring-1k", "ring-10k", "ring-100k", "ring-1m"):
             change = moved(heading, run)
@@ -450,17 +475,20 @@ def main(quick: bool, only: str, dirty: bool, render_only: bool) -> None:
                 f"{GROWTH_CLOSE:g}×); where it does not, or cannot run them at all, the last column says why, "
                 "from the measurement in the driver's README or from the orchestrator's refusal.\n\n"
                 + growth(runs["ring-10k"], runs["ring-1m"]))
+    commits = ", ".join(dict.fromkeys(r.commit for r in sorted(every, key=lambda r: r.run)))
+    made = (f"Measured by `scripts/results.py` at commit {commits} (each section names its own) and "
+            f"written by it at commit {commit}")
     versions = "\n".join(f"| {r['runtime']} | {r['hop']} | {r['version'] or ''} |" for r in runtimes if r["built"])
     head = f"""# ringbench results
 
-{made}, into
-`results/published.db` (not committed; the script re-creates it). Every figure below is printed by
-ringbench's own commands, named above each table; nothing is rounded or edited by hand.
+{made}, from the runs in
+`results/published.db` (not committed; the script keeps it and adds to it). Every figure below is
+printed by ringbench's own commands, named above each table; nothing is rounded or edited by hand.
 
 **Machine.** {runtimes and sh(["sh", "-c", "grep -m1 'model name' /proc/cpuinfo | cut -d: -f2"]).stdout.strip()},
-{sh(["nproc"]).stdout.strip()} CPUs, Linux {sh(["uname", "-r"]).stdout.strip()}. Load average at the start:
-{' '.join(load)}. Each table's warnings (load, noise, too few repeats) are printed under it as ringbench
-printed them: on a shared 2-core virtual machine, treat differences that are not marked ✓ as unproven.
+{sh(["nproc"]).stdout.strip()} CPUs, Linux {sh(["uname", "-r"]).stdout.strip()}. Each section gives the
+load average when its first run started, and each table's warnings (load, noise, too few repeats)
+are printed under it as ringbench printed them: on a shared 2-core virtual machine, treat differences that are not marked ✓ as unproven.
 
 **Runtimes, kind of hop and versions.**
 
