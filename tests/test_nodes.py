@@ -2,7 +2,9 @@
 input (one line, exit 2), the cookie's sources, a driver without the feature refusing, and — with the real
 Erlang driver — that no BEAM node or epmd it started outlives a normal run, a Ctrl-C or a SIGKILL of the
 orchestrator. The driver's own vectors are in test_conformance.py."""
+import json
 import os
+import shutil
 import signal
 import subprocess
 import time
@@ -166,3 +168,36 @@ def test_an_interrupted_or_killed_orchestrator_leaves_no_node_running(tmp_path, 
             proc.kill()
             proc.communicate()
     assert _gone(before) == set()
+
+
+# -- TLS distribution (ERL_ZFLAGS, README "A ring across nodes") ------------------------------------
+def _tls_ring(tmp_path, certfile):
+    """The smallest ring across 2 local nodes, every hop crossing, with every node on TLS distribution."""
+    conf = tmp_path / "dist.conf"
+    conf.write_text(f'[{{server, [{{certfile, "{certfile}"}}, {{keyfile, "{tmp_path / "key.pem"}"}}, '
+                    '{verify, verify_none}]}, {client, [{verify, verify_none}]}].\n')
+    env = {**os.environ, "ERL_ZFLAGS": f"-proto_dist inet_tls -ssl_dist_optfile {conf}"}
+    cmd = RINGBENCH + ["run", "ring", "-r", "erlang/stock", "-n", "100", "-m", "2", "--nodes", "2",
+                       "--node-placement", "interleaved", "--repeat", "1", "--processes", "1", "--warmup", "0",
+                       "--json", "--db", str(tmp_path / "db")]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=ROOT, env=env)
+    assert p.returncode in (0, 1), p.stderr
+    return next(c for c in json.loads(p.stdout)["cells"] if c["params"].get("nodes") == 2), p.stderr
+
+
+@needs_erlang
+@pytest.mark.skipif(shutil.which("openssl") is None, reason="openssl makes the test certificate")
+def test_the_ring_crosses_nodes_over_tls_distribution_and_a_bad_certificate_is_one_line(tmp_path):
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", tmp_path / "key.pem",
+                    "-out", tmp_path / "cert.pem", "-days", "1", "-subj", "/CN=localhost"],
+                   check=True, capture_output=True)
+    before = _ours()
+    cell, _ = _tls_ring(tmp_path, tmp_path / "cert.pem")
+    assert cell["status"] == "ok", cell["reason"]
+    assert [(r["count"], r["cross_hops"]) for r in cell["records"]] == [(200, 200)]
+    # The same nodes without a certificate cannot connect: the hops above did go over TLS.
+    cell, _ = _tls_ring(tmp_path, tmp_path / "missing.pem")
+    assert cell["status"] == "failed"
+    assert "could not connect" in cell["reason"] and "inet_tls" in cell["reason"], cell["reason"]
+    assert "\n" not in cell["reason"] and "erpc" not in cell["reason"]
+    assert _gone(before, 10) == set()

@@ -105,6 +105,7 @@ start_local(#{nodes := K, n := N} = P) ->
     %% Every node learns every port, then every pair connects: nothing of
     %% the name service or the connections is left for a timed phase.
     [ringbench_epmd:add(Name, local, Port) || {Name, Port} <- Ports],
+    [connect_local(Node) || Node <- tl(Nodes)],
     [ok = erpc:call(Node, lists, foreach,
                     [fun({Nm, Pt}) -> ringbench_epmd:add(Nm, local, Pt) end, Ports])
      || Node <- tl(Nodes)],
@@ -228,6 +229,25 @@ cpu_list(Text) ->
                       [A, B] -> lists:seq(list_to_integer(A), list_to_integer(B));
                       [A] -> [list_to_integer(A)]
                   end || R <- string:lexemes(Text, ","), R =/= ""]).
+
+%% This node connected to a local node it started: a node that cannot be
+%% reached is one line naming the carrier (with TLS distribution, the
+%% certificates are the usual cause), never an erpc stack trace.
+connect_local(Node) ->
+    case net_kernel:connect_node(Node) of
+        true -> ok;
+        _ -> ringbench:fail(failure, "could not connect to the local node ~s over Erlang distribution (~s)",
+                            [Node, carrier()])
+    end.
+
+carrier() ->
+    case init:get_argument(proto_dist) of
+        {ok, [[Proto | _] | _]} when Proto =:= "inet_tls"; Proto =:= "inet6_tls" ->
+            Proto ++ ": check the certificates and keys named in -ssl_dist_optfile, and that every node "
+                "starts with the same -proto_dist";
+        {ok, [[Proto | _] | _]} -> Proto;
+        _ -> "inet_tcp"
+    end.
 
 %% Every pair of nodes connected (each node to every node after it).
 mesh(Nodes) ->
