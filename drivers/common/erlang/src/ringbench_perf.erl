@@ -45,6 +45,8 @@
 %% ringbench_perf_loop, whatever language built it.
 -module(ringbench_perf).
 -export([run/1, run/2, erlang/0]).
+%% Called on each node by erpc (a sample across nodes).
+-export([node_count/2]).
 -export_type([language/0]).
 
 -type piece_arity() :: non_neg_integer().
@@ -64,7 +66,9 @@
               max_samples :: pos_integer(),
               min :: pos_integer(),
               max :: pos_integer(),
-              stats :: boolean()}).
+              stats :: boolean(),
+              nodes = 1 :: pos_integer(),
+              code_path = [] :: [string()]}).
 
 %% A compiled snippet.
 -record(snip, {k :: pos_integer(),
@@ -73,11 +77,14 @@
                runner_arity :: 0..2,
                init :: boolean(),
                init_runner :: none | 0 | 1,
-               done :: none | 0 | 1}).
+               done :: none | 0 | 1,
+               build :: fun((module()) -> ok)}).
 
 -define(KEYS, [<<"perf">>, <<"mode">>, <<"snippets">>, <<"concurrency">>, <<"loop">>, <<"samples">>,
                <<"sample_ms">>, <<"warmup">>, <<"ask">>, <<"max_samples">>, <<"min">>, <<"max">>,
                <<"processes">>, <<"code_path">>, <<"stats">>, <<"cores">>]).
+%% Optional (contract section 11, "Across nodes"): sent only with K > 1.
+-define(OPTIONAL_KEYS, [<<"nodes">>]).
 -define(SNIPPET_KEYS, [<<"snippet">>, <<"runner">>, <<"init">>, <<"init_runner">>, <<"done">>,
                        <<"file">>]).
 -define(LOOP, ringbench_perf_loop).
@@ -95,16 +102,46 @@ run(Path) ->
 run(Path, Language) ->
     Job = read_job(Path),
     Compiled = [compile_snippet(Language, S) || S <- Job#job.snippets],
-    ringbench_json:emit([{type, ready}, {snippets, length(Compiled)},
-                         {runner_arity, [S#snip.runner_arity || S <- Compiled]}]),
     case Job#job.mode of
-        check -> ok;
+        check ->
+            emit_ready(Compiled);
         _ ->
-            process_flag(priority, high),
-            process_flag(trap_exit, false),
-            [measure(Job, S) || S <- Compiled],
-            ok
+            %% Across nodes: the other nodes start (ringbench_nodes, as for a
+            %% ring) and every snippet's module is built on each before
+            %% `ready`; they stop after the last snippet.
+            P = ringbench_nodes:setup(#{nodes => Job#job.nodes, n => Job#job.nodes, node_placement => 0}),
+            try
+                Nodes = cluster_nodes(P),
+                prepare_nodes(Job, Compiled, Nodes),
+                emit_ready(Compiled),
+                process_flag(priority, high),
+                process_flag(trap_exit, false),
+                [measure(Job, S, Nodes) || S <- Compiled],
+                ok
+            after
+                ringbench_nodes:teardown(P)
+            end
     end.
+
+emit_ready(Compiled) ->
+    ringbench_json:emit([{type, ready}, {snippets, length(Compiled)},
+                         {runner_arity, [S#snip.runner_arity || S <- Compiled]}]).
+
+cluster_nodes(#{cluster := C}) -> ringbench_nodes:members(C);
+cluster_nodes(_) -> [node()].
+
+%% Every other node gets the job's code path, the applications this node
+%% runs that it lacks (Elixir's, for Elixir snippets), and each snippet's
+%% module, built there by the language's own build fun.
+prepare_nodes(_Job, _Compiled, [_]) -> ok;
+prepare_nodes(Job, Compiled, [_ | Others]) ->
+    Apps = [A || {A, _, _} <- application:which_applications(), A =:= elixir],
+    [begin
+         [erpc:call(Node, code, add_patha, [Dir]) || Dir <- Job#job.code_path],
+         [{ok, _} = erpc:call(Node, application, ensure_all_started, [A]) || A <- Apps],
+         [ok = erpc:call(Node, fun() -> Build(Mod) end, 60000) || #snip{mod = Mod, build = Build} <- Compiled]
+     end || Node <- Others],
+    ok.
 
 %% ---------------------------------------------------------------------------
 %% The job file
@@ -119,7 +156,7 @@ read_job(Path) ->
             {ok, _} -> bad("the job file is not a JSON object", []);
             {error, Msg} -> bad("the job file is not JSON: ~ts", [Msg])
         end,
-    exact_keys(J, ?KEYS, "the job"),
+    exact_keys(maps:without(?OPTIONAL_KEYS, J), ?KEYS, "the job"),
     int(J, <<"perf">>, 1, 1),
     Mode = case maps:get(<<"mode">>, J) of
                <<"continuous">> -> continuous;
@@ -143,6 +180,12 @@ read_job(Path) ->
                    [_ | _] = Ss -> [snippet(S) || S <- Ss];
                    _ -> bad("snippets must be a non-empty list", [])
                end,
+    Nodes = case maps:is_key(<<"nodes">>, J) of
+                true -> int(J, <<"nodes">>, 1, 256);
+                false -> 1
+            end,
+    Mode =:= squeeze andalso Nodes > 1 andalso
+        bad("squeeze runs on one node: its steps add one worker to one VM (nodes must be 1)", []),
     #job{mode = Mode, snippets = Snippets,
          concurrency = int(J, <<"concurrency">>, 1, 1 bsl 27),
          loop = int(J, <<"loop">>, 0, 1 bsl 62),
@@ -153,7 +196,9 @@ read_job(Path) ->
          max_samples = int(J, <<"max_samples">>, 1, 1000000),
          min = int(J, <<"min">>, 1, 1 bsl 27),
          max = int(J, <<"max">>, 1, 1 bsl 27),
-         stats = bool(J, <<"stats">>)}.
+         stats = bool(J, <<"stats">>),
+         nodes = Nodes,
+         code_path = Paths}.
 
 snippet(#{} = S) ->
     exact_keys(S, ?SNIPPET_KEYS, "a snippet"),
@@ -280,7 +325,7 @@ compile_snippet(#{compile := Compile, exception := Exception}, #{k := K} = S) ->
     Mod = list_to_atom("ringbench_perf_snippet_" ++ integer_to_list(K)),
     ok = Build(Mod),
     #snip{k = K, mod = Mod, exception = Exception, runner_arity = RA, init = Init =/= none,
-          init_runner = IR, done = Done}.
+          init_runner = IR, done = Done, build = Build}.
 
 %% ---------------------------------------------------------------------------
 %% Erlang, the language of run/1
@@ -395,35 +440,45 @@ call({ref, M, F, _}, Args) -> {call, 1, {remote, 1, {atom, 1, M}, {atom, 1, F}},
 
 %% ---------------------------------------------------------------------------
 %% Measuring one snippet
+%%
+%% On K nodes (the job's `nodes`), all of it runs on every node at once: a
+%% job per node (init once per node, so that what it makes, an ETS table or
+%% a counter, is that node's; done once per node with that node's value),
+%% the workers on every node (Concurrency each, init_runner in each), and
+%% the call-count tracing of the loop, enabled and read on each node (a
+%% count is per node). A sample reads every node's count at once (erpc's
+%% multicall) and prints a record per node, then their sum. With one node
+%% everything stays in this VM and the records are those of a single node.
 
-measure(Job, S) ->
+measure(Job, S, Nodes) ->
     phase(S, init),
-    JobPid = start_job(S),
-    I = receive
-            {init_done, JobPid, Value} -> Value;
-            {'DOWN', _, process, JobPid, Why} -> failed(S, Why)
-        end,
+    Jobs = [start_job(S, Node) || Node <- Nodes],
+    Is = [receive
+              {init_done, JobPid, Value} -> Value;
+              {'DOWN', _, process, JobPid, Why} -> failed(S, Why)
+          end || JobPid <- Jobs],
     case Job#job.mode of
-        timed -> timed(Job, S, I);
-        continuous -> sampled(Job, S, I, [Job#job.concurrency]);
-        squeeze -> sampled(Job, S, I, lists:seq(Job#job.min, Job#job.max))
+        timed -> timed(Job, S, Nodes, Is);
+        continuous -> sampled(Job, S, Nodes, Is, [Job#job.concurrency]);
+        squeeze -> sampled(Job, S, Nodes, Is, lists:seq(Job#job.min, Job#job.max))
     end,
     phase(S, done),
-    JobPid ! {done, self()},
-    receive
-        {done_ok, JobPid} -> ok;
-        {'DOWN', _, process, JobPid, Why2} -> failed(S, Why2)
-    end,
-    erlang:trace_pattern({S#snip.mod, ?LOOP, S#snip.runner_arity}, false, [local, call_count]),
+    [JobPid ! {done, self()} || JobPid <- Jobs],
+    [receive
+         {done_ok, JobPid} -> ok;
+         {'DOWN', _, process, JobPid, Why2} -> failed(S, Why2)
+     end || JobPid <- Jobs],
+    [trace(S, Node, false) || Node <- Nodes],
     ringbench_json:emit([{type, finished}, {snippet, S#snip.k}]).
 
 phase(#snip{k = K}, Phase) ->
     ringbench_json:emit([{type, phase}, {snippet, K}, {phase, Phase}]).
 
-%% The job: init, then wait; done when asked. Monitored by the driver.
-start_job(S) ->
+%% The job on Node: init, then wait; done when asked. Monitored by the driver.
+start_job(S, Node) ->
     Ctl = self(),
     {Pid, _} = spawn_monitor(
+                 Node,
                  fun() ->
                          quiet(),
                          I = guarded(init, fun() -> call_init(S) end),
@@ -445,7 +500,8 @@ call_done(#snip{done = none}, _I) -> ok;
 call_done(#snip{mod = Mod, done = 0}, _I) -> Mod:ringbench_perf_done();
 call_done(#snip{mod = Mod, done = 1}, I) -> Mod:ringbench_perf_done(I).
 
-%% What a snippet prints goes to stderr: stdout carries only records.
+%% What a snippet prints goes to stderr: stdout carries only records. (On
+%% another local node: that node's stderr, which is the driver's.)
 quiet() ->
     case whereis(standard_error) of
         undefined -> ok;
@@ -474,11 +530,13 @@ exception_text(Class, Reason, Stack) ->
     Kept = lists:takewhile(fun(L) -> not lists:prefix("in call from", L) end, Lines),
     lists:flatten(lists:join("; ", lists:sublist(Kept, 3))).
 
-%% Workers: each runs init_runner, says so, waits for go, loops.
-start_workers(S, I, N) ->
+%% Workers: N on each node (given that node's init value); each runs
+%% init_runner, says so, waits for go, loops.
+start_workers(S, NodeIs, N) ->
     Ctl = self(),
     Mod = S#snip.mod,
     Workers = [spawn_monitor(
+                 Node,
                  fun() ->
                          quiet(),
                          A = guarded(init_runner, fun() -> call_init_runner(S, I) end),
@@ -491,7 +549,7 @@ start_workers(S, I, N) ->
                                                      2 -> Mod:?LOOP(A, A)
                                                  end
                                          end)
-                 end) || _ <- lists:seq(1, N)],
+                 end) || {Node, I} <- NodeIs, _ <- lists:seq(1, N)],
     [receive
          {ready, Pid} -> ok;
          {'DOWN', _, process, Pid, Why} -> failed(S, Why)
@@ -510,39 +568,60 @@ stop(Workers) ->
      end || {Pid, _} <- Workers],
     ok.
 
-count(S) ->
-    case erlang:trace_info({S#snip.mod, ?LOOP, S#snip.runner_arity}, call_count) of
+%% Call-count tracing of the loop on Node (on or off).
+trace(#snip{mod = Mod, runner_arity = RA}, Node, On) when Node =:= node() ->
+    erlang:trace_pattern({Mod, ?LOOP, RA}, On, [local, call_count]);
+trace(#snip{mod = Mod, runner_arity = RA}, Node, On) ->
+    erpc:call(Node, erlang, trace_pattern, [{Mod, ?LOOP, RA}, On, [local, call_count]]).
+
+-spec node_count(module(), 0..2) -> {integer(), non_neg_integer()}.
+node_count(Mod, RA) ->
+    Now = ringbench_clock:now_ns(),
+    {Now, loop_count(Mod, RA)}.
+
+loop_count(Mod, RA) ->
+    case erlang:trace_info({Mod, ?LOOP, RA}, call_count) of
         {call_count, N} when is_integer(N) -> N;
         _ -> 0
     end.
 
-%% Continuous (one step of Concurrency workers) and squeeze (a step for each
-%% worker count, workers added to the running ones).
-sampled(Job, S, I, Steps) ->
-    1 = erlang:trace_pattern({S#snip.mod, ?LOOP, S#snip.runner_arity}, true, [local, call_count]),
-    Stats = stats_start(Job),
-    T0 = ringbench_clock:now_ns(),
-    Workers = sampled_steps(Job, S, I, Steps, 1, [], T0, Stats),
-    stop(Workers),
-    ringbench_json:emit([{type, total}, {snippet, S#snip.k}, {count, count(S)}]).
+%% Each node's clock (ns) and count, read at once (one node: this VM's).
+counts(#snip{mod = Mod, runner_arity = RA}, [Node]) when Node =:= node() ->
+    [node_count(Mod, RA)];
+counts(#snip{mod = Mod, runner_arity = RA}, Nodes) ->
+    [case R of
+         {ok, V} -> V;
+         {Class, Reason} -> ringbench:fail(failure, "could not read a node's count: ~p:~0p", [Class, Reason])
+     end || R <- erpc:multicall(Nodes, ?MODULE, node_count, [Mod, RA], 10000)].
 
-sampled_steps(_Job, _S, _I, [], _Step, Workers, _T0, _Stats) ->
+%% Continuous (one step of Concurrency workers a node) and squeeze (a step
+%% for each worker count, workers added to the running ones).
+sampled(Job, S, Nodes, Is, Steps) ->
+    [1 = trace(S, Node, true) || Node <- Nodes],
+    Stats = stats_start(Job),
+    T0s = [T || {T, _} <- counts(S, Nodes)],
+    Workers = sampled_steps(Job, S, lists:zip(Nodes, Is), Steps, 1, [], T0s, Stats),
+    stop(Workers),
+    emit_totals(S, Nodes, [C || {_, C} <- counts(S, Nodes)]).
+
+sampled_steps(_Job, _S, _NodeIs, [], _Step, Workers, _T0s, _Stats) ->
     Workers;
-sampled_steps(Job, S, I, [Want | More], Step, Workers, T0, Stats) ->
+sampled_steps(Job, S, NodeIs, [Want | More], Step, Workers, T0s, Stats) ->
     phase(S, init_runner),
-    New = start_workers(S, I, Want - length(Workers)),
+    New = start_workers(S, NodeIs, Want - length(Workers) div length(NodeIs)),
     All = Workers ++ New,
     phase(S, running),
     release(New),
-    Start = ringbench_clock:now_ns(),
-    emit_sample(S, Step, Want, 0, Start - T0, count(S)),
-    Stats1 = take_samples(Job, S, Step, Want, All, T0, Start, Stats),
+    Nodes = [N || {N, _} <- NodeIs],
+    [{Start, _} | _] = Counts = counts(S, Nodes),
+    emit_samples(S, Step, Want, 0, Counts, T0s),
+    Stats1 = take_samples(Job, S, Step, Want, All, {Nodes, T0s}, Start, Stats),
     case More of
         [] -> All;
         _ ->
             ringbench_json:emit([{type, step}, {snippet, S#snip.k}, {step, Step}, {concurrency, Want}]),
             case answer(All, S) of
-                more -> sampled_steps(Job, S, I, More, Step + 1, All, T0, Stats1);
+                more -> sampled_steps(Job, S, NodeIs, More, Step + 1, All, T0s, Stats1);
                 enough -> All
             end
     end.
@@ -550,30 +629,52 @@ sampled_steps(Job, S, I, [Want | More], Step, Workers, T0, Stats) ->
 %% Warm-ups and counted samples on absolute deadlines from Start; with ask,
 %% after each counted sample from the samples-th on, the orchestrator says
 %% whether to go on (never beyond max_samples).
-take_samples(Job, S, Step, Conc, Workers, T0, Start, Stats) ->
+take_samples(Job, S, Step, Conc, Workers, Clocks, Start, Stats) ->
     #job{samples = N, warmup = W, ask = Ask, max_samples = Max, sample_ms = Ms} = Job,
     Last = case Ask of true -> W + max(N, Max); false -> W + N end,
-    take(1, Job, S, Step, Conc, Workers, T0, Start, Stats, {W, N, Ask, Last, Ms}).
+    take(1, Job, S, Step, Conc, Workers, Clocks, Start, Stats, {W, N, Ask, Last, Ms}).
 
-take(Seq, Job, S, Step, Conc, Workers, T0, Start, Stats, {W, N, Ask, Last, Ms} = Plan) ->
+take(Seq, Job, S, Step, Conc, Workers, {Nodes, T0s} = Clocks, Start, Stats, {W, N, Ask, Last, Ms} = Plan) ->
     wait_until(Start + Seq * Ms * 1000000, Workers, S),
-    Now = ringbench_clock:now_ns(),
-    emit_sample(S, Step, Conc, Seq, Now - T0, count(S)),
+    emit_samples(S, Step, Conc, Seq, counts(S, Nodes), T0s),
     Stats1 = stats_sample(Job, S, Step, Seq, Stats),
     Counted = Seq - W,
     if
         Seq >= Last -> Stats1;
         Ask, Counted >= N ->
             case answer(Workers, S) of
-                more -> take(Seq + 1, Job, S, Step, Conc, Workers, T0, Start, Stats1, Plan);
+                more -> take(Seq + 1, Job, S, Step, Conc, Workers, Clocks, Start, Stats1, Plan);
                 enough -> Stats1
             end;
-        true -> take(Seq + 1, Job, S, Step, Conc, Workers, T0, Start, Stats1, Plan)
+        true -> take(Seq + 1, Job, S, Step, Conc, Workers, Clocks, Start, Stats1, Plan)
     end.
 
-emit_sample(S, Step, Conc, Seq, Elapsed, Count) ->
+%% One node: its sample. Several: a sample per node (its own clock since
+%% its own start, its own count, its workers), then their sum (node 0's
+%% clock, every worker).
+emit_samples(S, Step, Conc, Seq, [{Now, Count}], [T0]) ->
+    emit_sample(S, Step, Conc, Seq, Now - T0, Count, []);
+emit_samples(S, Step, Conc, Seq, Counts, T0s) ->
+    Js = lists:seq(0, length(Counts) - 1),
+    [emit_sample(S, Step, Conc, Seq, Now - T0, C, [{node, J}])
+     || {J, {Now, C}, T0} <- lists:zip3(Js, Counts, T0s)],
+    [{Now0, _} | _] = Counts,
+    emit_sample(S, Step, Conc * length(Counts), Seq, Now0 - hd(T0s), lists:sum([C || {_, C} <- Counts]), []).
+
+emit_sample(S, Step, Conc, Seq, Elapsed, Count, Node) ->
     ringbench_json:emit([{type, sample}, {snippet, S#snip.k}, {step, Step}, {concurrency, Conc},
-                         {seq, Seq}, {elapsed_ns, Elapsed}, {count, Count}]).
+                         {seq, Seq}, {elapsed_ns, Elapsed}, {count, Count}] ++ Node).
+
+%% The iterations in all: one node's; or each node's (with its name), then
+%% their sum.
+emit_totals(S, [_], [Count]) ->
+    ringbench_json:emit([{type, total}, {snippet, S#snip.k}, {count, Count}]);
+emit_totals(S, Nodes, Counts) ->
+    Js = lists:seq(0, length(Nodes) - 1),
+    [ringbench_json:emit([{type, total}, {snippet, S#snip.k}, {count, C}, {node, J},
+                          {name, atom_to_binary(Node, utf8)}])
+     || {J, Node, C} <- lists:zip3(Js, Nodes, Counts)],
+    ringbench_json:emit([{type, total}, {snippet, S#snip.k}, {count, lists:sum(Counts)}]).
 
 %% Sleep until the deadline (ns, monotonic), or fail at once if a worker died.
 wait_until(DeadlineNs, Workers, S) ->
@@ -620,53 +721,77 @@ stdin() ->
         Port -> Port
     end.
 
-%% Timed: one worker; warm-ups untimed, then each sample of exactly Loop
-%% iterations timed in the worker and reported by the driver.
-timed(Job, S, I) ->
+%% Timed: one worker a node; warm-ups untimed, then each sample of exactly
+%% Loop iterations timed in the worker and reported by the driver. The
+%% nodes' workers run each sample together: all are told to go, and the
+%% next sample starts once every one has reported (one node: the same,
+%% with the one worker).
+timed(Job, S, Nodes, Is) ->
     #job{loop = Loop, samples = N, warmup = W} = Job,
     Ctl = self(),
     Mod = S#snip.mod,
+    RA = S#snip.runner_arity,
     phase(S, init_runner),
-    {Pid, _} = spawn_monitor(
+    Workers = [spawn_monitor(
+                 Node,
                  fun() ->
                          quiet(),
                          A = guarded(init_runner, fun() -> call_init_runner(S, I) end),
+                         _ = ringbench_clock:cpu_source(),
                          Ctl ! {ready, self()},
-                         receive go -> ok end,
-                         guarded(runner, fun() -> timed_samples(Ctl, Mod, S#snip.runner_arity, Loop, W, N, A) end)
-                 end),
-    receive
-        {ready, Pid} -> ok;
-        {'DOWN', _, process, Pid, Why} -> failed(S, Why)
-    end,
+                         guarded(runner, fun() -> timed_samples(Ctl, Mod, RA, Loop, A) end)
+                 end) || {Node, I} <- lists:zip(Nodes, Is)],
+    [receive
+         {ready, Pid} -> ok;
+         {'DOWN', _, process, Pid, Why} -> failed(S, Why)
+     end || {Pid, _} <- Workers],
     phase(S, running),
     _ = ringbench_clock:cpu_source(),
-    Pid ! go,
-    [receive
-         {timed, Pid, Ns, CpuNs} ->
-             ringbench_json:emit([{type, result}, {workload, perf}, {snippet, S#snip.k}, {iteration, It},
-                                  {loop, Loop}, {count, Loop}, {run_ns, Ns}, {run_cpu_ns, CpuNs}]);
-         {'DOWN', _, process, Pid, Why2} -> failed(S, Why2)
-     end || It <- lists:seq(1, N)],
-    receive {'DOWN', _, process, Pid, _} -> ok end,
-    ringbench_json:emit([{type, total}, {snippet, S#snip.k}, {count, Loop * (W + N)}]).
-
-%% Each sample starts runner/2's state from init_runner's value, as erlperf's
-%% timed samples do (each is a fresh sample worker there).
-timed_samples(Ctl, Mod, RA, Loop, W, N, A) ->
     lists:foreach(
-      fun(K) ->
-              C0 = ringbench_clock:cpu_ns(),
-              T0 = ringbench_clock:now_ns(),
-              _ = case RA of
-                      0 -> Mod:?TIMED(Loop);
-                      1 -> Mod:?TIMED(Loop, A);
-                      2 -> Mod:?TIMED(Loop, A, A)
-                  end,
-              T1 = ringbench_clock:now_ns(),
-              C1 = ringbench_clock:cpu_ns(),
-              K > W andalso (Ctl ! {timed, self(), T1 - T0, C1 - C0})
-      end, lists:seq(1, W + N)).
+      fun(It) ->
+              [Pid ! {go, Ctl} || {Pid, _} <- Workers],
+              Got = [receive
+                         {timed, Pid, Ns, CpuNs} -> {Ns, CpuNs};
+                         {'DOWN', _, process, Pid, Why2} -> failed(S, Why2)
+                     end || {Pid, _} <- Workers],
+              It > W andalso emit_results(S, It - W, Loop, Got)
+      end, lists:seq(1, W + N)),
+    [Pid ! {stop, Ctl} || {Pid, _} <- Workers],
+    [receive {'DOWN', _, process, Pid, _} -> ok end || {Pid, _} <- Workers],
+    emit_totals(S, Nodes, [Loop * (W + N) || _ <- Nodes]).
+
+emit_results(S, It, Loop, [{Ns, CpuNs}]) ->
+    emit_result(S, It, Loop, Ns, CpuNs, []);
+emit_results(S, It, Loop, Got) ->
+    [emit_result(S, It, Loop, Ns, CpuNs, [{node, J}])
+     || {J, {Ns, CpuNs}} <- lists:zip(lists:seq(0, length(Got) - 1), Got)],
+    true.
+
+emit_result(S, It, Loop, Ns, CpuNs, Node) ->
+    ringbench_json:emit([{type, result}, {workload, perf}, {snippet, S#snip.k}, {iteration, It},
+                         {loop, Loop}, {count, Loop}, {run_ns, Ns}, {run_cpu_ns, CpuNs}] ++ Node),
+    true.
+
+%% Each sample (told by the driver) starts runner/2's state from
+%% init_runner's value, as erlperf's timed samples do (each is a fresh
+%% sample worker there).
+timed_samples(Ctl, Mod, RA, Loop, A) ->
+    receive
+        {go, Ctl} ->
+            C0 = ringbench_clock:cpu_ns(),
+            T0 = ringbench_clock:now_ns(),
+            _ = case RA of
+                    0 -> Mod:?TIMED(Loop);
+                    1 -> Mod:?TIMED(Loop, A);
+                    2 -> Mod:?TIMED(Loop, A, A)
+                end,
+            T1 = ringbench_clock:now_ns(),
+            C1 = ringbench_clock:cpu_ns(),
+            Ctl ! {timed, self(), T1 - T0, C1 - C0},
+            timed_samples(Ctl, Mod, RA, Loop, A);
+        {stop, Ctl} ->
+            ok
+    end.
 
 %% ---------------------------------------------------------------------------
 %% -v: what the VM tells cheaply, after each sample
