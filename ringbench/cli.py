@@ -878,6 +878,8 @@ _PERF_HELP = """Benchmark your own code, erlperf's way: each CODE runs in a tigh
       'run(L) -> lists:filter(fun(X) -> X rem 2 =:= 0 end, L).' --init_runner 'lists:seq(1, 100).'
   ringbench perf 'ets:insert(t, {1, 2}).' --init 'ets:new(t, [named_table, public]).' -q
   ringbench perf -r python 'sorted(xs)' --init_runner 'xs = list(range(1000, 0, -1))'
+  ringbench perf 'ets:update_counter(t, k, 1).' --init 'ets:new(t, [named_table, public]), ets:insert(t, {k, 0}).' \
+      --nodes 3 -c 2                                       on 3 BEAM nodes at once, 2 workers each
 
 \b
 CODE is the runtime's own syntax: an expression or statements (inlined in the
@@ -921,6 +923,13 @@ Runner:
   -i, --isolated        each snippet in a fresh runtime process (default: one
                         process, the snippets one after another)
   --processes           Python: workers are OS processes, not threads
+  --nodes K             run every snippet on K BEAM nodes at once (runners
+                        with the feature `nodes`: erlang, elixir): init and
+                        done once a node, -c workers a node; a row per node
+                        and their sum [1]; not with -q
+  --hosts H1,H2         nodes on other hosts, started by you (README.md, A
+                        ring across nodes): K = hosts + 1
+  --cookie-file F       their cookie [$RINGBENCH_COOKIE, ~/.erlang.cookie]
   --cores 1|all         1: pinned to one CPU, one scheduler [all]
   --timeout S           kill the runtime after S seconds without a record
                         [60; timed: 600]
@@ -951,7 +960,8 @@ _PERF_VALUE = {
     "--sample_duration": "sample_ms", "--duration": "sample_ms", "-w": "warmup", "--warmup": "warmup",
     "--cv": "cv", "--max-samples": "max_samples", "-l": "loop", "--loop": "loop", "--min": "squeeze_min",
     "--max": "squeeze_max", "-t": "threshold", "--threshold": "threshold", "--cores": "cores", "--timeout": "timeout",
-    "--db": "db", "-pa": "code_path", "--path": "code_path", "--require": "code_path",
+    "--db": "db", "-pa": "code_path", "--path": "code_path", "--require": "code_path", "--nodes": "nodes",
+    "--hosts": "hosts", "--cookie-file": "cookie_file",
 }  # fmt: skip
 _PERF_FLAG = {
     "-q": "squeeze", "--squeeze": "squeeze", "-i": "isolated", "--isolated": "isolated", "--isolation": "isolated",
@@ -961,7 +971,8 @@ _PERF_FLAG = {
 _PERF_HOOK = {"--init": "init", "--init_runner": "init_runner", "--init-runner": "init_runner", "--done": "done",
               "--label": "label"}  # fmt: skip
 _OPTION = re.compile(r"--?[A-Za-z][\w-]*")
-_PERF_INTS = ("concurrency", "samples", "sample_ms", "warmup", "max_samples", "squeeze_min", "squeeze_max", "threshold")
+_PERF_INTS = ("concurrency", "samples", "sample_ms", "warmup", "max_samples", "squeeze_min", "squeeze_max", "threshold",
+              "nodes")  # fmt: skip
 
 
 def perf_args(argv: list[str]) -> tuple[list[dict], dict]:

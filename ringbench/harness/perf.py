@@ -19,6 +19,7 @@ to the sink as failed, with the runtime's own message and no figure, and the sni
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import queue
@@ -37,7 +38,7 @@ from ..catalogue.drivers import Driver, DriverError, discover, select
 from ..results import sampling
 from ..results.model import Cell
 from ..results.modes import Options
-from . import launch, runner
+from . import cluster, launch, runner
 from .environment import tuning_env
 from .protocol import DriverFailed
 
@@ -120,6 +121,9 @@ class Request:
     runtime_stats: bool = False
     timeout: float = 60.0
     clean_env: bool = False
+    nodes: int = 1  # BEAM nodes every snippet runs on at once (contract section 11, across nodes)
+    hosts: tuple[str, ...] = ()  # nodes on other hosts (--hosts): nodes = hosts + 1
+    cookie_file: str = ""
 
     @property
     def cell_mode(self) -> str:
@@ -151,6 +155,8 @@ class Request:
         cond = {"concurrency": self.concurrency} if self.mode == "continuous" else {}
         if self.mode == "timed":
             cond = {"loop": self.loop}
+        if self.nodes > 1:
+            cond["nodes"] = self.nodes
         return {**s.params, **cond}
 
     def job(self, numbered: Sequence[tuple[int, Snippet]], mode: str | None = None) -> dict:
@@ -182,6 +188,7 @@ class Request:
             "code_path": list(self.code_path),
             "stats": self.runtime_stats,
             "cores": launch.cores_value(self.cores),
+            **({"nodes": self.nodes} if self.nodes > 1 else {}),
         }
 
 
@@ -270,6 +277,9 @@ def plan(
     runtime_stats: bool = False,
     timeout: float | None = None,
     clean_env: bool = False,
+    nodes: int | str | None = None,
+    hosts: str | Sequence[str] | None = None,
+    cookie_file: str | None = None,
 ) -> Request:
     """Check a request and fill in its defaults (erlperf's, and a warm-up sample), or raise BadCode."""
     if loop is not None and mode == "continuous":
@@ -329,12 +339,57 @@ def plan(
         raise BadCode(f"cores must be 1 or all, got {cores!r}")
     if timeout is not None and not timeout > 0:
         raise BadCode(f"--timeout must be a positive number of seconds, got {timeout!r}")
-    return Request(
+    k, host_list = _nodes(nodes, hosts, cookie_file, mode, driver, cores, clean_env)
+    req = Request(
         driver, perf_name, tuple(items), mode, values["concurrency"],
         parse_count(loop) if loop is not None else 0, values["samples"], values["sample_ms"], values["warmup"],
         cv, values["max_samples"], values["squeeze_min"], values["squeeze_max"], values["threshold"], isolated,
         processes, _absolute(code_path), cores, runtime_stats, float(timeout or DEFAULT_TIMEOUT_S[mode]), clean_env,
+        k, host_list, cookie_file or "",
     )  # fmt: skip
+    return req
+
+
+def _nodes(
+    nodes: int | str | None,
+    hosts: str | Sequence[str] | None,
+    cookie_file: str | None,
+    mode: str,
+    driver: Driver,
+    cores: str,
+    clean_env: bool,
+) -> tuple[int, tuple[str, ...]]:
+    """(K, hosts) for --nodes/--hosts, as the ring takes them (1 … 256 nodes; nodes = hosts + 1), or BadCode: a
+    runner without the `nodes` feature, squeeze across nodes, a cookie that cannot be used."""
+    try:
+        k = 1 if nodes is None else workloads.NODES.check(nodes)
+        host_list = cluster.parse_hosts(hosts if isinstance(hosts, str) else tuple(hosts)) if hosts else ()
+        if host_list:
+            if nodes is not None and k != cluster.nodes_of(host_list):
+                raise BadCode(
+                    f"--hosts with {len(host_list)} host(s) makes {cluster.nodes_of(host_list)} nodes (this "
+                    f"machine's and one on each host); --nodes {nodes} asks for others"
+                )
+            k = cluster.nodes_of(host_list)
+            cluster.cookie(cookie_file or "")  # a cookie that cannot be used: bad input now, not in the driver
+        elif cookie_file:
+            raise BadCode("--cookie-file goes with --hosts (nodes on other hosts)")
+    except (workloads.ParamError, cluster.ClusterError) as e:
+        raise BadCode(str(e)) from None
+    if k == 1:
+        return 1, ()
+    if mode == "squeeze":
+        raise BadCode(
+            "-q/--squeeze does not fit --nodes: a squeeze step adds one worker to one VM and finds where that VM "
+            "stops scaling; across nodes use -c N (N workers on every node)"
+        )
+    try:
+        features = runner.describe_cached(driver, cores, clean_env).get("features", [])
+    except DriverFailed as e:
+        raise BadCode(f"{driver.name}: `describe` failed ({e})") from None
+    if "nodes" not in features:
+        raise BadCode(f"{driver.name} cannot run perf on {k} nodes (no `nodes` feature)")
+    return k, host_list
 
 
 def _snippet(s: Snippet | str | Mapping) -> Snippet:
@@ -375,6 +430,10 @@ class _Gathered:
     converged: bool | None = None
     window: int | None = None
     phases_ns: dict = field(default_factory=dict)
+    # Across nodes (K > 1): each node's samples, timed samples and total, the records' shapes with `node`.
+    node_samples: list[dict] = field(default_factory=list)
+    node_records: list[dict] = field(default_factory=list)
+    node_totals: list[dict] = field(default_factory=list)
 
 
 Event = Callable[[str, dict], None]  # (what, details): progress for a display
@@ -385,7 +444,13 @@ class _Process:
 
     def __init__(self, req: Request, job: dict, on_stderr: Callable[[str], None]):
         self.req = req
-        self.how = launch.driver_process(req.driver, req.cores, max(req.max_workers, 2), req.clean_env)
+        # Nodes on other hosts: the cluster file (hosts and cookie, mode 0600) lives as long as the process.
+        self.cluster = contextlib.ExitStack()
+        try:
+            path = self.cluster.enter_context(cluster.cluster_file(req.hosts, req.cookie_file))
+        except cluster.ClusterError as e:
+            raise BadCode(str(e)) from None
+        self.how = launch.driver_process(req.driver, req.cores, max(req.max_workers, 2), req.clean_env, path)
         self.folder = tempfile.mkdtemp(prefix="ringbench-perf-")
         self.job_path = os.path.join(self.folder, "job.json")
         Path(self.job_path).write_text(json.dumps(job, indent=1))
@@ -461,6 +526,7 @@ class _Process:
             self.kill()
             rc = self.proc.wait()
         self.kill()  # whatever it left behind
+        self.cluster.close()
         for t in self.readers:
             t.join(timeout=5)
         try:
@@ -485,6 +551,20 @@ def _int_fields(rec: dict, names: Sequence[str]) -> None:
         v = rec.get(f)
         if isinstance(v, bool) or not isinstance(v, int) or v < 0:
             raise DriverFailed("garbled", f"{rec.get('type')} field {f!r} missing, negative or not an integer: {rec}")
+
+
+def _summed(per_node: list[dict], loop: int, snippet: int) -> dict:
+    """The timed sample of all the nodes from each node's (run together): QPS is the sum of the nodes' QPS, so
+    count = loop × K and run_ns = K / Σ(1 / run_ns of a node) (the harmonic mean of the nodes' times);
+    concurrency K (one worker a node), run_cpu_ns the mean of the nodes'."""
+    k = len(per_node)
+    first = per_node[0]
+    run_ns = round(k / sum(1 / max(r["run_ns"], 1) for r in per_node))
+    return {
+        "type": "result", "workload": "perf", "snippet": snippet, "iteration": first["iteration"],
+        "loop": loop, "count": loop * k, "run_ns": run_ns,
+        "run_cpu_ns": round(sum(r["run_cpu_ns"] for r in per_node) / k), "concurrency": k, "nodes": k,
+    }  # fmt: skip
 
 
 def _status_text(rc: int) -> str:
@@ -553,10 +633,14 @@ class _Run:
                 self.on_event("phase", {"snippet": k, "code": snippets[k].shown, "phase": self.current.phase})
             elif self.current is None or rec.get("snippet") != self.current.k:
                 raise DriverFailed("garbled", f"a {kind} record outside its snippet: {rec}")
+            elif "node" in rec and kind in ("sample", "result", "total"):
+                self._node(rec)
             elif kind == "sample":
                 self._sample(rec)
             elif kind == "step":
                 self._step(rec)
+            elif kind == "result" and self.req.nodes > 1:
+                raise DriverFailed("garbled", f"a timed sample across nodes without its node: {rec}")
             elif kind == "result":
                 self._result(rec)
             elif kind == "total":
@@ -613,6 +697,44 @@ class _Run:
         pairs = zip(ss, ss[1:], strict=False)
         return [(b["count"] - a["count"]) * 1e9 / (b["elapsed_ns"] - a["elapsed_ns"]) for a, b in pairs]
 
+    def _node(self, rec: dict) -> None:
+        """One node's sample, timed sample or total (K > 1): kept with its node index; a timed sample of the
+        last node makes the sum's record."""
+        g = self.current
+        assert g is not None
+        req = self.req
+        kind = rec["type"]
+        _int_fields(rec, ("node", "count"))
+        j = rec["node"]
+        if req.nodes == 1 or j >= req.nodes:
+            raise DriverFailed("garbled", f"a record of node {j}, with {req.nodes} node(s) asked: {rec}")
+        if kind == "sample":
+            _int_fields(rec, ("step", "concurrency", "seq", "elapsed_ns"))
+            s = {"node": j, "process": rec["step"], "tokens": rec["concurrency"], "seq": rec["seq"],
+                 "elapsed_ns": rec["elapsed_ns"], "count": rec["count"]}  # fmt: skip
+            prev = next((x for x in reversed(g.node_samples) if x["node"] == j), None)
+            if (
+                prev is not None
+                and prev["process"] == s["process"]
+                and (s["count"] < prev["count"] or s["elapsed_ns"] <= prev["elapsed_ns"] or s["seq"] != prev["seq"] + 1)
+            ):
+                raise DriverFailed("garbled", f"node {j}'s samples went backwards or skipped: {prev} then {s}")
+            g.node_samples.append(s)
+        elif kind == "total":
+            g.node_totals.append({"node": j, "name": str(rec.get("name", "")), "count": rec["count"]})
+        else:
+            _int_fields(rec, ("iteration", "run_ns", "run_cpu_ns"))
+            if rec.get("workload") != "perf" or rec["count"] != req.loop or rec.get("loop") != req.loop:
+                raise DriverFailed("wrong_count", f"node {j}: a timed sample of {rec.get('count')!r} iterations, "
+                                   f"not {req.loop:,}")  # fmt: skip
+            if rec["iteration"] != len(g.records) + 1:
+                raise DriverFailed("garbled", f"node {j}: timed sample {rec['iteration']} after {len(g.records)}")
+            mine = {k: v for k, v in rec.items() if k not in ("type", "workload", "snippet")}
+            g.node_records.append({**mine, "process": self.launch_no})
+            these = [r for r in g.node_records if r["iteration"] == rec["iteration"]]
+            if len(these) == req.nodes:
+                self._result(_summed(these, req.loop, g.k))
+
     def _step(self, rec: dict) -> None:
         g = self.current
         assert g is not None
@@ -629,8 +751,8 @@ class _Run:
         g = self.current
         assert g is not None
         _int_fields(rec, ("iteration", "count", "run_ns", "run_cpu_ns"))
-        req_loop = self.req.loop
-        if rec.get("workload") != "perf" or rec["count"] != self.req.loop or rec.get("loop") != self.req.loop:
+        req_loop = self.req.loop * self.req.nodes  # across nodes: the sum's record (_summed), loop a node
+        if rec.get("workload") != "perf" or rec["count"] != req_loop or rec.get("loop") != self.req.loop:
             raise DriverFailed("wrong_count", f"a timed sample of {rec.get('count')!r} iterations, not {req_loop:,}")
         if rec["iteration"] != len(g.records) + 1:
             raise DriverFailed("garbled", f"timed sample {rec['iteration']} after {len(g.records)}")
@@ -646,8 +768,10 @@ class _Run:
         req = self.req
         if g.total is None:
             raise DriverFailed("garbled", "a snippet finished without its total")
+        if req.nodes > 1:
+            self._check_nodes(g)
         if req.mode == "timed":
-            if len(g.records) != req.samples or g.total != req.loop * (req.samples + req.warmup):
+            if len(g.records) != req.samples or g.total != req.loop * (req.samples + req.warmup) * req.nodes:
                 raise DriverFailed(
                     "wrong_count", f"{len(g.records)} timed samples and {g.total:,} iterations in all, asked "
                     f"{req.samples} and {req.loop * (req.samples + req.warmup):,}"
@@ -665,6 +789,20 @@ class _Run:
         self.on_event("finished", {"snippet": g.k, "code": g.snippet.shown})
         self.current = None
         self.finished += 1
+
+    def _check_nodes(self, g: _Gathered) -> None:
+        """Every node's total, summing to the snippet's; every node's samples as many as the sum's."""
+        req = self.req
+        seen = sorted(t["node"] for t in g.node_totals)
+        if seen != list(range(req.nodes)):
+            raise DriverFailed("garbled", f"totals of nodes {seen}, asked {req.nodes} nodes")
+        if sum(t["count"] for t in g.node_totals) != g.total:
+            raise DriverFailed("wrong_count", f"the nodes' totals add up to {sum(t['count'] for t in g.node_totals):,}"
+                               f", not the total {g.total:,}")  # fmt: skip
+        for j in range(req.nodes):
+            n = len([s for s in g.node_samples if s["node"] == j])
+            if n != len(g.samples):
+                raise DriverFailed("garbled", f"node {j} has {n} samples, the sum {len(g.samples)}")
 
     def _fail(self, e: DriverFailed) -> None:
         g = self.current
@@ -705,8 +843,16 @@ class _Run:
             peak = report["peak_concurrency"]
             extra.update(report)
             extra["peak_step"] = next((s["process"] for s in g.samples if s["tokens"] == peak), None)
+        if req.nodes > 1:
+            names = [t["name"] for t in sorted(g.node_totals, key=lambda t: t["node"])]
+            extra.update(node_names=names, node_totals=g.node_totals, node_samples=g.node_samples,
+                         node_records=g.node_records)  # fmt: skip
+            if req.hosts:
+                extra["hosts"] = list(req.hosts)
         if status != "ok":
             g.samples, g.records = [], []  # no figure of failing code
+            for key in ("node_totals", "node_samples", "node_records"):
+                extra.pop(key, None)
         try:
             version = runner.describe_cached(req.driver, req.cores, req.clean_env).get("version")
         except DriverFailed:

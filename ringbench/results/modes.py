@@ -672,7 +672,7 @@ for _m in (PerfContinuous(), PerfSqueeze(), PerfTimed()):
 class PerfFigures:
     """A perf cell's figures as erlperf's table shows them (None where the cell has none)."""
 
-    concurrency: int | None  # workers: as asked, the peak step's in squeeze, 1 in timed mode
+    concurrency: int | None  # workers: as asked, the peak step's in squeeze, 1 in timed mode; × K on K nodes
     qps: float | None  # median over the counted samples (intervals or timed samples)
     qps_ci: tuple[float, float] | None  # its bootstrap 95 % interval (two or more values)
     ns_per_iteration: float | None  # the time one iteration takes one worker: workers / QPS
@@ -686,6 +686,8 @@ def perf_figures(cell: Cell) -> PerfFigures:
         conc = cell.extra.get("peak_concurrency")
     else:
         conc = cell.params.get("concurrency")
+    if conc is not None:  # on K nodes (perf --nodes) the cell's figure is the sum: every node's workers
+        conc *= int(cell.params.get("nodes", 1))
     vals = cell.values() if cell.ok else []
     if not vals:
         return PerfFigures(conc, None, None, None, 0)
