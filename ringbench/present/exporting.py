@@ -62,6 +62,8 @@ _CSV_FIELDS = [
     "tokens",
     "seq",
     "elapsed_ns",
+    # perf across nodes (perf --nodes): a line per node's sample or timed sample, after the cell's (their sum)
+    "node",
     # versus: one line per round of one side, with the whole-process wall times its figure comes from
     "side",
     "round",
@@ -91,7 +93,11 @@ def to_csv(run: Run) -> str:
             "runtime_version": c.version,
             "params": json.dumps(c.used_params, sort_keys=True),
         }
+        if c.workload.subject and "nodes" in c.params:  # perf on K nodes: K in the identity, each node's lines
+            base["params"] = json.dumps({**c.used_params, "nodes": c.params["nodes"]}, sort_keys=True)
         for rec in c.records or c.samples or [{}]:
+            w.writerow({**base, **rec})
+        for rec in (c.extra.get("node_records") or c.extra.get("node_samples") or []) if c.ok else []:
             w.writerow({**base, **rec})
     return buf.getvalue()
 

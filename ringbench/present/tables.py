@@ -13,7 +13,7 @@ a note number; its reason is the note under the table, never inside a figure col
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..catalogue.workloads import RSS_PER_PROC
 from ..results import modes, nodes, stats
@@ -504,6 +504,27 @@ def perf_code(c: Cell) -> str:
     return str(p.get("label") or (f"{p['file']}" if p.get("file") else " ".join(str(p.get("code", "")).split())))
 
 
+def perf_nodes(c: Cell) -> list[tuple[int, str, Cell]]:
+    """A perf cell measured on K nodes (perf --nodes), node by node: (index, name, the cell as that node alone
+    measured it: its own samples or timed samples, its workers, its total), read from the node records kept
+    with the cell (extra: node_samples, node_records, node_totals; each a record with its node index). [] for a
+    cell on one node."""
+    x = c.extra
+    if not c.ok or int(c.params.get("nodes", 1)) < 2 or "node_totals" not in x:
+        return []
+    names = x.get("node_names") or []
+    params = {k: v for k, v in c.params.items() if k != "nodes"}
+    keep = {k: v for k, v in x.items() if not k.startswith("node") and k != "total"}
+    out = []
+    for t in sorted(x["node_totals"], key=lambda t: t["node"]):
+        j = t["node"]
+        samples = [{k: v for k, v in s.items() if k != "node"} for s in x.get("node_samples", []) if s["node"] == j]
+        records = [r for r in x.get("node_records", []) if r["node"] == j]
+        one = replace(c, params=params, samples=samples, records=records, extra={**keep, "total": t["count"]})
+        out.append((j, names[j] if j < len(names) else "", one))
+    return out
+
+
 def _perf_rel_text(c: Cell, r: Relative | None) -> str:
     if not c.ok:
         return ""
@@ -551,7 +572,33 @@ def perf_rows(
                 c.mode_object.details(c),
             ]
         out.append(row)
+        out += _perf_node_rows(c, len(cols), ranked_rows > 1, wide)
     return cols, out, perf_notes(cells, rel, failed)
+
+
+NODE_MARK = "└ node"
+
+
+def _perf_node_rows(c: Cell, width: int, rel_column: bool, wide: bool) -> list[list[str]]:
+    """Below a cell measured on K nodes: a row per node (its workers, its QPS, its time per iteration)."""
+    rows = []
+    for j, name, one in perf_nodes(c):
+        f = modes.perf_figures(one)
+        vals = one.values()
+        row = [
+            f"{NODE_MARK} {j}" + (f" {name}" if wide and name else ""),
+            "" if f.concurrency is None else str(f.concurrency),
+        ]
+        row += [qps_text(f.qps), _ci_text(vals, f.qps) if f.qps else "–", time_text(f.ns_per_iteration)]
+        if rel_column:
+            row.append("")
+        if wide and vals:
+            hl = stats.summarize(vals)
+            row += [str(f.values), f"{qps_text(hl.low)}–{qps_text(hl.high)}",
+                    f"{stats.cv(vals) * 100:.1f}%" if len(vals) > 1 else "–", "–",
+                    f"{one.extra['total']:,}", one.mode_object.details(one)]  # fmt: skip
+        rows.append(row + [""] * (width - len(row)))
+    return rows
 
 
 def perf_notes(cells: list[Cell], rel: dict[int, Relative], failed: list[Cell]) -> list[str]:
@@ -579,6 +626,14 @@ def perf_notes(cells: list[Cell], rel: dict[int, Relative], failed: list[Cell]) 
             hooks.append(f"{perf_code(c)}: {' '.join(given)}")
     if hooks:
         out.append("Hooks: " + "; ".join(hooks) + ".")
+    across = sorted({int(c.params.get("nodes", 1)) for c in cells if perf_nodes(c)})
+    if across:
+        out.append(
+            f"On {'/'.join(map(str, across))} BEAM nodes at once (--nodes): a snippet's row is the sum over its nodes "
+            "(|| every node's workers, QPS the sum of the nodes', Time = workers / QPS, Rel % on the sum); "
+            f"each '{NODE_MARK} j' row is node j alone (its workers, its QPS on its own clock). Init and done ran "
+            "once on each node (their value that node's), init_runner in each worker."
+        )
     isolated = any(c.extra.get("isolated") for c in cells)
     out.append(
         "Each snippet in a fresh runtime process (-i)."
