@@ -35,6 +35,7 @@ sys.path.insert(0, str(ROOT))  # the checkout's ringbench, installed or not
 from ringbench import api  # noqa: E402
 
 LIST = "lists:seq(1, 100)."
+GC_ON = "import gc; gc.enable()"
 
 
 @dataclass
@@ -64,6 +65,11 @@ def cases() -> list[Case]:
         Case("sorted (timeit)", "timeit", ["-s", sort_setup, sort_stmt],
              ["-r", "python", sort_stmt, "--init_runner", sort_setup]),
         Case("join (timeit)", "timeit", [join_stmt], ["-r", "python", join_stmt]),
+        # timeit turns the collector off while it times; ringbench, as erlperf, leaves it on. These two
+        # turn it back on in timeit's setup, as timeit's documentation shows: the like-for-like pair.
+        Case("sorted (timeit, GC on)", "timeit", ["-s", GC_ON, "-s", sort_setup, sort_stmt],
+             ["-r", "python", sort_stmt, "--init_runner", sort_setup]),
+        Case("join (timeit, GC on)", "timeit", ["-s", GC_ON, join_stmt], ["-r", "python", join_stmt]),
     ]  # fmt: skip
 
 
@@ -185,6 +191,8 @@ def main() -> None:
     if a.build:
         print(f"erlperf compiled into {build(a.build)}")
         return
+    if a.write and (a.only or a.quick):
+        sys.exit("--write replaces the whole table in docs/results.md: measure every case, without --only or --quick")
     chosen = [c for c in cases() if a.only is None or (c.tool == "timeit") == (a.only == "python")]
     if a.quick:  # short samples on both sides, to try the script (its figures are then rough)
         for c in chosen:
@@ -296,6 +304,8 @@ def report(chosen: list[Case], commands: list[str], markdown: bool) -> None:
         for row in rows:
             print("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
     print("\ntimeit's figure is its best of 5 (a minimum); erlperf's and ringbench's are medians of samples.")
+    print("timeit turns Python's garbage collector off while it times; ringbench perf, as erlperf, leaves the")
+    print("runtime's collector on: the \"GC on\" rows turn it on in timeit's setup (`-s 'import gc; gc.enable()'`).")
     print("Commands (round 1; each round ran them all, the order reversed every other round):")
     for c in commands:
         print(f"    {c}")
