@@ -362,7 +362,7 @@ def show_perf(run: Run, wide: bool = False) -> None:
     cols, body, notes = tables.perf_rows(cells, None, wide)
     out.print(escape(perf_title(run)), highlight=False)
     t = Table(box=HEAD_RULE, pad_edge=False, collapse_padding=True)
-    figures = sum(max(len(col.header), *(len(r[i]) for r in body)) + 1 for i, col in enumerate(cols) if i > 0)
+    figures = sum(max([len(col.header), *(len(r[i]) for r in body)]) + 1 for i, col in enumerate(cols) if i > 0)
     room = max(20, (out.width or 100) - figures - 2) if not wide else None
     for i, col in enumerate(cols):
         if i == 0:
