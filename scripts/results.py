@@ -58,6 +58,15 @@ MEASUREMENTS = [  # (name, heading, ringbench arguments, why)
      "95 % interval; where it does not, the difference is printed beside the default's own interval. "
      "For a JIT runtime the settled run's 20 fixed warm-ups (about 2 s of messages) are fewer than the "
      "default's 3 s: a JIT's default below its settled figure is suspect of that first."),
+    ("positions", "Position effects: every iteration of one process alike?",
+     ["run", "ring", "-n", "1000,10000", "--cores", "1", "--in-process", "--warmup", "0", "--repeat", "40"],
+     "Each variant runs 40 iterations in one process, cold (no warm-up), at N = 1,000 and 10,000 on one "
+     "core, and every iteration is kept with its position. The first three show how far from settled a "
+     "fresh process starts; iterations 21–40 are tested for what the contract forbids, a figure that "
+     "depends on the iteration's position: alternating with its parity (even against odd positions, "
+     "Mann-Whitney U) or drifting (Spearman's rank correlation with the position). A verdict needs "
+     "p < 0.05 and a difference over 5 % (parity: between the two medians; drift: across the 20 "
+     "iterations, from the Theil-Sen slope, which one stalled iteration does not move)."),
     ("ring-1k", "The ring at N = 1,000", ["run", "ring", "-r", "all", "--tuned", "-n", "1000"],
      "All cores; M calibrated to a 100 ms message phase; 5 repeats, each in a fresh process warmed up until "
      "settled. Tuned variants are ranked among themselves, never beside the runtimes as they come."),
@@ -309,6 +318,66 @@ def steady(pairs: list[tuple[str, int, int]]) -> str:
             + "\n".join(rows) + "\n")
 
 
+POSITIONS_FROM = 21  # the iterations tested for position effects: 21..40 of each process
+
+
+def position_runs(args: list[str], variants: list[str]) -> None:
+    """The position-effect runs: one per variant, each a process of 40 cold iterations per N."""
+    for rt in variants:
+        cmd = args[:2] + ["-r", rt] + args[2:]
+        print(f"   {rt}: ringbench {shlex.join(cmd)}", file=sys.stderr, flush=True)
+        measure(cmd)
+
+
+def stored_positions(args: list[str]) -> list[tuple[str, int]]:
+    """The newest position-effect run per variant in the store, in the order measured."""
+    found: dict[str, int] = {}
+    pattern = re.compile(r"ringbench run ring -r (\S+) " + re.escape(shlex.join(args[2:])) + " --db ")
+    for rid, command, *_ in store_rows():
+        m = pattern.match(command)
+        if m:
+            found[m.group(1)] = rid
+    return sorted(found.items(), key=lambda kv: kv[1])
+
+
+def position_effect(ns: list[float]) -> tuple[str, str]:
+    """(parity, drift) of the iterations' ns/hop in position order: each a verdict with its figures."""
+    from scipy.stats import mannwhitneyu, spearmanr, theilslopes
+
+    even, odd = ns[1::2], ns[0::2]  # positions 22, 24, ... and 21, 23, ...
+    med = sorted(ns)[len(ns) // 2]
+    diff = (sorted(even)[len(even) // 2] - sorted(odd)[len(odd) // 2]) / med
+    p_par = mannwhitneyu(even, odd, alternative="two-sided").pvalue
+    rho, p_tr = spearmanr(range(len(ns)), ns)
+    change = theilslopes(ns).slope * (len(ns) - 1) / med  # a median of slopes: one stall does not make a drift
+    parity = (f"**alternates** ({diff * 100:+.0f} %, p = {p_par:.3f})" if p_par < 0.05 and abs(diff) > 0.05
+              else f"no ({diff * 100:+.0f} %, p = {p_par:.2f})")
+    drift = (f"**drifts** ({change * 100:+.0f} %, p = {p_tr:.3f})" if p_tr < 0.05 and abs(change) > 0.05
+             else f"no ({change * 100:+.0f} %, p = {p_tr:.2f})")
+    return parity, drift
+
+
+def positions(pairs: list[tuple[str, int]]) -> str:
+    rows = []
+    flagged = 0
+    for rt, run in pairs:
+        for c in cells(run):
+            recs = sorted((r for r in c.get("records", []) if r.get("count")), key=lambda r: r["position"])
+            if c["status"] != "ok" or len(recs) < POSITIONS_FROM + 5:
+                rows.append(f"| {rt} | {c['params'].get('n', '?'):,} | {run} | – | – | – | – | {c['status']} |")
+                continue
+            ns = [r["run_ns"] / r["count"] for r in recs]
+            tail = ns[POSITIONS_FROM - 1:]
+            parity, drift = position_effect(tail)
+            flagged += "**" in parity + drift
+            first = " / ".join(fmt(x) for x in ns[:3])
+            rows.append(f"| {rt} | {c['params']['n']:,} | {run} | {first} | {fmt(sorted(tail)[len(tail) // 2])} | "
+                        f"{parity} | {drift} |")
+    return (f"{flagged} of {len(rows)} cells show a position effect in iterations {POSITIONS_FROM}–40.\n\n"
+            "| variant | N | run | iterations 1 / 2 / 3, ns/hop | median of 21–40 | parity | drift |\n"
+            "|---|---:|---|---:|---:|---|---|\n" + "\n".join(rows) + "\n")
+
+
 FAULTS = """\
 | fault | what ringbench does | what is kept | test |
 |---|---|---|---|
@@ -427,6 +496,9 @@ def main(quick: bool, only: str, fresh: bool, dirty: bool, render_only: bool) ->
                 print(f"== {name}: ringbench {shlex.join(args)} and with {shlex.join(SETTLED)}, per variant",
                       file=sys.stderr, flush=True)
                 steady_pairs(args, [r["runtime"] for r in runtimes if r["built"]])
+            elif name == "positions":
+                print(f"== {name}: ringbench {shlex.join(args)}, per variant", file=sys.stderr, flush=True)
+                position_runs(args, [r["runtime"] for r in runtimes if r["built"]])
             else:
                 print(f"== {name}: ringbench {shlex.join(args)}", file=sys.stderr, flush=True)
                 measure(args, MEASURED_WITH.get(name))
@@ -449,6 +521,15 @@ def main(quick: bool, only: str, fresh: bool, dirty: bool, render_only: bool) ->
                                 f"{shlex.join(args[2:])}` and the same with `{shlex.join(SETTLED)}` (runs "
                                 f"{min(ids)}–{max(ids)}, {provenance([by_id[i] for i in ids])})\n\n"
                                 + steady(pairs))
+            continue
+        if name == "positions":
+            done = stored_positions(args)
+            if done:
+                ids = [r for _, r in done]
+                every += [by_id[i] for i in ids]
+                sections.append(f"## {heading}\n\n{why}\n\nCommands: `ringbench {shlex.join(args[:2])} -r VARIANT "
+                                f"{shlex.join(args[2:])}` (runs {min(ids)}–{max(ids)}, "  # noqa: RUF001
+                                f"{provenance([by_id[i] for i in ids])})\n\n" + positions(done))
             continue
         if name not in found:
             continue
