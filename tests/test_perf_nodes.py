@@ -9,12 +9,13 @@ import json
 import os
 import re
 import signal
+import sqlite3
 import subprocess
 import time
 from pathlib import Path
 
 import pytest
-from conftest import RINGBENCH, real_drivers
+from conftest import RINGBENCH, q, real_drivers
 
 from ringbench.present import tables
 from ringbench.results.store import Store
@@ -161,6 +162,13 @@ def test_a_runner_without_nodes_is_refused_in_one_line(tmp_path):
     assert not (tmp_path / "db").exists()
 
 
+def _run_begun(db: Path) -> bool:
+    try:
+        return bool(db.exists() and q(db, "SELECT id FROM runs"))
+    except sqlite3.Error:
+        return False
+
+
 # -- nothing left running ---------------------------------------------------------------------------
 @needs_erlang
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL], ids=["ctrl-c", "sigkill"])
@@ -174,7 +182,9 @@ def test_an_interrupted_or_killed_orchestrator_leaves_no_node_running(tmp_path, 
         while time.monotonic() < deadline and len(_ours() - before) < 3:  # the driver and its two nodes
             time.sleep(0.1)
         assert len(_ours() - before) >= 3, "the nodes never came up"
-        time.sleep(1)  # measuring
+        while time.monotonic() < deadline and not _run_begun(tmp_path / "db"):  # the run is stored: measuring
+            time.sleep(0.1)
+        time.sleep(1)
         proc.send_signal(sig)
         _, err = proc.communicate(timeout=60)
     finally:
