@@ -839,9 +839,12 @@ def perf(
         status = "failed"
     except KeyboardInterrupt:
         status = "interrupted"
-        if not opened:
+        if len(opened) < 2:  # before the run was begun (the store perhaps open): nothing to keep
             raise
     finally:
+        if len(opened) == 1:
+            with opened[0]:
+                pass  # closes the store the interrupted ready() opened
         if len(opened) == 2:
             store, run_id = opened
             with store:

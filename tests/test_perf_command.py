@@ -176,6 +176,19 @@ def test_api_perf_mirrors_erlperf_run(tmp_path):
         api.perf("def run(:", runtime="python", db=db)
 
 
+@needs_python
+def test_a_ctrl_c_while_the_perf_run_is_begun_is_a_keyboard_interrupt_with_nothing_stored(tmp_path, monkeypatch):
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(api.Store, "begin_run", interrupted)  # the store is open, the run not begun
+    db = tmp_path / "s.db"
+    with pytest.raises(KeyboardInterrupt):
+        api.perf("sum(xs)", {"sample_duration": 50, "samples": 1, "warmup": 0}, runtime="python", db=db)
+    monkeypatch.undo()
+    assert api.Store(db).runs() == []
+
+
 @needs_erlang
 def test_perf_runs_are_compared_and_exported_like_any_other(tmp_path):
     db = tmp_path / "s.db"
