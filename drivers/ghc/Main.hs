@@ -1,12 +1,14 @@
 {-# LANGUAGE ScopedTypeVariables #-}
 -- | ringbench-ghc: the GHC driver of ringbench (docs/driver-contract.md, version 3).
 --
--- > ringbench-ghc [+RTS ... -RTS] [--variant=stock|handoff|tuned] describe
--- > ringbench-ghc [+RTS ... -RTS] [--variant=stock|handoff|tuned] run <workload> key=value ...
+-- > ringbench-ghc [+RTS ... -RTS] [--variant=stock|handoff|handoff-forkon|tuned] describe
+-- > ringbench-ghc [+RTS ... -RTS] [--variant=stock|handoff|handoff-forkon|tuned] run <workload> key=value ...
 --
 -- Processes are forkIO threads. stock: each owns a Chan (message passing); handoff: each owns an
--- MVar (a one-slot hand-off, the Benchmarks Game thread-ring idiom); tuned: stock with the RTS
--- settings its manifest gives on the command line (README.md). stdout carries JSON Lines only.
+-- MVar (a one-slot hand-off, the Benchmarks Game thread-ring idiom); handoff-forkon: handoff with
+-- every process started by forkOn numCapabilities (capability 0 at any -N), as threadring.ghc
+-- does; tuned: stock with the RTS settings its manifest gives on the command line (README.md).
+-- stdout carries JSON Lines only.
 module Main (main) where
 
 import Control.Concurrent (threadDelay)
@@ -28,7 +30,7 @@ import Workloads
 foreign import ccall unsafe "ringbench_install_hooks" installHooks :: IO ()
 
 variants :: [String]
-variants = ["stock", "handoff", "tuned"]
+variants = ["stock", "handoff", "handoff-forkon", "tuned"]
 
 usage :: String
 usage = "usage: ringbench-ghc [--variant=" ++ intercalate "|" variants
@@ -109,6 +111,7 @@ checkTuned variant = when (variant == "tuned") $ do
 
 impl :: String -> Impl
 impl "handoff" = handoff
+impl "handoff-forkon" = handoffForkOn
 impl _ = stock
 
 run :: String -> String -> Params -> IO ()

@@ -1,19 +1,21 @@
 {-# LANGUAGE BangPatterns #-}
 -- | The workloads, written once over the receiving end a process owns ('Mailbox'): an MVar (the
--- handoff variant, the Benchmarks Game thread-ring idiom) or a Chan (the stock variant, base's
--- unbounded channel). A process is a 'forkIO' thread; a send is 'send' on the receiver's box, a
+-- handoff variants, the Benchmarks Game thread-ring idiom) or a Chan (the stock variant, base's
+-- unbounded channel). A process is a thread started by the variant's 'Fork' ('forkIO', or, in
+-- handoff-forkon, 'forkOn' one capability); a send is 'send' on the receiver's box, a
 -- receive 'recv' on one's own, both blocking the GHC way (the thread is parked on the MVar's
 -- queue and woken by the next put). Every function is INLINE and instantiated once per box below
 -- ('handoff', 'stock'), so a hop calls the MVar primops or Chan's code directly, with no class
--- dictionary in between. The tree is written per variant (Tree.hs).
-module Workloads (Impl (..), handoff, stock) where
+-- dictionary in between. The tree is written per box (Tree.hs).
+module Workloads (Impl (..), handoff, handoffForkOn, stock) where
 
-import Control.Concurrent (forkIO)
+import Control.Concurrent (ThreadId, forkIO, forkOn)
 import Control.Concurrent.Chan
 import Control.Concurrent.MVar
 import Control.Monad (forM_, replicateM_, void, when)
 import Data.IORef
 import Data.Proxy (Proxy (..))
+import GHC.Conc (numCapabilities)
 import Contract
 import Tree
 
@@ -28,15 +30,33 @@ data Impl = Impl
   , wContinuous :: Meter -> Int -> Int -> Bool -> IORef Int -> IO (IO ())
   }
 
--- | handoff: an MVar per process.
+-- | handoff: an MVar per process, every process a forkIO thread.
 handoff :: Impl
-handoff = Impl (ring b) (spawn b) (pingpong b) (fanin b) treeMVar (trace b) (continuous b)
-  where b = Proxy :: Proxy MVar
+handoff = handoffWith forkIO
 
--- | stock (and tuned): a Chan per process.
+-- | handoff-forkon: handoff with every process the workload starts made by
+-- @forkOn numCapabilities@, as threadring.ghc does. forkOn takes the capability number modulo the
+-- number of capabilities, and numCapabilities is the -N the program started with, so that is
+-- capability 0 at every -N: all of a workload's processes run on capability 0 and are never
+-- migrated to another.
+handoffForkOn :: Impl
+handoffForkOn = handoffWith (forkOn numCapabilities)
+
+handoffWith :: Fork -> Impl
+handoffWith fork = Impl (ring fork b) (spawn fork b) (pingpong fork b) (fanin fork b) (treeMVar fork)
+                        (trace fork b) (continuous fork b)
+  where b = Proxy :: Proxy MVar
+{-# INLINE handoffWith #-}
+
+-- | stock (and tuned): a Chan per process, every process a forkIO thread.
 stock :: Impl
-stock = Impl (ring b) (spawn b) (pingpong b) (fanin b) treeChan (trace b) (continuous b)
+stock = Impl (ring fork b) (spawn fork b) (pingpong fork b) (fanin fork b) treeChan (trace fork b)
+             (continuous fork b)
   where b = Proxy :: Proxy Chan
+        fork = forkIO
+
+-- | How a workload starts each of its processes.
+type Fork = IO () -> IO ThreadId
 
 -- | A process's receiving end: new, send (to it), receive (from one's own).
 class Mailbox b where
@@ -103,14 +123,14 @@ buildRing _ n wanted start = do
 
 -- | ring (section 3): spawn, inject the tokens, wait for them to finish, then (untimed) the stop
 -- message collects every process's receipt count.
-ring :: Mailbox b => Proxy b -> Meter -> Int -> Int -> Int -> Bool -> IO Integer
-ring box mt n m tokens burst = do
+ring :: Mailbox b => Fork -> Proxy b -> Meter -> Int -> Int -> Int -> Bool -> IO Integer
+ring fork box mt n m tokens burst = do
   gate <- newGate n
   done <- newCountdown tokens
   total <- newEmptyMVar
   spawnBegins mt
   (first, inject) <- buildRing box n (placement n tokens burst) $ \i inbox next ->
-    void (forkIO (ringProc gate done total (i == n - 1) inbox next))
+    void (fork (ringProc gate done total (i == n - 1) inbox next))
   waitGate gate >>= spawnEnds mt
   let v = n * m
   runBegins mt
@@ -124,14 +144,14 @@ ring box mt n m tokens burst = do
 -- | spawn (section 3): n ring processes that never get a token, so an idle process holds exactly
 -- what a ring process holds (its box and its successor's); count = ready signals. Untimed, the
 -- stop message releases them one after the other, each exiting as it passes it on.
-spawn :: Mailbox b => Proxy b -> Meter -> Int -> IO Integer
-spawn box mt n = do
+spawn :: Mailbox b => Fork -> Proxy b -> Meter -> Int -> IO Integer
+spawn fork box mt n = do
   gate <- newGate n
   done <- newCountdown 1
   total <- newEmptyMVar
   spawnBegins mt
   (first, _) <- buildRing box n [] $ \i inbox next ->
-    void (forkIO (ringProc gate done total (i == n - 1) inbox next))
+    void (fork (ringProc gate done total (i == n - 1) inbox next))
   seen <- waitGate gate
   spawnEnds mt seen
   send first 0
@@ -143,8 +163,8 @@ spawn box mt n = do
 -- ---------------------------------------------------------------- pingpong
 
 -- | pingpong (section 3): A sends to B, B answers A, m times; B counts the round trips.
-pingpong :: Mailbox b => Proxy b -> Meter -> Int -> IO Integer
-pingpong box mt m = do
+pingpong :: Mailbox b => Fork -> Proxy b -> Meter -> Int -> IO Integer
+pingpong fork box mt m = do
   gate <- newGate 2
   finished <- newEmptyMVar
   result <- newEmptyMVar
@@ -159,8 +179,8 @@ pingpong box mt m = do
       playerB !count = do
         v <- recv bBox
         if v == 0 then putMVar result count else send aBox v >> playerB (count + 1)
-  _ <- forkIO playerA
-  _ <- forkIO (ready gate >> playerB (0 :: Int))
+  _ <- fork playerA
+  _ <- fork (ready gate >> playerB (0 :: Int))
   waitGate gate >>= spawnEnds mt
   runBegins mt
   send aBox (1 :: Int)
@@ -174,8 +194,8 @@ pingpong box mt m = do
 
 -- | fanin (section 3): n senders wait for the start signal (one MVar every sender reads: a put
 -- wakes them all), then each sends m messages to the one receiver's box.
-fanin :: Mailbox b => Proxy b -> Meter -> Int -> Int -> IO Integer
-fanin box mt n m = do
+fanin :: Mailbox b => Fork -> Proxy b -> Meter -> Int -> Int -> IO Integer
+fanin fork box mt n m = do
   gate <- newGate (n + 1)
   start <- newEmptyMVar
   result <- newEmptyMVar
@@ -187,8 +207,8 @@ fanin box mt n m = do
         | otherwise = do
             v <- recv inbox
             receiver (count + 1) (got + v)
-  _ <- forkIO (ready gate >> receiver 0 (0 :: Int))
-  forM_ [1 .. n] $ \_ -> forkIO $ do
+  _ <- fork (ready gate >> receiver 0 (0 :: Int))
+  forM_ [1 .. n] $ \_ -> fork $ do
     ready gate
     readMVar start
     replicateM_ m (send inbox 1)
@@ -208,8 +228,8 @@ data Msg = Msg !Int !Int
 
 -- | trace (section 3): the ring with one token that also carries its sender's index; the receiving
 -- process prints each hop as it happens (only the token's holder runs, so in hop order).
-trace :: Mailbox b => Proxy b -> Meter -> Int -> Int -> Bool -> IO Integer
-trace box mt n m printing = do
+trace :: Mailbox b => Fork -> Proxy b -> Meter -> Int -> Int -> Bool -> IO Integer
+trace fork box mt n m printing = do
   gate <- newGate n
   done <- newCountdown 1
   total <- newEmptyMVar
@@ -226,7 +246,7 @@ trace box mt n m printing = do
                 if v == 1 then countDown done else send next (Msg (v - 1) idx)
                 loop (count + 1)
   spawnBegins mt
-  (first, _) <- buildRing box n [] $ \i inbox next -> void (forkIO (proc i (i == n - 1) inbox next))
+  (first, _) <- buildRing box n [] $ \i inbox next -> void (fork (proc i (i == n - 1) inbox next))
   waitGate gate >>= spawnEnds mt
   runBegins mt
   send first (Msg hops (-1))
@@ -240,8 +260,8 @@ trace box mt n m printing = do
 
 -- | Continuous mode (section 5): the ring without a countdown; p0 adds one lap per token passage
 -- (one atomic add per n hops). Returns the injection, which main runs after reading its clock.
-continuous :: Mailbox b => Proxy b -> Meter -> Int -> Int -> Bool -> IORef Int -> IO (IO ())
-continuous box mt n tokens burst laps = do
+continuous :: Mailbox b => Fork -> Proxy b -> Meter -> Int -> Int -> Bool -> IORef Int -> IO (IO ())
+continuous fork box mt n tokens burst laps = do
   gate <- newGate n
   let passOn inbox next = ready gate >> let go = recv inbox >>= send next >> go in go
       head0 inbox next = ready gate >> go
@@ -252,7 +272,7 @@ continuous box mt n tokens burst laps = do
                 go
   spawnBegins mt
   (_, inject) <- buildRing box n (placement n tokens burst) $ \i inbox next ->
-    void (forkIO (if i == 0 then head0 inbox next else passOn inbox next))
+    void (fork (if i == 0 then head0 inbox next else passOn inbox next))
   waitGate gate >>= spawnEnds mt
   return (forM_ inject $ \b -> send b (1 :: Int))
 {-# INLINE continuous #-}

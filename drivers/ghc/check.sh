@@ -5,7 +5,8 @@
 #     (an address space too small for the ring asked for) must come out as a `limit` error record
 #     with exit status 3;
 #  3. the two variants' primitives under stress on two capabilities: rings with many tokens in
-#     flight (the MVar ring's blocked puts), burst injection, and fan-in with many senders.
+#     flight (the MVar ring's blocked puts), burst injection, and fan-in with many senders; the same
+#     runs of handoff-forkon (its processes all on capability 0 at -N2, main free to run on 1).
 set -eu
 cd "$(dirname "$0")"
 ghc -Wall -Wcompat -Werror -fno-code -v0 -outputdir bin/check Main.hs
@@ -16,7 +17,7 @@ case "$rc:$out" in
     3:*'"kind":"limit"'*) ;;
     *) echo "check: an allocation failure gave exit $rc and: $out" >&2; exit 1 ;;
 esac
-for v in stock handoff; do
+for v in stock handoff handoff-forkon; do
     for args in "ring n=3 m=3000 tokens=3" "ring n=64 m=200 tokens=64 burst=1" "ring n=300 m=5 tokens=299" \
                 "fanin n=500 m=100" "pingpong m=5000" "tree n=10000" "ring n=10000 m=2 tokens=7 burst=1"; do
         out=$($B +RTS -N2 -RTS --variant=$v run $args repeats=3) || { echo "check: $v $args failed: $out" >&2; exit 1; }
