@@ -6,8 +6,8 @@
 --
 -- Processes are forkIO threads. stock: each owns a Chan (message passing); handoff: each owns an
 -- MVar (a one-slot hand-off, the Benchmarks Game thread-ring idiom); handoff-forkon: handoff with
--- every process started by forkOn numCapabilities (capability 0 at any -N), as threadring.ghc
--- does; tuned: stock with the RTS settings its manifest gives on the command line (README.md).
+-- the ring's processes (and spawn's, pingpong's, trace's) started by forkOn numCapabilities
+-- (capability 0 at any -N), as threadring.ghc does; tuned: stock with the RTS settings its manifest gives on the command line (README.md).
 -- stdout carries JSON Lines only.
 module Main (main) where
 
