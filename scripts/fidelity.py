@@ -366,10 +366,11 @@ def head_commit(out: Path | None = None) -> str:
     """The checkout's commit, read again for every comparison: drivers can change during a long run.
 
     Changes to results files do not count as uncommitted changes: `out`, the file this run appends
-    to, and results/fidelity.jsonl, which a run with another --out leaves as it is (both are the
-    comparisons' output, not what they measure)."""
+    to, results/fidelity.jsonl, which a run with another --out leaves as it is, and docs/results.md,
+    which the scripts write their tables into (the comparisons' output, not what they measure)."""
     spec = ["--", "."]
-    for f in {REPO / "results" / "fidelity.jsonl", *([out.resolve()] if out is not None else [])}:
+    outputs = {REPO / "results" / "fidelity.jsonl", REPO / "docs" / "results.md"}
+    for f in outputs | ({out.resolve()} if out is not None else set()):
         if f.is_relative_to(REPO):
             spec.append(f":(exclude){f.relative_to(REPO)}")
     dirty = " (uncommitted changes)" if git("status", "--porcelain", "--untracked-files=no", *spec) else ""
