@@ -479,7 +479,8 @@ def main(quick: bool, only: str, fresh: bool, dirty: bool, render_only: bool) ->
     if render_only and (fresh or quick or wanted):
         raise SystemExit("--render-only measures nothing: it takes none of --fresh, --quick, --only")
     commit = sh(["git", "rev-parse", "--short=12", "HEAD"]).stdout.strip()
-    if sh(["git", "status", "--porcelain", "--untracked-files=no"]).stdout.strip():
+    # docs/results.md is this script's output (and fidelity.py's and perf_versus.py's), not what it measures
+    if sh(["git", "status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude)docs/results.md"]).stdout.strip():
         if not dirty:
             raise SystemExit("uncommitted changes: commit first (the document names one commit), or --dirty")
         commit += " with uncommitted changes"
