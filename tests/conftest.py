@@ -1,6 +1,7 @@
 import os
 import sqlite3
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -110,3 +111,34 @@ def zoo(fake, tmp_path, monkeypatch):
     monkeypatch.setenv("RINGBENCH_DRIVERS_DIR", str(root))
     monkeypatch.delenv("RINGBENCH_DRIVER_PATH")
     return root
+
+
+# -- BEAM nodes a test started (tests/test_nodes.py, tests/test_perf_nodes.py) ---------------------
+def beam_processes() -> set[int]:
+    """Live beam.smp processes of this checkout's drivers (a driver and the nodes it starts), and any epmd."""
+    drivers_dir = str(Path(__file__).resolve().parent.parent / "drivers")
+    out = set()
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state == "Z":
+            continue
+        exe = cmd.split(" ", 1)[0]
+        if exe.endswith("epmd") or (exe.endswith("beam.smp") and drivers_dir in cmd):
+            out.add(int(pid))
+    return out
+
+
+def beam_left(before: set[int], within: float = 30) -> set[int]:
+    """The BEAM processes (beam_processes) not in `before` still alive after waiting up to `within` seconds."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        if not beam_processes() - before:
+            return set()
+        time.sleep(0.2)
+    return beam_processes() - before

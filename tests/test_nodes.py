@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import RINGBENCH, real_drivers, run_cli
+from conftest import RINGBENCH, beam_left, beam_processes, real_drivers, run_cli
 
 from ringbench.catalogue import workloads
 from ringbench.catalogue.workloads import cross_hops
@@ -106,35 +106,6 @@ ERLANG = [d for d in real_drivers() if d.name == "erlang/stock"]
 needs_erlang = pytest.mark.skipif(not ERLANG, reason="the erlang driver is not built")
 
 
-def _ours() -> set[int]:
-    """Live beam.smp and epmd processes: BEAM nodes of this checkout's drivers, and any epmd."""
-    out = set()
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit():
-            continue
-        try:
-            cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if state == "Z":
-            continue
-        exe = cmd.split(" ", 1)[0]
-        if exe.endswith("epmd") or (exe.endswith("beam.smp") and str(ROOT / "drivers") in cmd):
-            out.add(int(pid))
-    return out
-
-
-def _gone(before: set[int], within: float = 30) -> set[int]:
-    deadline = time.monotonic() + within
-    while time.monotonic() < deadline:
-        left = _ours() - before
-        if not left:
-            return set()
-        time.sleep(0.2)
-    return _ours() - before
-
-
 def _cmd(tmp_path, *how):
     return RINGBENCH + ["run", "ring", "-r", "erlang/stock", "-n", "1000", *how, "--nodes", "3", "--warmup", "0",
                         "--db", str(tmp_path / "db")]
@@ -142,32 +113,32 @@ def _cmd(tmp_path, *how):
 
 @needs_erlang
 def test_a_normal_run_leaves_no_node_running(tmp_path):
-    before = _ours()
+    before = beam_processes()
     cmd = _cmd(tmp_path, "-m", "10", "--repeat", "2")
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert p.returncode == 0, p.stderr
     assert "nodes=3" in p.stdout
-    assert _gone(before, 10) == set()
+    assert beam_left(before, 10) == set()
 
 
 @needs_erlang
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL], ids=["ctrl-c", "sigkill"])
 def test_an_interrupted_or_killed_orchestrator_leaves_no_node_running(tmp_path, sig):
-    before = _ours()
+    before = beam_processes()
     cmd = _cmd(tmp_path, "--target", "2s", "--repeat", "5")
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
     try:  # the in-node ring beside it runs first: wait for the ring across nodes (its M calibrated)
         deadline = time.monotonic() + 240
-        while time.monotonic() < deadline and len(_ours() - before) < 3:  # the driver and its two nodes
+        while time.monotonic() < deadline and len(beam_processes() - before) < 3:  # the driver and its two nodes
             time.sleep(0.1)
-        assert len(_ours() - before) >= 3, "the nodes never came up"
+        assert len(beam_processes() - before) >= 3, "the nodes never came up"
         proc.send_signal(sig)
         proc.communicate(timeout=60)
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.communicate()
-    assert _gone(before) == set()
+    assert beam_left(before) == set()
 
 
 # -- TLS distribution (ERL_ZFLAGS, README "A ring across nodes") ------------------------------------
@@ -191,7 +162,7 @@ def test_the_ring_crosses_nodes_over_tls_distribution_and_a_bad_certificate_is_o
     subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", tmp_path / "key.pem",
                     "-out", tmp_path / "cert.pem", "-days", "1", "-subj", "/CN=localhost"],
                    check=True, capture_output=True)
-    before = _ours()
+    before = beam_processes()
     cell, _ = _tls_ring(tmp_path, tmp_path / "cert.pem")
     assert cell["status"] == "ok", cell["reason"]
     assert [(r["count"], r["cross_hops"]) for r in cell["records"]] == [(200, 200)]
@@ -200,4 +171,4 @@ def test_the_ring_crosses_nodes_over_tls_distribution_and_a_bad_certificate_is_o
     assert cell["status"] == "failed"
     assert "could not connect" in cell["reason"] and "inet_tls" in cell["reason"], cell["reason"]
     assert "\n" not in cell["reason"] and "erpc" not in cell["reason"]
-    assert _gone(before, 10) == set()
+    assert beam_left(before, 10) == set()

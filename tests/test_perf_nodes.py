@@ -6,7 +6,6 @@ Ctrl-C or a SIGKILL of the orchestrator (the pattern of test_nodes.py).
 Timings are never checked (the machine may be busy): the counts are, exactly where the mode makes them exact."""
 
 import json
-import os
 import re
 import signal
 import sqlite3
@@ -15,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import RINGBENCH, q, real_drivers
+from conftest import RINGBENCH, beam_left, beam_processes, q, real_drivers
 
 from ringbench.present import tables
 from ringbench.results.store import Store
@@ -42,39 +41,10 @@ def counted(err: str) -> dict[str, int]:
     return {m[1]: int(m[2]) for m in re.finditer(r"^COUNTED (\S+) (\d+)$", err, re.M)}
 
 
-def _ours() -> set[int]:
-    """Live beam.smp processes of this checkout's drivers (the driver and the nodes it starts), and any epmd."""
-    out = set()
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit():
-            continue
-        try:
-            cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if state == "Z":
-            continue
-        exe = cmd.split(" ", 1)[0]
-        if exe.endswith("epmd") or (exe.endswith("beam.smp") and str(ROOT / "drivers") in cmd):
-            out.add(int(pid))
-    return out
-
-
-def _gone(before: set[int], within: float = 30) -> set[int]:
-    deadline = time.monotonic() + within
-    while time.monotonic() < deadline:
-        left = _ours() - before
-        if not left:
-            return set()
-        time.sleep(0.2)
-    return _ours() - before
-
-
 # -- counts per node ------------------------------------------------------------------------------------
 @needs_erlang
 def test_timed_iterations_are_counted_on_each_node_and_summed(tmp_path):
-    before = _ours()
+    before = beam_processes()
     loop, samples, warmup = 20_000, 2, 1
     rc, out, err = ringbench("perf", *COUNTING, "--nodes", 3, "-l", loop, "-s", samples, "-w", warmup, "--json",
                              "--db", tmp_path / "db")  # fmt: skip
@@ -97,7 +67,7 @@ def test_timed_iterations_are_counted_on_each_node_and_summed(tmp_path):
         mine = [r for r in per_node if r["iteration"] == rec["iteration"]]
         assert rec["count"] == loop * 3
         assert rec["count"] / rec["run_ns"] == pytest.approx(sum(r["count"] / r["run_ns"] for r in mine), rel=1e-6)
-    assert _gone(before, 10) == set(), "a node outlived a normal run"
+    assert beam_left(before, 10) == set(), "a node outlived a normal run"
 
 
 @needs_erlang
@@ -173,15 +143,15 @@ def _run_begun(db: Path) -> bool:
 @needs_erlang
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL], ids=["ctrl-c", "sigkill"])
 def test_an_interrupted_or_killed_orchestrator_leaves_no_node_running(tmp_path, sig):
-    before = _ours()
+    before = beam_processes()
     db = str(tmp_path / "db")
     cmd = [*RINGBENCH, "perf", "rand:uniform().", "--nodes", "3", "-d", "1000", "-s", "60", "--db", db]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
     try:
         deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and len(_ours() - before) < 3:  # the driver and its two nodes
+        while time.monotonic() < deadline and len(beam_processes() - before) < 3:  # the driver and its two nodes
             time.sleep(0.1)
-        assert len(_ours() - before) >= 3, "the nodes never came up"
+        assert len(beam_processes() - before) >= 3, "the nodes never came up"
         while time.monotonic() < deadline and not _run_begun(tmp_path / "db"):  # the run is stored: measuring
             time.sleep(0.1)
         time.sleep(1)
@@ -193,4 +163,4 @@ def test_an_interrupted_or_killed_orchestrator_leaves_no_node_running(tmp_path, 
             proc.communicate()
     if sig == signal.SIGINT:
         assert proc.returncode == 130 and "Traceback" not in err, err
-    assert _gone(before) == set()
+    assert beam_left(before) == set()
