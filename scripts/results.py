@@ -423,7 +423,8 @@ class Stored(NamedTuple):
 
 
 def store_rows() -> list[tuple]:
-    """Every run in the published store: id, command, start, finish, environment (JSON)."""
+    """Every complete run in the published store: id, command, start, finish, environment (JSON). A run
+    that was interrupted is left out (`ringbench sweep --resume RUN` finishes it, then it counts)."""
     import sqlite3
 
     if not DB.exists():
@@ -432,7 +433,7 @@ def store_rows() -> list[tuple]:
         con = sqlite3.connect(f"file:{DB}?mode=ro", uri=True)
         try:
             return con.execute("SELECT id, command, started_at, finished_at, environment FROM runs "
-                               "ORDER BY id").fetchall()
+                               "WHERE status = 'complete' ORDER BY id").fetchall()
         finally:
             con.close()
     except sqlite3.Error as e:
