@@ -2,11 +2,9 @@
 -- | tree (contract section 3, the skynet benchmark), one per variant, each in the shape of the
 -- skynet repository's Haskell program of its kind (haskell/src/MVar.hs, haskell/src/Chan.hs): a
 -- process covering more than one leaf forks 'fanout' children and sums one message from each.
--- The MVar tree starts its processes with the fork it is given (forkIO, or forkOn one capability
--- in the handoff-forkon variant); the Chan tree with forkIO.
 module Tree (treeMVar, treeChan) where
 
-import Control.Concurrent (ThreadId, forkIO)
+import Control.Concurrent (forkIO)
 import Control.Concurrent.Chan
 import Control.Concurrent.MVar
 import Contract
@@ -14,11 +12,11 @@ import Contract
 -- | MVar: every child answers in an MVar of its own, made by its parent (the way async's `wait`
 -- works); the parent takes them in child order, and a child that finished earlier has left its
 -- value in its MVar and exited without waiting.
-treeMVar :: (IO () -> IO ThreadId) -> Meter -> Int -> Int -> IO Integer
-treeMVar fork mt n fanout = do
+treeMVar :: Meter -> Int -> Int -> IO Integer
+treeMVar mt n fanout = do
   root <- newEmptyMVar
   treeBegins mt
-  _ <- fork (node 0 n root)
+  _ <- forkIO (node 0 n root)
   s <- takeMVar root
   treeEnds mt
   return (toInteger s)
@@ -32,7 +30,7 @@ treeMVar fork mt n fanout = do
                 | i == fanout = return acc
                 | otherwise = do
                     box <- newEmptyMVar
-                    _ <- fork (node (lo + i * sub) sub box)
+                    _ <- forkIO (node (lo + i * sub) sub box)
                     children (i + 1) (box : acc)
               collect [] !acc = return acc
               collect (b : bs) !acc = takeMVar b >>= \v -> collect bs (acc + v)

@@ -35,11 +35,10 @@ data Impl = Impl
 handoff :: Impl
 handoff = handoffWith forkIO
 
--- | handoff-forkon: handoff with every process the workload starts made by
--- @forkOn numCapabilities@, as threadring.ghc does. forkOn takes the capability number modulo the
--- number of capabilities, and numCapabilities is the -N the program started with, so that is
--- capability 0 at every -N: all of a workload's processes run on capability 0 and are never
--- migrated to another.
+-- | handoff-forkon: handoff with the processes of ring, spawn, pingpong, trace and the continuous
+-- ring made by @forkOn numCapabilities@, as threadring.ghc does. forkOn takes the capability number
+-- modulo the number of capabilities, and numCapabilities is the -N the program started with, so
+-- that is capability 0 at every -N: those processes run on capability 0 and are never migrated.
 handoffForkOn :: Impl
 handoffForkOn = Impl (\m a b c d -> on (wRing h m a b c d)) (\m a -> on (wSpawn h m a))
                      (\m a -> on (wPingpong h m a)) (wFanin handoff)
@@ -60,7 +59,7 @@ handoffForkOn = Impl (\m a b c d -> on (wRing h m a b c d)) (\m a -> on (wSpawn 
       takeMVar box >>= either (\e -> throwIO (e :: SomeException)) return
 
 handoffWith :: Fork -> Impl
-handoffWith fork = Impl (ring fork b) (spawn fork b) (pingpong fork b) (fanin fork b) (treeMVar fork)
+handoffWith fork = Impl (ring fork b) (spawn fork b) (pingpong fork b) (fanin fork b) treeMVar
                         (trace fork b) (continuous fork b)
   where b = Proxy :: Proxy MVar
 {-# INLINE handoffWith #-}
