@@ -271,3 +271,42 @@ def test_calibrated_m_and_new_runtime_ids(tmp_path):
     assert "erlang/stock · 1 core" in erlang_row and "erlang/tuned · 1 core" in erlang_row
     spec = re.search(r"id='chart-then-now-message-data'>(.*?)</script>", page, flags=re.S).group(1)
     assert {t["name"] for t in json.loads(spec)["data"]} >= {"erlang/stock · 1 core", "erlang/tuned · all cores"}
+
+
+def test_a_run_across_nodes_gets_a_finding_and_a_line_per_layout(tmp_path):
+    """A ring on one node beside the same ring over 2 nodes, contiguous and interleaved (`run ring --nodes
+    1,2 --node-placement contiguous,interleaved`): each layout has its own message-cost finding with its
+    own range, never one range over all; spawn speaks of the ring on one node; the spawn chart draws a
+    line per layout, as the leaders table has a column per layout."""
+    from report_fixtures import JITTER, begin, cell, record
+
+    from ringbench.results.store import Store
+
+    db = tmp_path / "store.db"
+    st = Store(db)
+    rid = begin(st, "ring")
+    layouts = (({}, 1.0, 1.0), ({"nodes": 2}, 1.01, 1.5), ({"nodes": 2, "node_placement": 1}, 60.0, 3.0))
+    for extra_params, cost, spawn in layouts:
+        for rt, ns in (("erlang/stock", 800), ("elixir/stock", 850)):
+            for n in (10_000, 100_000):
+                recs = [(i + 1, 1, record(n, 2, ns * cost, 1.2 * spawn, 2600, j, process=i + 1))
+                        for i, j in enumerate(JITTER)]
+                st.save_cell(rid, cell(rt, "ring", {"n": n, "m": 2, "tokens": 1, "burst": 0, **extra_params}, "all",
+                                       recs))
+    st.finish_run(rid, "complete")
+    st.close()
+    page = render(db, [1])
+    lines = [re.sub(r"<[^>]+>", "", html.unescape(li)) for li in _findings(page)]
+    cost = [x for x in lines if x.startswith("Message cost")]
+    assert cost == [
+        "Message cost, all cores, M = 2: fastest erlang/stock at N = 10k–100k (800 ns/hop).",
+        "Message cost, all cores, M = 2, nodes = 2: fastest erlang/stock at N = 10k–100k (808 ns/hop).",
+        "Message cost, all cores, M = 2, nodes = 2, node_placement = interleaved: fastest erlang/stock at "
+        "N = 10k–100k (48,000 ns/hop).",
+    ]
+    spawn = next(x for x in lines if x.startswith("Spawn"))
+    assert spawn.startswith("Spawn, N = 100k, all cores, M = 2 (ring workload): cheapest erlang/stock (1.20 µs/proc)")
+    spec = json.loads(re.search(r"id='chart-spawn-data'>(.*?)</script>", page, flags=re.S).group(1))
+    names = sorted(t["name"] for t in spec["data"] if t.get("name"))
+    assert len(names) == 6 and len(set(names)) == 6
+    assert sum("2 nodes, interleaved" in x for x in names) == 2 and sum("nodes" not in x for x in names) == 2

@@ -121,6 +121,12 @@ class Workload:
     def settle_metric(self) -> Metric:
         return self.settles_on or self.headline
 
+    def departures(self, fixed: Mapping[str, object]) -> int:
+        """How many of these parameters are off their single default (a ring across nodes, several tokens):
+        0 for the plain cell a one-line finding should speak of first."""
+        single = {p.name: p.default[0] for p in self.params if p.default and len(p.default) == 1}
+        return sum(1 for k, v in fixed.items() if k in single and v != single[k])
+
     def validate(self, given: Mapping[str, object]) -> dict[str, int]:
         """Return complete, checked parameters (one cell) or raise ParamError."""
         known = {p.name: p for p in self.params}

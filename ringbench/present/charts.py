@@ -168,6 +168,13 @@ def _group(cells: list[Cell]) -> dict[tuple[str, str], list[Cell]]:
     return out
 
 
+def _layout(c: Cell) -> str:
+    """'' for a ring on one node, '2 nodes, interleaved' for one across nodes: a series of its own."""
+    if not nodes.distributed(c):
+        return ""
+    return f"{nodes.nodes_of(c)} nodes, {nodes.placement(c)}"
+
+
 def _hops(c: Cell) -> int:
     p = c.used_params
     if "hops" in p:
@@ -313,20 +320,25 @@ def _metric_vs_n(
     # One workload per chart (analysis.preferred_workload): a ring run with a warm-up reuses memory, so its
     # RSS per process is not the memory workload's and the two are never drawn as one line.
     workload = analysis.preferred_workload(usable, metric)
-    best: dict[tuple[str, str, int], Cell] = {}
+    # A line per layout: spawning a ring over K nodes is not spawning it on one, so the cell with the most
+    # hops at each N is chosen among cells of one layout only.
+    best: dict[tuple[str, str, str, int], Cell] = {}
     for c in usable:
         if workload is None or c.workload.name != workload.name:
             continue
-        k = (c.runtime, c.cores, c.params["n"])
+        k = (c.runtime, c.cores, _layout(c), c.params["n"])
         if k not in best or _hops(c) > _hops(best[k]):
             best[k] = c
+    lines: dict[tuple[str, str, str], list[Cell]] = {}
+    for (rt, cores, layout, _n), c in best.items():
+        lines.setdefault((rt, cores, layout), []).append(c)
     series = []
-    for (rt, cores), group in _group(list(best.values())).items():
+    for (rt, cores, layout), group in lines.items():
         pts = [
             _point(c.params["n"], _values(c, metric), scale, note=f"{c.workload.name}: {_note(c)}")
             for c in sorted(group, key=lambda c: c.params["n"])
         ]
-        series.append(_series(rt, cores, group, pts))
+        series.append(_series(rt, cores, group, pts, layout, contrast=bool(layout)))
     return Chart(
         key,
         title,

@@ -261,8 +261,9 @@ class Column:
         return self.leads[-1]
 
 
-def _order_key(cores: str, fixed: dict) -> tuple:
-    return (cores != "1", cores, sorted(fixed.items()))
+def _order_key(cores: str, fixed: dict, workload: Workload) -> tuple:
+    """One core first, then the plainest conditions (one node, one token), then the parameters' values."""
+    return (cores != "1", cores, workload.departures(fixed), sorted(fixed.items()))
 
 
 def columns(leads: Iterable[Lead]) -> list[Column]:
@@ -290,17 +291,23 @@ def columns(leads: Iterable[Lead]) -> list[Column]:
             )
         )
     return sorted(
-        out, key=lambda col: (col.group != MESSAGE, col.group, col.workload.name, *_order_key(col.cores, col.fixed))
+        out,
+        key=lambda col: (
+            col.group != MESSAGE,
+            col.group,
+            col.workload.name,
+            *_order_key(col.cores, col.fixed, col.workload),
+        ),
     )
 
 
 def pick(cols: Iterable[Column]) -> Column | None:
-    """The column a one-line finding speaks of: one core where measured, then the largest N, then the most
-    runtimes."""
+    """The column a one-line finding speaks of: one core where measured, then the plainest conditions (one
+    node, one token: Workload.departures), then the largest N, then the most runtimes."""
     cols = list(cols)
     if not cols:
         return None
-    return max(cols, key=lambda c: (c.cores == "1", c.last.n or 0, len(c.last.ranked)))
+    return max(cols, key=lambda c: (c.cores == "1", -c.workload.departures(c.fixed), c.last.n or 0, len(c.last.ranked)))
 
 
 # -- growth with N -----------------------------------------------------------------------------
@@ -345,7 +352,7 @@ def growth(cells: Iterable[Cell], metric: Metric = NS_PER_HOP, floors: Collectio
         c = a.cell
         group = group_of(c, floors)
         out.append(Growth(c.runtime, c.cores, group, group == FLOOR, without(c.params, "n"), a, b, sig))
-    return sorted(out, key=lambda g: (*_order_key(g.cores, g.fixed), g.floor, g.ratio))
+    return sorted(out, key=lambda g: (*_order_key(g.cores, g.fixed, g.first.cell.workload), g.floor, g.ratio))
 
 
 @dataclass(frozen=True)
@@ -370,7 +377,13 @@ def growth_spread(grown: Iterable[Growth]) -> GrowthSpread | None:
         sets.setdefault(json.dumps([g.cores, g.fixed], sort_keys=True), []).append(g)
     best = max(
         sets.values(),
-        key=lambda gs: (gs[0].cores == "1", len(gs), max(g.ns[1] for g in gs), sorted(gs[0].fixed.items())),
+        key=lambda gs: (
+            gs[0].cores == "1",
+            -gs[0].first.cell.workload.departures(gs[0].fixed),
+            len(gs),
+            max(g.ns[1] for g in gs),
+            sorted(gs[0].fixed.items()),
+        ),
     )
     return GrowthSpread(best[0].cores, best[0].fixed, tuple(sorted(best, key=lambda g: g.ratio)))
 
@@ -533,7 +546,7 @@ def summarize(cells: list[Cell], floors: Collection[str] = ()) -> Findings:
             leads = [ld for ld in comparisons(cells, w.headline, w, floors) if ld.group == MESSAGE]
             if leads:
                 others.append(
-                    (w, tuple(sorted(leads, key=lambda ld: (*_order_key(ld.cores, {}), sorted(ld.params.items())))))
+                    (w, tuple(sorted(leads, key=lambda ld: (*_order_key(ld.cores, {}, w), sorted(ld.params.items())))))
                 )
     return Findings(
         message=message,

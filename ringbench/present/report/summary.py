@@ -82,11 +82,14 @@ def _runs_of_leader(leads: list[Lead]) -> str:
 
 
 def _merged(cols: Iterable[Column]) -> list[list[Column]]:
-    """Columns of one core setting, workload and mode whose leader at every N is the same, as one line."""
+    """Columns of one core setting, workload, mode and conditions whose leader at every N is the same, as
+    one line. Only the work per repeat (M) may differ between them: a ring across nodes or with several
+    tokens is another condition, with a line of its own."""
     out: dict[str, list[Column]] = {}
     for c in cols:
         leaders = [(ld.n, ld.best.runtime) for ld in c.leads]
-        k = json.dumps([c.cores, c.workload.name, c.mode, c.group, c.calibrated, leaders])
+        conditions = without(c.fixed, c.workload.calibrates)
+        k = json.dumps([c.cores, c.workload.name, c.mode, c.group, c.calibrated, conditions, leaders], sort_keys=True)
         out.setdefault(k, []).append(c)
     return list(out.values())
 
@@ -133,7 +136,8 @@ def _lead_text(ld: Lead, q: Quote) -> str:
 
 def _message(found: Findings, q: Quote) -> list[str]:
     several = len({c.workload.name for c in found.message}) > 1
-    out = [_cost_line("Message cost", cols, q, several) for cols in _merged(found.message)]
+    merged = sorted(_merged(found.message), key=lambda cols: cols[0].workload.departures(cols[0].fixed))
+    out = [_cost_line("Message cost", cols, q, several) for cols in merged]
     for group in dict.fromkeys(c.group for c in found.idioms):
         col = analysis.pick(c for c in found.idioms if c.group == group)
         if col:
