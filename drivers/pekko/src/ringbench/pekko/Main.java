@@ -42,7 +42,10 @@ public final class Main {
                 + "pekko.jvm-exit-on-fatal-error = off\n";
         if (variant.equals("tuned")) {
             // README: Pekko's dispatcher documentation, "throughput" (messages per actor per turn).
-            s += "pekko.actor.default-dispatcher.throughput = 100\n";
+            s += "pekko.actor.default-dispatcher.throughput = 100\n"
+                    // README: the mailbox's API documentation; Savina's Akka configuration sets it.
+                    + "pekko.actor.default-mailbox.mailbox-type = "
+                    + "\"org.apache.pekko.dispatch.SingleConsumerOnlyUnboundedMailbox\"\n";
         }
         return ConfigFactory.parseString(s).withFallback(ConfigFactory.defaultReference());
     }
