@@ -233,6 +233,8 @@ GROWTH_WHY = {
                      "generation (drivers/java-virtual/README.md, \"One hop\")",
     "python-greenlet/stock": "each process adds its 760-byte deque to the working set the token walks "
                                "(drivers/python-greenlet/README.md, \"One hop\")",
+    "node/": "the young-generation collector: scavenges take ~87 % of an iteration at 1,000,000 "
+             "against ~40 % at 10,000 (--trace-gc; drivers/node/README.md, \"One hop\")",
 }
 
 
