@@ -129,11 +129,19 @@ def ranked_runtimes(tuned: bool = False) -> list[str]:
     return [d.name for d in chosen if d.hop not in ("handoff", "rendezvous")]
 
 
-def estimate(cells: int, options: dict) -> Estimate:
-    """A rough size of a measurement of `cells` cells with these mode options (Options fields)."""
+def estimate(cells: int | list[CellSpec], options: dict) -> Estimate:
+    """A rough size of a measurement with these mode options (Options fields): of the planned cells, a
+    JIT runtime's counted with its warm-up and each runtime's calibration probe; or of a number of
+    cells of runtimes not known."""
     o = Options(**{k: v for k, v in options.items() if v is not None})
     mode = o.mode_object
-    return Estimate(cells, cells * mode.steps(o), cells * mode.seconds(o))
+    if isinstance(cells, int):
+        return Estimate(cells, cells * mode.steps(o), cells * mode.seconds(o))
+    seconds = sum(mode.seconds(o, c.driver.jit) for c in cells)
+    calibrated = [c for c in cells if c.workload.calibrates and c.workload.calibrates not in c.params]
+    probed = {c.driver.name: c.driver.jit for c in calibrated}  # a probe serves both core settings
+    seconds += sum(mode.probe_seconds(o, jit) for jit in probed.values())
+    return Estimate(len(cells), len(cells) * mode.steps(o), seconds)
 
 
 def resume_estimate(run_id: int, db: Path | str = DEFAULT_DB) -> Estimate:

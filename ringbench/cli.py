@@ -314,7 +314,7 @@ def _execute(
         _, cells = api.plan(
             workload, runtime, params=params, cores=cores, tuned=tuned, hosts=options.get("hosts") or ()
         )
-        size = api.estimate(len(cells), options)
+        size = api.estimate(cells, options)
     shown = terminal.ProgressDisplay(size.seconds, size.processes, None if Path(db).exists() else str(db))
     try:
         if resume is not None:

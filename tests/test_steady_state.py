@@ -130,3 +130,45 @@ def test_a_jit_runtime_counts_its_spawn_phase_in_the_jit_warmup(fake_jit, db):
     (warm,) = modes.warmups(cell)
     assert 10 <= warm <= 13 and modes.settled(cell)
 
+
+
+def test_a_jit_runtimes_probe_is_sized_to_the_target_by_a_cold_process_first(fake_jit, db, tmp_path):
+    # 400 ns/hop for 4 iterations, then 100. A probe of PROBE_HOPS (20,000 hops: 2 ms an iteration once
+    # settled) would spend its 3 s of JIT warm-up in about 1,500 iterations; the cold sizing process
+    # (4 iterations at 400 ns/hop) sizes it to 10 ms / (400 ns x 10 hops) = 2,500 laps instead, and the
+    # cell's m still comes from the settled probe: 10 ms / (100 ns x 10 hops) = 10,000.
+    log = tmp_path / "argv.log"
+    fake_jit(FAKE_NS_PER_HOP=100, FAKE_CURVE="4,4,4,4,1", FAKE_LOG=str(log))
+    (cell,) = ringbench.measure("ring", "fakejit", db=db, params={"n": 10}, target_ms=10, repeat=2,
+                                processes=1).cells
+    ms = [int(next(a for a in line.split() if a.startswith("m="))[2:]) for line in log.read_text().splitlines()]
+    assert ms == [2_000, 2_500, 10_000]  # the cold sizing (PROBE_HOPS), the settled probe, the cell
+    assert cell.extra["calibrated"] == {"m": 10_000}  # on the settled state: 10 ms / (100 ns x 10 hops)
+    assert {r["run_ns"] for r in cell.records} == {10_000_000}
+
+
+def test_a_plain_runtimes_probe_is_not_sized_first(fake, db, tmp_path):
+    log = tmp_path / "argv.log"
+    fake(FAKE_NS_PER_HOP=100, FAKE_LOG=str(log))
+    run(db, params={"n": 10}, target_ms=10, repeat=2, processes=1)
+    ms = [int(next(a for a in line.split() if a.startswith("m="))[2:]) for line in log.read_text().splitlines()]
+    assert ms == [2_000, 10_000]
+
+
+def test_the_estimate_counts_a_jit_runtimes_warmup_and_each_runtimes_probe(fake_jit):
+    from ringbench import api
+    _, cells = api.plan("ring", "fake,fakejit", params={"n": "10"}, cores="1,all")
+    opts = {"repeat": 6, "processes": 2, "target_ms": 40.0}
+    plain = [c for c in cells if not c.driver.jit]
+    jit = [c for c in cells if c.driver.jit]
+    timed = modes.MODES["timed"]
+    o = modes.Options(**opts)
+    assert api.estimate(plain, opts).seconds == pytest.approx(2 * timed.seconds(o) + timed.probe_seconds(o))
+    both = api.estimate(cells, opts)
+    assert both.processes == 8
+    # the JIT's cells and probe take longer by the warm-up of each of its processes (5 with the probe's)
+    extra = both.seconds - 2 * api.estimate(plain, opts).seconds
+    assert extra == pytest.approx(5 * modes.JIT_WARMUP_S * 1.5 + 1.0)
+    # given m, nothing is probed
+    _, given = api.plan("ring", "fake", params={"n": "10", "m": "5"}, cores="1,all")
+    assert api.estimate(given, opts).seconds == pytest.approx(2 * timed.seconds(o))

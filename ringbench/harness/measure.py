@@ -16,8 +16,9 @@ import json
 import math
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+from ..catalogue.workloads import Workload
 from ..results import sampling
 from ..results.modes import JIT_WARMUP_S, Options
 from .cluster import cluster_file
@@ -30,6 +31,8 @@ Tick = Callable[[str], None]  # told what a cell is doing now ("repeat 2 of 5"),
 _calibrated: dict[str, int] = {}
 # A probe of about this many hops is long enough to time and short for any runtime.
 PROBE_HOPS = 20_000
+# Cold iterations that size a JIT runtime's calibration probe (the fastest of them counts).
+SIZING_ITERATIONS = 4
 # Iterations a JIT runtime's process is asked for beyond the cap (it is stopped once measured).
 JIT_ITERATIONS_ASKED = 100_000
 
@@ -104,14 +107,28 @@ def _calibration(spec: CellSpec, opts: Options, m: Measured, tick: Tick) -> dict
 
 def _calibrate(spec: CellSpec, opts: Options) -> int:
     """pyperf's loop calibration, for `m`: a short probe process, once settled, tells the time per unit of
-    m; the cell then runs enough for a message phase of `target_ms`."""
+    m; the cell then runs enough for a message phase of `target_ms`.
+
+    A JIT runtime's probe first spends JIT_WARMUP_S in the timed phases. In iterations of PROBE_HOPS
+    (a few ms) the untimed work of each iteration (the collection between the phases, the teardown)
+    took most of the probe's wall time, 10-12 s: so a cold sizing process (SIZING_ITERATIONS, no
+    JIT warm-up, the fastest of them) first sizes the probe's m to the target; a cold runtime is
+    slower, so the settled probe's iterations last at most about the target."""
     w = spec.workload
     per_unit = max(1, w.hops(spec.driver_params(**{w.calibrates: 1})))  # hops per unit of m
     probe_m = max(1, math.ceil(PROBE_HOPS / per_unit))
+    if spec.driver.jit and opts.warmup is None:
+        cold = replace(opts, warmup=0)
+        got, _, _ = _settled_process(spec, cold, {w.calibrates: probe_m}, SIZING_ITERATIONS, stats_ok=False)
+        probe_m = max(probe_m, _m_for_target(w, min(r["run_ns"] for r in got) / probe_m, opts))
     got, _, _ = _settled_process(spec, opts, {w.calibrates: probe_m}, 1, stats_ok=False)
-    ns_per_unit = max(got[0]["run_ns"], 1) / probe_m
+    return _m_for_target(w, got[0]["run_ns"] / probe_m, opts)
+
+
+def _m_for_target(w: Workload, ns_per_unit: float, opts: Options) -> int:
+    """The `m` whose message phase lasts `target_ms` at `ns_per_unit`, within the parameter's bound."""
     bound = next(q.maximum for q in w.params if q.name == w.calibrates)
-    return int(min(bound, max(1, round(opts.target_ms * 1e6 / ns_per_unit))))
+    return int(min(bound, max(1, round(opts.target_ms * 1e6 / max(ns_per_unit, 1e-3)))))
 
 
 def agree(a: float, b: float, pct: float) -> bool:

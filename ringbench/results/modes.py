@@ -15,7 +15,7 @@ they are summarised and which warnings they earn is here, so that every presente
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from typing import TYPE_CHECKING
 
 from ..catalogue import workloads
@@ -39,6 +39,10 @@ SETTLE_S = 20.0
 # their last tier after 1.5-2.2 s of message passing, java-virtual after ~1.3 s (docs/results.md).
 # pyperf makes the same distinction (one warm-up for CPython, calibrated warm-ups for PyPy).
 JIT_WARMUP_S = 3.0
+# The wall time those 3 s of timed phases take: with the untimed work of each iteration (the collection
+# between the phases, the teardown) about 1.5x (java-virtual, N = 1,000: 100 iterations, 3.98 s timed in
+# 6.15 s), for progress estimates.
+_JIT_WALL_S = JIT_WARMUP_S * 1.5
 
 
 class ModeError(ValueError):
@@ -126,9 +130,13 @@ class Mode:
         timed mode, where comparable cells take turns; one for a continuous or squeeze cell."""
         return 1
 
-    def seconds(self, opts: Options) -> float:
-        """A rough wall time of one cell, for progress estimates."""
+    def seconds(self, opts: Options, jit: bool = False) -> float:
+        """A rough wall time of one cell, for progress estimates (`jit`: a JIT runtime's)."""
         return self.processes(opts) * (opts.samples + 1) * opts.sample_ms / 1e3
+
+    def probe_seconds(self, opts: Options, jit: bool = False) -> float:
+        """A rough wall time of the calibration probe of one runtime's cells, if the mode has one."""
+        return 0.0
 
     def check(self, w: Workload, opts: Options, given: set[str]) -> None:
         """Raise ModeError for a setting given for another mode or out of range. `given`: fields set by the user."""
@@ -221,9 +229,14 @@ class Timed(Mode):
     def steps(self, opts: Options) -> int:
         return opts.process_count
 
-    def seconds(self, opts: Options) -> float:
+    def seconds(self, opts: Options, jit: bool = False) -> float:
         warm = 3 if opts.warmup is None else opts.warmup
-        return self.processes(opts) * (0.5 + (warm + opts.repeat / opts.process_count) * opts.target_ms / 1e3 * 1.5)
+        per_process = 0.5 + (warm + opts.repeat / opts.process_count) * opts.target_ms / 1e3 * 1.5
+        return self.processes(opts) * (per_process + (_JIT_WALL_S if jit and opts.warmup is None else 0))
+
+    def probe_seconds(self, opts: Options, jit: bool = False) -> float:
+        # one settled process with one repeat; a JIT's is sized by a cold process first
+        return self.seconds(replace(opts, repeat=1, processes=1), jit) + (1.0 if jit else 0.0)
 
     def check(self, w: Workload, opts: Options, given: set[str]) -> None:
         super().check(w, opts, given)
@@ -403,7 +416,7 @@ class Versus(Mode):
     def steps(self, opts: Options) -> int:
         return opts.repeat
 
-    def seconds(self, opts: Options) -> float:
+    def seconds(self, opts: Options, jit: bool = False) -> float:
         return self.processes(opts) * 0.5  # the program's speed is unknown: half a second a process
 
     def check(self, w: Workload, opts: Options, given: set[str]) -> None:
