@@ -33,6 +33,7 @@ import click
 
 from ringbench.catalogue.drivers import FORMER_NAMES
 from ringbench.present.tables import fmt
+from ringbench.results.stats import compare
 
 REPO = Path(__file__).resolve().parent.parent
 DB = REPO / "results" / "published.db"
@@ -57,6 +58,9 @@ MEASUREMENTS = [  # (name, heading, ringbench arguments, why)
      "default-first and settled-first, so that the drift of a shared machine over the quarter of an hour "
      "the whole check takes falls on both alike. The default should fall inside the settled figure's "
      "95 % interval; where it does not, the difference is printed beside the default's own interval. "
+     "That interval comes from one process, so it leaves out what differs between processes (layout, "
+     "ASLR): the last column tests the default's repeats against the settled ones (✓ significant, "
+     "≈ not), the way every ringbench table does. "
      "For a JIT runtime the settled run's 20 fixed warm-ups (about 2 s of messages) are fewer than the "
      "default's 3 s: a JIT's default below its settled figure is suspect of that first."),
     ("positions", "Position effects: every iteration of one process alike?",
@@ -301,13 +305,13 @@ def steady(pairs: list[tuple[str, int, int]]) -> str:
     """Each variant's default figure against its long-run settled figure (one core, N = 1,000): the
     contract's promise that the default prints the settled runtime (issue 29)."""
     rows = []
-    inside_count = 0
+    inside_count = apart = 0
     for rt, default_run, settled_run in pairs:
         c = next(iter(cells(default_run)), None)
         s = next(iter(cells(settled_run)), None)
         if not c or not s or "ok" not in (c["status"], s["status"]) or "ns_per_hop" not in c.get("summary", {}) \
                 or "ns_per_hop" not in s.get("summary", {}):
-            rows.append(f"| {rt} | {default_run} / {settled_run} | – | – | – | – | – | not measured |")
+            rows.append(f"| {rt} | {default_run} / {settled_run} | – | – | – | – | – | not measured | – |")
             continue
         d = c["summary"]["ns_per_hop"]["median"]
         dlo, dhi = c["summary"].get("headline_ci95") or (d, d)
@@ -317,13 +321,26 @@ def steady(pairs: list[tuple[str, int, int]]) -> str:
         inside = lo <= d <= hi
         inside_count += inside
         verdict = "yes" if inside else f"no ({(d / m - 1) * 100:+.1f} %)"
+        # the project's one test of a difference, on the repeats of the two runs
+        diff = compare(per_hop(s["records"]), per_hop(c["records"]))
+        apart += bool(diff.significant)
+        test = ("–" if diff.significant is None else
+                f"{'✓' if diff.significant else '≈'} {(diff.ratio - 1) * 100:+.1f} % (p = {diff.p_value:.2g})")
         rows.append(f"| {rt} | {default_run} / {settled_run} | {fmt(d)} | {fmt(dlo)}–{fmt(dhi)} | "
                     f"{'–'.join(map(str, (warm[0], warm[-1]) if len(warm) > 1 else warm))} | {fmt(m)} | "
-                    f"{fmt(lo)}–{fmt(hi)} | {verdict} |")
-    return (f"{inside_count} of {len(pairs)} default figures fall inside the settled interval.\n\n"
+                    f"{fmt(lo)}–{fmt(hi)} | {verdict} | {test} |")
+    return (f"{inside_count} of {len(pairs)} default figures fall inside the settled interval; "
+            f"{apart} differ significantly from the settled repeats (Mann-Whitney U, p < 0.05; about "
+            f"{len(pairs) * 0.05:.0f} would by chance alone).\n\n"
             "| variant | runs | default ns/hop | default 95 % interval | warm-ups taken | settled ns/hop | "
-            "settled 95 % interval | default inside |\n|---|---|---:|---:|---:|---:|---:|---|\n"
+            "settled 95 % interval | default inside | default vs settled |\n"
+            "|---|---|---:|---:|---:|---:|---:|---|---|\n"
             + "\n".join(rows) + "\n")
+
+
+def per_hop(records: list[dict]) -> list[float]:
+    """A ring cell's repeats as ns/hop."""
+    return [r["run_ns"] / r["count"] for r in records if r.get("count")]
 
 
 POSITIONS_FROM = 21  # the iterations tested for position effects: 21..40 of each process
