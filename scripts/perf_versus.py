@@ -159,7 +159,11 @@ def run_ours(case: Case, db: Path) -> tuple[list[str], dict[str, float], int | N
     if p.returncode != 0 or not m:
         raise RuntimeError(f"ringbench perf failed: {p.stderr}")
     rows = api.perf_rows(api.load(int(m.group(1)), db))
-    times = {r.code.strip(): r.ns_per_iteration for r in rows if r.ns_per_iteration is not None}
+    if case.tool == "timeit":  # timeit gives its best repeat: so does this side, its best sample
+        times = {r.code.strip(): (r.concurrency or 1) * 1e9 / max(r.cell.values()) for r in rows
+                 if r.ns_per_iteration is not None}
+    else:
+        times = {r.code.strip(): r.ns_per_iteration for r in rows if r.ns_per_iteration is not None}
     return argv, times, rows[0].concurrency if rows else None
 
 
@@ -255,7 +259,9 @@ def write(chosen: list[Case], commands: list[str], rounds: int) -> None:
             "examples and two Python statements: the median over the rounds of each tool's time per iteration, "
             "the two tools run one after the other, the order reversed every other round. Within 5 %: the two "
             "medians differ by at most 5 % either way; below 1, ringbench's time per iteration (and so its "
-            "overhead) is the smaller.\n\n" + buf.getvalue().rstrip() + "\n")
+            "overhead) is the smaller. The interval is the bootstrap 95 % interval of the ratio and p the "
+            "Mann-Whitney U test's over the rounds; a difference of over 5 % that the test does not find "
+            "significant is the machine's noise as far as these rounds can tell.\n\n" + buf.getvalue().rstrip() + "\n")
     text = DOC.read_text()
     block = f"{BEGIN}\n{body}{END}"
     if BEGIN in text and END in text:
@@ -274,14 +280,27 @@ def _matching(times: dict[str, list[float]], code: str) -> list[float] | None:
 
 
 def report(chosen: list[Case], commands: list[str], markdown: bool) -> None:
-    rows = [("case", "code", "other", "other ns/iter", "ringbench ns/iter", "ringbench/other", "within 5 %")]
+    from ringbench.results.stats import compare
+
+    head = ("case", "code", "other", "other ns/iter", "ringbench ns/iter", "ringbench/other (95 % CI)", "p",
+            "within 5 %")
+    rows = [head]
     for case in chosen:
         for code, ours in case.times["ours"].items():
             other = _matching(case.times["other"], code)
             if not other:
                 continue
             o, m = statistics.median(other), statistics.median(ours)
-            ratio = m / o if o else float("nan")
+            # the rounds of the two tools as two samples: the ratio of medians, its bootstrap interval,
+            # the Mann-Whitney test (as every ringbench table: significance only with 5 rounds a side)
+            d = compare(other, ours)
+            lo, hi = d.ratio_ci
+            if abs(d.ratio - 1) <= 0.05:
+                verdict = "yes"
+            elif d.significant:
+                verdict = "**no**"
+            else:
+                verdict = "no (not significant)" if d.significant is False else "no (too few rounds to test)"
             rows.append(
                 (
                     case.name,
@@ -289,12 +308,14 @@ def report(chosen: list[Case], commands: list[str], markdown: bool) -> None:
                     case.tool,
                     f"{o:,.1f}",
                     f"{m:,.1f}",
-                    f"{ratio:.3f}",
-                    "yes" if abs(ratio - 1) <= 0.05 else "no",
+                    f"{d.ratio:.3f} ({lo:.2f}–{hi:.2f})",
+                    "–" if d.p_value is None else f"{d.p_value:.2g}",
+                    verdict,
                 )
             )
         if case.peaks["ours"]:
-            rows.append((case.name, "peak ||", case.tool, str(case.peaks["other"]), str(case.peaks["ours"]), "", ""))
+            rows.append((case.name, "peak ||", case.tool, str(case.peaks["other"]), str(case.peaks["ours"]), "",
+                         "", ""))
     if markdown:
         print("| " + " | ".join(rows[0]) + " |")
         print("|" + "---|" * len(rows[0]))
@@ -304,7 +325,8 @@ def report(chosen: list[Case], commands: list[str], markdown: bool) -> None:
         widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
         for row in rows:
             print("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
-    print("\ntimeit's figure is its best of 5 (a minimum); erlperf's and ringbench's are medians of samples.")
+    print("\nerlperf's and ringbench's figures are medians of samples; timeit's is its best of 5 repeats (a")
+    print("minimum), and against it ringbench's is its best sample. Each cell: the median over the rounds.")
     print("timeit turns Python's garbage collector off while it times; ringbench perf, as erlperf, leaves the")
     print("runtime's collector on: the \"GC on\" rows turn it on in timeit's setup (`-s 'import gc; gc.enable()'`).")
     print("Commands (round 1; each round ran them all, the order reversed every other round):")

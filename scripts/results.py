@@ -53,14 +53,17 @@ MEASUREMENTS = [  # (name, heading, ringbench arguments, why)
      ["run", "ring", "-n", "1000", "--cores", "1"],
      "Each variant measured twice, back to back: once with the defaults (a fresh process per repeat, "
      "warm-ups until settled, M calibrated on the settled state: what `run` and `bench` print) and once "
-     "with ten repeats in one process after 20 untimed iterations (`--in-process --warmup 20 --repeat "
-     "10`: the runtime as settled as it gets). The two runs of a variant follow each other, in turns "
-     "default-first and settled-first, so that the drift of a shared machine over the quarter of an hour "
-     "the whole check takes falls on both alike. The default should fall inside the settled figure's "
-     "95 % interval; where it does not, the difference is printed beside the default's own interval. "
-     "That interval comes from one process, so it leaves out what differs between processes (layout, "
-     "ASLR): the last column tests the default's repeats against the settled ones (✓ significant, "
-     "≈ not), the way every ringbench table does. "
+     "settled at length: 20 untimed iterations in each of 5 fresh processes, then 2 repeats each "
+     "(`--warmup 20 --repeat 10 --processes 5`). The two runs of a variant follow each other, in turns "
+     "default-first and settled-first, so that the drift of a shared machine over the half hour the "
+     "whole check takes falls on both alike. The default should fall inside the settled figure's 95 % "
+     "interval; where it does not, the difference is printed beside the default's own interval, and the "
+     "last column tests the default's repeats against the settled ones (✓ significant, ≈ not), the way "
+     "every ringbench table does. The settled run spreads over processes because one process is not "
+     "the runtime: with `--in-process` instead (at 038dcbc, runs 152-245), pypy/switch's settled "
+     "process ran at 428-560 ns/hop while the default's five processes gave 429 once and 695-804 four "
+     "times (PyPy's JIT settles in one of two states per process), and python-asyncio/tuned kept "
+     "getting faster over 30 iterations of one process (4,045 to 2,611 ns/hop). "
      "For a JIT runtime the settled run's 20 fixed warm-ups (about 2 s of messages) are fewer than the "
      "default's 3 s: a JIT's default below its settled figure is suspect of that first."),
     ("positions", "Position effects: every iteration of one process alike?",
@@ -140,7 +143,7 @@ QUICK = {"bench", "steady", "memory", "tree"}
 MEASURED_WITH = {"nodes-buffer-small": {"ERL_ZFLAGS": "+zdbbl 32"},
                  "nodes-buffer-large": {"ERL_ZFLAGS": "+zdbbl 65536"}}
 # The settled counterpart of the steady check's default command (measured per variant, in turns).
-SETTLED = ["--in-process", "--warmup", "20", "--repeat", "10"]
+SETTLED = ["--warmup", "20", "--repeat", "10", "--processes", "5"]
 FIDELITY_HEADING = "## Side by side: each driver against independent programs of its runtime"
 
 
@@ -292,7 +295,8 @@ def steady_pairs(args: list[str], variants: list[str]) -> list[tuple[str, int, i
 def stored_pairs(args: list[str]) -> list[tuple[str, int, int]]:
     """The steady check's newest pair of runs per variant in the store, in the order measured."""
     found: dict[str, dict[str, int]] = {}
-    pattern = re.compile(r"ringbench run ring -r (\S+) " + re.escape(shlex.join(args[2:])) + r"( .*)? --db ")
+    pattern = re.compile(r"ringbench run ring -r (\S+) " + re.escape(shlex.join(args[2:]))
+                         + r"( " + re.escape(shlex.join(SETTLED)) + r")? --db ")
     for rid, command, *_ in store_rows():
         m = pattern.match(command)
         if m:
