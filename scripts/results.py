@@ -337,7 +337,7 @@ def steady(pairs: list[tuple[str, int, int]]) -> str:
     return (f"{inside_count} of {len(pairs)} default figures fall inside the settled interval; "
             f"{apart} differ significantly from the settled repeats (Mann-Whitney U, p < 0.05; about "
             f"{len(pairs) * 0.05:.0f} would by chance alone), the default slower in {slower} of them and faster "
-            f"in {apart - slower}. A default that stopped warming up too soon would only ever be slower.\n\n"
+            f"in {apart - slower}. A default that stopped warming up too soon would show as slower.\n\n"
             "| variant | runs | default ns/hop | default 95 % interval | warm-ups taken | settled ns/hop | "
             "settled 95 % interval | default inside | default vs settled |\n"
             "|---|---|---:|---:|---:|---:|---:|---|---|\n"
