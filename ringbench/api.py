@@ -139,7 +139,8 @@ def estimate(cells: int | list[CellSpec], options: dict) -> Estimate:
         return Estimate(cells, cells * mode.steps(o), cells * mode.seconds(o))
     seconds = sum(mode.seconds(o, c.driver.jit) for c in cells)
     calibrated = [c for c in cells if c.workload.calibrates and c.workload.calibrates not in c.params]
-    probed = {c.driver.name: c.driver.jit for c in calibrated}  # a probe serves both core settings
+    # a probe per runtime and grid point (measure._calibration's key), serving both core settings
+    probed = {(c.driver.name, json.dumps(c.params, sort_keys=True)): c.driver.jit for c in calibrated}
     seconds += sum(mode.probe_seconds(o, jit) for jit in probed.values())
     return Estimate(len(cells), len(cells) * mode.steps(o), seconds)
 

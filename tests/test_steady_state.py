@@ -172,3 +172,14 @@ def test_the_estimate_counts_a_jit_runtimes_warmup_and_each_runtimes_probe(fake_
     # given m, nothing is probed
     _, given = api.plan("ring", "fake", params={"n": "10", "m": "5"}, cores="1,all")
     assert api.estimate(given, opts).seconds == pytest.approx(2 * timed.seconds(o))
+
+
+def test_the_estimate_counts_a_probe_for_each_grid_point(fake_jit):
+    from ringbench import api
+    opts = {"repeat": 6, "processes": 2, "target_ms": 40.0}
+    o = modes.Options(**opts)
+    timed = modes.MODES["timed"]
+    _, one = api.plan("ring", "fake", params={"n": "10"}, cores="1,all")
+    _, two = api.plan("ring", "fake", params={"n": "10,20"}, cores="1,all")
+    assert api.estimate(two, opts).seconds - 2 * api.estimate(one, opts).seconds == pytest.approx(0)
+    assert api.estimate(one, opts).seconds == pytest.approx(2 * timed.seconds(o) + timed.probe_seconds(o))
