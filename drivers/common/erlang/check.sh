@@ -13,7 +13,8 @@ INC=$(erl -noshell -noinput -eval 'io:format("~s", [filename:join([code:root_dir
 if command -v cc >/dev/null 2>&1 && [ -f "$INC/erl_nif.h" ]; then
     cc -O2 -fPIC -shared -Wall -Werror -o "$OUT/ringbench_clock.so" c_src/ringbench_clock.c -I"$INC"
 fi
-erl -noshell -noinput -pa "$OUT" -eval '
+# The nodes' tests start a local node, as the driver's command line allows.
+erl -noshell -noinput -start_epmd false -epmd_module ringbench_epmd -nocookie -pa "$OUT" -eval '
     case eunit:test([ringbench_params_tests, ringbench_json_tests, ringbench_nodes_tests], []) of
         ok -> halt(0);
         _ -> halt(1)

@@ -136,7 +136,11 @@ start_peer(Base, J, Cpu, Cookie) ->
            end,
     Args = emulator_flags() ++ code_path() ++
         ["-epmd_module", "ringbench_epmd", "-nocookie", "-start_epmd", "false",
-         "-kernel", "inet_dist_use_interface", "{127,0,0,1}"],
+         "-kernel", "inet_dist_use_interface", "{127,0,0,1}",
+         %% A peer's standard_io is forwarded to this node's, the driver's
+         %% stdout, which carries only records: its reports (global's
+         %% warning when a node leaves, say) go to its own stderr from boot.
+         "-kernel", "logger", "[{handler,default,logger_std_h,#{config=>#{type=>standard_error}}}]"],
     Peer = case peer:start(#{connection => standard_io, exec => Exec, args => Args,
                              env => peer_env(), wait_boot => ?BOOT_TIMEOUT}) of
                {ok, Pid, _} -> Pid;

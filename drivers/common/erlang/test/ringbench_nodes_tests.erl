@@ -32,3 +32,21 @@ indices_are_the_nodes_processes_test_() ->
 every_node_holds_a_process_test() ->
     [?assert(ringbench_nodes:indices(J, N, K, Pl) =/= [])
      || N <- lists:seq(1, 30), K <- lists:seq(1, N), Pl <- [0, 1], J <- lists:seq(0, K - 1)].
+
+%% A local node's standard_io is forwarded to the driver's stdout, which
+%% carries only records: the node's own reports must go to its stderr. (A
+%% warning of global's, printed by a node as the ring's nodes stopped, once
+%% reached a record stream.) Needs a VM started as the driver's command
+%% starts it (-epmd_module ringbench_epmd), as check.sh does.
+a_local_nodes_reports_go_to_its_stderr_test_() ->
+    {timeout, 60,
+     fun() ->
+             P = ringbench_nodes:setup(#{nodes => 2, n => 2, node_placement => 0}),
+             try
+                 [_, Other] = ringbench_nodes:members(maps:get(cluster, P)),
+                 {ok, #{config := Config}} = erpc:call(Other, logger, get_handler_config, [default]),
+                 ?assertEqual(standard_error, maps:get(type, Config))
+             after
+                 ringbench_nodes:teardown(P)
+             end
+     end}.
