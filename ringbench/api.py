@@ -577,6 +577,7 @@ def versus(
     workload: str = "ring",
     fanout: int = 10,
     short: int | None = None,
+    with_default: bool = False,
     db: Path | str = DEFAULT_DB,
     command: str = "ringbench versus (api)",
     on_progress: Callable[[str], None] = lambda text: None,
@@ -592,7 +593,9 @@ def versus(
     (label: the program's file name unless given), in the versus mode (results.modes.Versus).
     `workload="tree"` compares the tree instead: each N is a tree of N leaves under `fanout` against a
     short one of `short` leaves (default N / fanout); the program's placeholders are {n}, {fanout},
-    {processes} and {cores}.
+    {processes} and {cores}. `with_default`: each round also measures the driver as a default `ringbench
+    run` does (one fresh process, warm-ups until settled, m calibrated), in the driver's records
+    (results.modes.DEFAULT_NS_PER_HOP): the figure ringbench prints, beside the program's.
 
     Bad input is an InputError (nothing run, nothing stored); a build that fails is RunFailed (nothing
     stored). Otherwise the run is returned as stored: status complete; failed (a run failed: the comparison
@@ -603,7 +606,7 @@ def versus(
         req = _versus.plan(
             runtime, program, n, m=m, hops=hops, tokens=tokens, placement=placement, cores=cores, rounds=rounds,
             warmup_runs=warmup_runs, env=env, no_driver_env=no_driver_env, timeout=timeout, label=label,
-            workload=workload, fanout=fanout, short=short,
+            workload=workload, fanout=fanout, short=short, with_default=with_default,
         )  # fmt: skip
         if build:
             on_progress(f"building: {build}")

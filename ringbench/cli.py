@@ -812,12 +812,17 @@ a failed build); 2 bad input (nothing run); 130 interrupted.
 @click.option("--fanout", type=click.IntRange(2, 1000), default=10, show_default=True, help="tree: children a node.")
 @click.option("--short", "short_n", type=click.IntRange(min=1), default=None,
               help="tree: leaves of the short tree [N / fanout].")  # fmt: skip
+@click.option(
+    "--with-default", is_flag=True,
+    help="Each round also measures the driver as `ringbench run` does by default (a fresh process, warm-ups "
+    "until settled, M calibrated): the figure ringbench prints, in the column 'default ns/hop'.",
+)  # fmt: skip
 @click.option("--json", "as_json", is_flag=True, help="Print the run as JSON (every round's wall times and records).")
 @click.option("--markdown", is_flag=True, help="Print the table as Markdown with the commands, for pasting into docs.")
 @_db_option
 def versus(
     runtime, program, ns, m_opt, hops_opt, tokens, placement, cores, rounds, warmup_runs, env_pairs, no_driver_env,
-    build_cmd, timeout, label, workload, fanout, short_n, as_json, markdown, db,
+    build_cmd, timeout, label, workload, fanout, short_n, with_default, as_json, markdown, db,
 ):  # fmt: skip
     if as_json and markdown:
         raise BadInput("--json and --markdown exclude each other")
@@ -830,8 +835,8 @@ def versus(
         run = api.versus(
             runtime, program, ns, m=m_opt, hops=hops_opt, tokens=tokens, placement=placement, cores=cores,
             rounds=rounds, warmup_runs=warmup_runs, env=env_pairs, no_driver_env=no_driver_env, build=build_cmd,
-            timeout=timeout, label=label, workload=workload, fanout=fanout, short=short_n, db=db,
-            command="ringbench " + shlex.join(sys.argv[1:]), on_progress=say,
+            timeout=timeout, label=label, workload=workload, fanout=fanout, short=short_n, with_default=with_default,
+            db=db, command="ringbench " + shlex.join(sys.argv[1:]), on_progress=say,
         )  # fmt: skip
     except api.RunFailed as e:
         raise Failure(str(e)) from None

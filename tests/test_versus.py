@@ -20,7 +20,7 @@ import pytest
 
 from ringbench import api, cli
 from ringbench.harness import launch, versus
-from ringbench.results.modes import OWN_NS_PER_HOP
+from ringbench.results.modes import DEFAULT_NS_PER_HOP, OWN_NS_PER_HOP
 
 FAKE_DIR = Path(__file__).resolve().parent / "fake_drivers"  # as in conftest.py
 REPO = Path(__file__).resolve().parent.parent
@@ -139,6 +139,41 @@ def test_runs_are_interleaved_abba_and_swap_sides_each_round(clock, db):
     # the launches really happened in that order
     launched = [(d if "ring" in c["argv"] else p) for c in clock.calls]
     assert launched == [side for side, _ in order]
+
+
+def test_with_default_each_round_measures_the_driver_as_a_default_run_does(clock, fake, ringbench, db):
+    """--with-default: each round also runs one fresh driver process as `ringbench run` measures a repeat
+    (warm-ups until settled, m calibrated): its figure is the settled one, beside the program's."""
+    fake(FAKE_NS_PER_HOP=300, FAKE_CURVE="3,1.5,1")  # a runtime that settles on its third iteration
+    run = api.versus("fake", PROG, 1000, m="10,100", rounds=4, with_default=True, db=db)
+    pair = api.versus_pairs(run)[0]
+    recs = pair.driver.records
+    # the settled figure, never the cold 900 or 450; the differential one (the clock's 150) unchanged
+    assert pair.driver.values(DEFAULT_NS_PER_HOP) == pytest.approx([300] * 4)
+    assert pair.driver.headline.median == pytest.approx(150, rel=1e-6)
+    assert all(r["default_settled"] and r["default_warmups"] >= 3 for r in recs)
+    # m calibrated to the default target (100 ms of messages at 300 ns/hop over 1,000 processes)
+    assert {r["default_m"] for r in recs} == {round(100e6 / 300 / 1000)}
+    assert pair.program.values(DEFAULT_NS_PER_HOP) == []
+    # the default run opens round 1 and closes round 2: never always first or always last
+    first_of = {r["round"]: min(r["launch_m1"], r["launch_m2"]) for r in recs}
+    last_of = {r["round"]: max(r["launch_m1"], r["launch_m2"]) for r in recs}
+    assert recs[0]["launch_default"] < first_of[1] and recs[1]["launch_default"] > last_of[2]
+    code, out, _ = ringbench("show", run.run_id, "--db", db)
+    header, row = next(ln for ln in out.splitlines() if "default" in ln), next(
+        ln for ln in out.splitlines() if ln.strip().startswith("fake ")
+    )
+    assert code == 0 and row.split()[-5:-3] == ["140", "300"], out  # own ns/hop, then the default
+    assert header.split().index("default") == header.split().index("own") + 1, out
+    # without the flag, no default run: the records have no such field
+    plain = api.versus_pairs(api.versus("fake", PROG, 1000, m="10,100", rounds=2, db=db))[0]
+    assert plain.driver.values(DEFAULT_NS_PER_HOP) == [] and "default_m" not in plain.driver.records[0]
+
+
+def test_with_default_is_refused_for_the_tree(fake, db):
+    with pytest.raises(api.InputError, match="--with-default measures the ring's default figure"):
+        api.versus("fake", program("pass", "{n}"), 1000, workload="tree", with_default=True, db=db)
+    assert not db.exists()
 
 
 def test_hops_budget_sets_laps_per_n_and_cores_all_does_not_pin(clock, db):

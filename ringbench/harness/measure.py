@@ -92,6 +92,15 @@ def _timed_process_step(spec: CellSpec, opts: Options, proc_no: int, repeats: in
     return run
 
 
+def one_process(spec: CellSpec, opts: Options) -> dict:
+    """One fresh driver process of a timed cell, as `steps` runs each (`m` calibrated on the settled state
+    unless given, warm-ups until settled), measuring one repeat: its result record, with `warmups` and
+    `settled`. `ringbench versus --with-default` puts the default figure beside a program's so."""
+    calibrated = _calibration(spec, opts, Measured(), lambda text: None)
+    got, _, _ = _settled_process(spec, opts, calibrated, 1, stats_ok=False)
+    return got[0]
+
+
 def _calibration(spec: CellSpec, opts: Options, m: Measured, tick: Tick) -> dict[str, int]:
     w = spec.workload
     if not w.calibrates or w.calibrates in spec.params:

@@ -38,6 +38,7 @@ from ..results import stats
 from ..results.model import Cell
 from ..results.modes import Options
 from . import launch, runner
+from .measure import one_process
 from .protocol import DriverFailed, Expectation, check_result, parse_line
 from .spec import CellSpec
 
@@ -121,6 +122,9 @@ class Request:
     rounds: int
     warmup_runs: int
     timeout: float
+    # Each round also measures the driver as `ringbench run` does by default (see default_run):
+    # the figure ringbench prints, beside the program's.
+    with_default: bool = False
 
     @property
     def program_runtime(self) -> str:
@@ -271,6 +275,7 @@ def plan(
     workload: str = "ring",
     fanout: int = 10,
     short: int | None = None,
+    with_default: bool = False,
 ) -> Request:
     """Check a request and expand it, or raise BadRequest. Nothing runs. For the tree (`workload="tree"`),
     each N is a tree of N leaves under `fanout`, against a short one of `short` leaves (default N / fanout)."""
@@ -292,6 +297,8 @@ def plan(
     tree = workload == "tree"
     if tree and (m is not None or hops is not None or tokens != 1 or placement != "spread"):
         raise BadRequest("the tree takes no -m, --hops, --tokens or --placement: its sizes are N (leaves) and --short")
+    if tree and with_default:
+        raise BadRequest("--with-default measures the ring's default figure; the tree has none to add")
     argv = check_template(program, tokens, tree)
     user_env = parse_env(env)
     if label is not None and not _LABEL.fullmatch(label):
@@ -338,6 +345,7 @@ def plan(
         rounds,
         warmup_runs,
         float(timeout),
+        with_default,
     )
 
 
@@ -489,6 +497,31 @@ def _run(req: Request, side: Side, point: Point, m: int, where: str) -> tuple[Ti
         raise Failed(f"{side.what} failed ({where}): {e}{stderr}; command: {side.shown(m)}") from None
 
 
+# -- the driver as ringbench measures it by default -------------------------------------------------
+# `ringbench run ring -r X -n N --cores C`: each repeat a fresh process, warm-ups until settled (a JIT's
+# seconds first), m calibrated on the settled state to the default target.
+DEFAULT_OPTIONS = Options()
+
+
+def default_spec(req: Request, point: Point) -> CellSpec:
+    """The default run's cell at this point: the ring's N, tokens and placement, m left to calibration."""
+    return CellSpec(req.driver, point.workload, {"n": point.n, "tokens": point.tokens, "burst": point.burst},
+                    req.cores)  # fmt: skip
+
+
+def default_run(req: Request, point: Point, where: str) -> dict:
+    """One default repeat (measure.one_process) as the fields of a round's record: its message phase, hops,
+    laps and warm-ups; Failed (one line) if the driver failed."""
+    try:
+        rec = one_process(default_spec(req, point), DEFAULT_OPTIONS)
+    except DriverFailed as e:
+        raise Failed(f"driver {req.driver.name} failed in its default measurement ({where}): {e}") from None
+    return {
+        "default_run_ns": rec["run_ns"], "default_count": rec["count"], "default_m": rec["m"],
+        "default_warmups": rec["warmups"], "default_settled": rec["settled"],
+    }  # fmt: skip
+
+
 # -- the comparison ---------------------------------------------------------------------------------
 def schedule(rounds: int) -> list[list[tuple[str, str]]]:
     """The order of the four runs in each round: ABBA inside a round (driver short, program short, program
@@ -538,13 +571,20 @@ def _measure_point(req: Request, point: Point, launches: Iterator[int], progress
     got: dict[tuple[str, str], list[tuple[int, int, dict | None]]] = {
         (k, which): [] for k in both for which in ("m1", "m2")
     }
+    defaults: list[dict] = []
     for r, runs in enumerate(schedule(req.rounds), 1):
         progress(f"{at}: round {r}/{req.rounds}")
+        # The default measurement opens one round and closes the next, so that it is neither always
+        # first nor always last.
+        if req.with_default and r % 2 == 1:
+            defaults.append({**default_run(req, point, f"{at}, round {r}"), "launch_default": next(launches)})
         for key, which in runs:
             m = point.m1 if which == "m1" else point.m2
             launch_no = next(launches)
             timed, rec = _run(req, both[key], point, m, f"{point.size_text(m)}, round {r}")
             got[key, which].append((timed.wall_ns, launch_no, rec))
+        if req.with_default and r % 2 == 0:
+            defaults.append({**default_run(req, point, f"{at}, round {r}"), "launch_default": next(launches)})
     cells = []
     for key, side in both.items():
         records = []
@@ -556,6 +596,7 @@ def _measure_point(req: Request, point: Point, launches: Iterator[int], progress
             records.append({
                 **base, "process": r, "iteration": 1, "round": r, "side": key, **short,
                 "wall_m1_ns": w1, "wall_m2_ns": w2, "launch_m1": k1, "launch_m2": k2,
+                **(defaults[r - 1] if key == "driver" and defaults else {}),
             })  # fmt: skip
         extra = {
             **short,

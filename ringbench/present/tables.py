@@ -165,7 +165,7 @@ def rows(
     head = mode.headline(w).label
     timed = mode.settles
     own = own_comparison(cells[0])
-    beside = mode.beside(w)
+    beside = mode.beside(w, cells)
     show_mem = RSS_PER_PROC in beside or (timed and w.headline is RSS_PER_PROC)
     cols = [
         Column("Runtime", False),
@@ -207,7 +207,7 @@ def rows(
 
 def _wide_metrics(cells: list[Cell]) -> list:
     mode = cells[0].mode_object
-    beside = mode.beside(cells[0].workload)
+    beside = mode.beside(cells[0].workload, cells)
     return [m for m in mode.metrics(cells[0].workload)[1:] if m not in (RSS_PER_PROC, *beside)]
 
 

@@ -15,6 +15,7 @@ they are summarised and which warnings they earn is here, so that every presente
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, fields, replace
 from typing import TYPE_CHECKING
 
@@ -154,8 +155,8 @@ class Mode:
     def headline(self, w: Workload) -> Metric:
         return self.metrics(w)[0]
 
-    def beside(self, w: Workload) -> tuple[Metric, ...]:
-        """The figures a compact table shows beside the headline."""
+    def beside(self, w: Workload, cells: Sequence[Cell] = ()) -> tuple[Metric, ...]:
+        """The figures a compact table of `cells` shows beside the headline."""
         return ()
 
     def values(self, cell: Cell, metric: Metric | None = None) -> list[float]:
@@ -250,7 +251,7 @@ class Timed(Mode):
     def metrics(self, w: Workload) -> tuple[Metric, ...]:
         return w.metrics
 
-    def beside(self, w: Workload) -> tuple[Metric, ...]:
+    def beside(self, w: Workload, cells: Sequence[Cell] = ()) -> tuple[Metric, ...]:
         return w.beside
 
     def values(self, cell: Cell, metric: Metric | None = None) -> list[float]:
@@ -387,6 +388,13 @@ OWN_NS_PER_HOP = Metric("own_ns_per_hop", "own ns/hop", lambda r: r["run_ns"] / 
 OWN_NS_PER_PROCESS = Metric(
     "own_ns_per_process", "own ns/proc", lambda r: r["run_ns"] / workloads.tree_processes(r) if r["run_ns"] else None
 )
+# `versus --with-default`: the round's default measurement (one fresh process as `ringbench run` takes it),
+# its message phase per hop: the figure ringbench prints, as the driver's own records give it.
+DEFAULT_NS_PER_HOP = Metric(
+    "default_ns_per_hop",
+    "default ns/hop",
+    lambda r: r["default_run_ns"] / r["default_count"] if r.get("default_count") else None,
+)
 WALL_SHORT = Metric("wall_short_s", "t short s", lambda r: r["wall_m1_ns"] / 1e9)
 WALL_LONG = Metric("wall_long_s", "t long s", lambda r: r["wall_m2_ns"] / 1e9)
 # Below this the long and short runs differ by little more than timer and scheduler noise; or by less
@@ -428,11 +436,13 @@ class Versus(Mode):
     def metrics(self, w: Workload) -> tuple[Metric, ...]:
         if w.name == workloads.TREE.name:
             return (VERSUS_NS_PER_PROCESS, OWN_NS_PER_PROCESS, WALL_SHORT, WALL_LONG)
-        return (VERSUS_NS_PER_HOP, OWN_NS_PER_HOP, WALL_SHORT, WALL_LONG)
+        return (VERSUS_NS_PER_HOP, OWN_NS_PER_HOP, WALL_SHORT, WALL_LONG, DEFAULT_NS_PER_HOP)
 
-    def beside(self, w: Workload) -> tuple[Metric, ...]:
-        """Figures the compact table shows beside the headline: the driver's own figure per hop (process)."""
-        return self.metrics(w)[1:2]
+    def beside(self, w: Workload, cells: Sequence[Cell] = ()) -> tuple[Metric, ...]:
+        """Figures the compact table shows beside the headline: the driver's own figure per hop (process),
+        and the default one where the run measured it (`versus --with-default`)."""
+        default = (DEFAULT_NS_PER_HOP,) if any(c.values(DEFAULT_NS_PER_HOP) for c in cells) else ()
+        return self.metrics(w)[1:2] + default
 
     def values(self, cell: Cell, metric: Metric | None = None) -> list[float]:
         """A metric is read by its name: ns_per_hop asked of a versus cell (by a chart, say) is its
@@ -450,7 +460,9 @@ class Versus(Mode):
         return (
             f"{figure}; "
             f"median of {opts.repeat} interleaved rounds (ABBA, the sides swapping each round, after "
-            f"{opts.warmup or 0} untimed warm-up run(s) a side); own = the driver's own figure from its record"
+            f"{opts.warmup or 0} untimed warm-up run(s) a side); own = the driver's own figure from its record; "
+            "default (versus --with-default) = its figure as `ringbench run` measures it by default, one fresh "
+            "process a round"
         )
 
     def details(self, cell: Cell) -> str:

@@ -19,6 +19,7 @@ setting against the program's row, whatever its kind of hop, and its table reads
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
@@ -66,7 +67,7 @@ class OwnComparison(Protocol):
 
     def comparison_note(self) -> str: ...
 
-    def beside(self, w: Workload) -> tuple[Metric, ...]: ...
+    def beside(self, w: Workload, cells: Sequence[Cell] = ()) -> tuple[Metric, ...]: ...
 
 
 def own_comparison(c: Cell) -> OwnComparison | None:
