@@ -45,7 +45,7 @@ from ringbench.catalogue.drivers import FORMER_NAMES  # noqa: E402
 from ringbench.present.tables import fmt  # noqa: E402
 from ringbench.results import stats  # noqa: E402
 from ringbench.results.model import Cell, Run  # noqa: E402
-from ringbench.results.modes import OWN_NS_PER_HOP, WALL_LONG, WALL_SHORT  # noqa: E402
+from ringbench.results.modes import DEFAULT_NS_PER_HOP, OWN_NS_PER_HOP, WALL_LONG, WALL_SHORT  # noqa: E402
 from ringbench.results.store import DEFAULT_DB  # noqa: E402
 
 CATALOGUE = REPO / "scripts" / "fidelity" / "programs.toml"
@@ -150,6 +150,7 @@ def key_of(rec: dict) -> tuple:
         rec.get("placement", "spread"),
         rec.get("hops"),
         rec.get("workload", "ring"),
+        bool(rec.get("with_default")),  # measured with ringbench's default run beside: another comparison
     )
 
 
@@ -231,6 +232,7 @@ def versus_kwargs(item: dict, prog: dict, root: Path, rounds: int) -> dict:
     if item.get("workload") == "tree":  # a short tree of N / fanout leaves against the tree of N
         return {**common, "workload": "tree", "fanout": item["fanout"]}
     tokens = item["tokens"]
+    with_default = {"with_default": True} if item.get("with_default") else {}
     # The short run does a tenth of the long run's laps and needs at least one: at large N the long
     # run gets at least 10 laps, whatever the case's hop count says.
     hops = max(item["hops"], 10 * item["n"] * tokens)
@@ -246,6 +248,7 @@ def versus_kwargs(item: dict, prog: dict, root: Path, rounds: int) -> dict:
         "label": prog["id"],
         "env": [f"{k}={v.replace('{dir}', folder)}" for k, v in prog.get("env", {}).items()],
         "no_driver_env": bool(prog.get("no_driver_env")),
+        **with_default,
     }
 
 
@@ -266,6 +269,8 @@ def versus_args(item: dict, prog: dict, root: Path, rounds: int) -> list[str]:
         args += ["--env", pair]
     if kw["no_driver_env"]:
         args.append("--no-driver-env")
+    if kw.get("with_default"):
+        args.append("--with-default")
     return args
 
 
@@ -285,7 +290,25 @@ def side_report(c: Cell) -> dict:
     if c.settings.get("side") == "driver":
         own = c.values(OWN_NS_PER_HOP)
         out.update(own_ns_per_hop=stats.summarize(own).median if own else None, own_per_round=own)
+        default = c.values(DEFAULT_NS_PER_HOP)
+        if default:
+            out.update(default_ns_per_hop=stats.summarize(default).median, default_per_round=default)
     return out
+
+
+def default_comparison(program: Cell, driver: Cell) -> dict:
+    """The default figure (`versus --with-default`) against the program's: ratio default / program, its
+    bootstrap interval and the Mann-Whitney test over the rounds, as the differential ratio has them."""
+    default = driver.values(DEFAULT_NS_PER_HOP)
+    if not default:
+        return {}
+    d = stats.compare(program.values(), default)
+    return {
+        "default_ratio": d.ratio,
+        "default_ratio_ci": list(d.ratio_ci),
+        "default_p_value": d.p_value,
+        "default_significant": d.significant,
+    }
 
 
 def report(run: Run) -> dict:
@@ -321,6 +344,7 @@ def report(run: Run) -> dict:
                 "at_least_as_fast": d.ratio <= 1.0,
                 "verdict": pair.verdict,
                 "order": [list(o) for o in pair.order],
+                **default_comparison(pair.program, pair.driver),
             }
         )
     s, first = run.settings, run.cells[0]
@@ -441,6 +465,61 @@ def driver_table(driver: str, rows: list[dict], cases: list[dict]) -> list[str]:
     return out
 
 
+def default_row(r: dict) -> str:
+    """A comparison measured with the default run beside (`run --with-default`): ringbench's default
+    figure against the program's, and the differential one for reference."""
+    where = ("1 core" if r["cores"] == "1" else "all cores") + (f", {r['label']}" if r.get("label") else "")
+    rounds = r.get("report", {}).get("rounds", 5)
+    where += (f", {rounds} round" + "s" * (rounds != 1)) if rounds != 5 else ""
+    place = "" if r.get("tokens", 1) == 1 else f", {r['tokens']} tokens {r.get('placement', 'spread')}"
+    commit = r.get("commit", "")[:7]
+    if "error" in r:
+        return f"| {r['program']} | {where}{place} | {r['n']:,} | – | – | – | failed: {r['error']} | | | {commit} |"
+    c = r["report"]["cells"][0]
+    lo, hi = c["default_ratio_ci"]
+    p = "–" if c["default_p_value"] is None else f"{c['default_p_value']:.2g}"
+    if c["default_ratio"] <= 1.0:
+        verdict = "yes" if hi <= 1.0 or c["default_significant"] else "yes (not significant)"
+    else:
+        verdict = "**no**" if c["default_significant"] else "no (not significant)"
+    return (
+        f"| {r['program']} | {where}{place} | {r['n']:,} | {fmt(c['driver']['default_ns_per_hop'])} | "
+        f"{fmt(c['driver']['ns_per_hop'])} | {fmt(c['program']['ns_per_hop'])} | "
+        f"{c['default_ratio']:.2f} ({lo:.2f}–{hi:.2f}) | {p} | {verdict} | {commit} |"
+    )
+
+
+def default_tables(cells: list[dict]) -> list[str]:
+    """The comparisons measured with the default run beside, a table per driver."""
+    if not cells:
+        return []
+    out = [
+        "### At the default settings",
+        "",
+        "The same comparisons with ringbench's default measurement in every round (`scripts/fidelity.py "
+        "run --with-default`): one fresh driver process a round, measured as `ringbench run ring -r "
+        "DRIVER -n N --cores C` measures each repeat (warm-ups until settled, a JIT's seconds first, M "
+        "calibrated to 100 ms of messages), the message phase per hop as the driver times it. default "
+        "ns/hop: its median over the rounds, the figure ringbench prints; ratio = default / program, "
+        "its 95 % interval and p as above. The differential driver figure of the same rounds is "
+        "beside it.",
+        "",
+    ]
+    order = {"1": 0, "all": 1}
+    for d in sorted({r["driver"] for r in cells}):
+        out += [
+            f"**{d}**",
+            "",
+            "| program | setting | N | default ns/hop | driver ns/hop (differential) | program ns/hop | "
+            "default/program (95 % CI) | p | at least as fast | commit |",
+            "|---|---|---:|---:|---:|---:|---:|---:|---|---|",
+        ]
+        rows = [r for r in cells if r["driver"] == d]
+        out += [default_row(r) for r in sorted(rows, key=lambda r: (r["program"], order[r["cores"]], r["n"]))]
+        out.append("")
+    return out
+
+
 def programs_list(programs: dict[str, dict], used: set[str]) -> list[str]:
     out = ["| program | what it is | origin | change made for the comparison | idiom |", "|---|---|---|---|---|"]
     for pid in sorted(used):
@@ -495,7 +574,8 @@ def render(recs: list[dict], programs: dict[str, dict], cases: list[dict]) -> st
         return "No side-by-side comparison has been measured yet (`scripts/fidelity.py run`)."
     by_driver: dict[str, list[dict]] = {}
     for r in cells:
-        by_driver.setdefault(r["driver"], []).append(r)
+        if not r.get("with_default"):
+            by_driver.setdefault(r["driver"], []).append(r)
     out = header(recs)
     out += [
         "ns/hop: the differential figure of `ringbench versus` (wall time of whole processes at a "
@@ -508,6 +588,7 @@ def render(recs: list[dict], programs: dict[str, dict], cases: list[dict]) -> st
     ]
     for d in sorted(by_driver):
         out += driver_table(d, by_driver[d], cases) + [""]
+    out += default_tables([r for r in cells if r.get("with_default")])
     out += ["The programs:", ""] + programs_list(programs, {r["program"] for r in cells}) + [""]
     out += commands(cells)
     return "\n".join(out)
@@ -600,6 +681,12 @@ def prepare(root: Path, only: tuple[str, ...], every: bool) -> None:
     help="JSON lines file; one record per comparison, appended as each ends.",
 )
 @click.option("--again", is_flag=True, help="Measure cases already in --out again.")
+@click.option(
+    "--with-default",
+    is_flag=True,
+    help="Each round also measures the driver as `ringbench run` does by default (versus --with-default): "
+    "the published default figure against the program, in a table of its own. Rings only.",
+)
 @ALL_OPT
 @click.option("--dry-run", is_flag=True, help="List the comparisons and exit.")
 @click.option(
@@ -610,11 +697,23 @@ def prepare(root: Path, only: tuple[str, ...], every: bool) -> None:
     help="The store each comparison's run goes to (as `ringbench versus --db`).",
 )
 def run(
-    root: Path, only, cores, sizes, rounds: int, out: Path, again: bool, every: bool, dry_run: bool, db: Path
+    root: Path,
+    only,
+    cores,
+    sizes,
+    rounds: int,
+    out: Path,
+    again: bool,
+    with_default: bool,
+    every: bool,
+    dry_run: bool,
+    db: Path,
 ) -> None:
     """Run the comparisons (versus, interleaved), one after another, appending results to --out."""
     programs, cases, core = load()
     todo = plan(cases, None if every else core, only, cores, sizes)
+    if with_default:  # the tree has no default figure to set beside a program's
+        todo = [{**t, "with_default": True} for t in todo if t.get("workload", "ring") == "ring"]
     if not todo:
         raise Stop(
             "no comparison in the catalogue matches --only/--cores/--size"

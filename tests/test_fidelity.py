@@ -195,6 +195,35 @@ def test_prepare_run_resume_and_render(sleepy, fake, catalogue, tmp_path):  # no
     assert "- slow-ring: same idiom" in md and "ringbench versus -r sleepy" in md
 
 
+def test_with_default_puts_the_default_figure_beside_the_program_in_a_table_of_its_own(
+    sleepy, fake, catalogue, tmp_path  # noqa: F811
+):
+    fake(FAKE_NS_PER_HOP=50_000)
+    progs, out, db = tmp_path / "progs", tmp_path / "out.jsonl", tmp_path / "store.db"
+    assert fid(catalogue, "prepare", "--programs", progs)[0] == 0
+    args = ("run", "--programs", progs, "--out", out, "--db", db, "--size", "10")
+    rc, _, err = fid(catalogue, *args, "--rounds", "1")
+    assert rc == 0, err
+    # the same comparison with the default run beside is another comparison, not one already done
+    rc, _, err = fid(catalogue, *args, "--rounds", "2", "--with-default")
+    assert rc == 0 and "nothing to measure" not in err, err
+    plain, with_default = [json.loads(line) for line in out.read_text().splitlines() if '"driver"' in line]
+    assert "with_default" not in plain and with_default["with_default"] is True
+    assert with_default["command"].endswith("--with-default")
+    c = with_default["report"]["cells"][0]
+    # the default figure is the driver's own (the fake's 50 µs a hop), each round's, beside the program's
+    assert c["driver"]["default_per_round"] == [50_000, 50_000]
+    assert c["default_ratio"] == pytest.approx(50_000 / c["program"]["ns_per_hop"])
+    assert "default_ratio" not in plain["report"]["cells"][0]
+    rc, md, err = fid(catalogue, "render", "--out", out)
+    assert rc == 0, err
+    main, _, defaults = md.partition("### At the default settings")
+    assert main.count("| slow-ring | 1 core, 1 round | 10 |") == 1 and "2 rounds" not in main
+    row = next(ln for ln in defaults.splitlines() if ln.startswith("| slow-ring |"))
+    assert row.startswith("| slow-ring | 1 core, 2 rounds | 10 | 50,000 | ")
+    assert f"| {c['default_ratio']:.2f} (" in row
+
+
 def test_programs_that_share_their_files_are_prepared_from_one_folder(catalogue, tmp_path):
     rc, _, err = fid(catalogue, "prepare", "--all", "--only", "slow-ring-again", "--programs", tmp_path / "p")
     assert rc == 0, err
