@@ -410,7 +410,8 @@ def latest(recs: list[dict]) -> dict[tuple, dict]:
     return out
 
 
-def row(r: dict) -> str:
+def setting(r: dict) -> str:
+    """A comparison's setting column: cores, the program's label, rounds other than 5, tokens, tree."""
     where = ("1 core" if r["cores"] == "1" else "all cores") + (f", {r['label']}" if r.get("label") else "")
     where += ", again" if r.get("again") else ""
     rounds = r.get("report", {}).get("rounds", 5)
@@ -418,19 +419,35 @@ def row(r: dict) -> str:
     place = "" if r.get("tokens", 1) == 1 else f", {r['tokens']} tokens {r.get('placement', 'spread')}"
     if r.get("workload") == "tree":  # its figures are ns per process, not per hop
         place += f", tree (fanout {r.get('fanout', 10)}; ns/proc)"
+    return where + place
+
+
+def ratio_columns(ratio: float, ci: list[float], p_value: float | None, significant: bool | None) -> str:
+    """The ratio with its interval, p, and whether the driver is at least as fast (significantly or not)."""
+    lo, hi = ci
+    p = "–" if p_value is None else f"{p_value:.2g}"
+    if ratio <= 1.0:
+        verdict = "yes" if hi <= 1.0 or significant else "yes (not significant)"
+    else:
+        verdict = "**no**" if significant else "no (not significant)"
+    return f"{ratio:.2f} ({lo:.2f}–{hi:.2f}) | {p} | {verdict}"
+
+
+def row(r: dict, default: bool = False) -> str:
+    """A comparison's table row; `default`: the default figure against the program's (`run --with-default`),
+    with the differential driver figure of the same rounds beside it."""
     commit = r.get("commit", "")[:7]
     if "error" in r:
-        return f"| {r['program']} | {where}{place} | {r['n']:,} | – | – | failed: {r['error']} | | | {commit} |"
+        blanks = "– | " * (2 + default)
+        return f"| {r['program']} | {setting(r)} | {r['n']:,} | {blanks}failed: {r['error']} | | | {commit} |"
     c = r["report"]["cells"][0]
-    lo, hi = c["ratio_ci"]
-    p = "–" if c["p_value"] is None else f"{c['p_value']:.2g}"
-    if c["ratio"] <= 1.0:
-        verdict = "yes" if hi <= 1.0 or c["significant"] else "yes (not significant)"
-    else:
-        verdict = "**no**" if c["significant"] else "no (not significant)"
+    figures = [c["driver"]["ns_per_hop"], c["program"]["ns_per_hop"]]
+    pre = "default_" if default else ""
+    ratio = ratio_columns(c[pre + "ratio"], c[pre + "ratio_ci"], c[pre + "p_value"], c[pre + "significant"])
     return (
-        f"| {r['program']} | {where}{place} | {r['n']:,} | {fmt(c['driver']['ns_per_hop'])} | "
-        f"{fmt(c['program']['ns_per_hop'])} | {c['ratio']:.2f} ({lo:.2f}–{hi:.2f}) | {p} | {verdict} | {commit} |"
+        f"| {r['program']} | {setting(r)} | {r['n']:,} | "
+        + "".join(f"{fmt(x)} | " for x in ([c["driver"]["default_ns_per_hop"]] if default else []) + figures)
+        + f"{ratio} | {commit} |"
     )
 
 
@@ -465,30 +482,6 @@ def driver_table(driver: str, rows: list[dict], cases: list[dict]) -> list[str]:
     return out
 
 
-def default_row(r: dict) -> str:
-    """A comparison measured with the default run beside (`run --with-default`): ringbench's default
-    figure against the program's, and the differential one for reference."""
-    where = ("1 core" if r["cores"] == "1" else "all cores") + (f", {r['label']}" if r.get("label") else "")
-    rounds = r.get("report", {}).get("rounds", 5)
-    where += (f", {rounds} round" + "s" * (rounds != 1)) if rounds != 5 else ""
-    place = "" if r.get("tokens", 1) == 1 else f", {r['tokens']} tokens {r.get('placement', 'spread')}"
-    commit = r.get("commit", "")[:7]
-    if "error" in r:
-        return f"| {r['program']} | {where}{place} | {r['n']:,} | – | – | – | failed: {r['error']} | | | {commit} |"
-    c = r["report"]["cells"][0]
-    lo, hi = c["default_ratio_ci"]
-    p = "–" if c["default_p_value"] is None else f"{c['default_p_value']:.2g}"
-    if c["default_ratio"] <= 1.0:
-        verdict = "yes" if hi <= 1.0 or c["default_significant"] else "yes (not significant)"
-    else:
-        verdict = "**no**" if c["default_significant"] else "no (not significant)"
-    return (
-        f"| {r['program']} | {where}{place} | {r['n']:,} | {fmt(c['driver']['default_ns_per_hop'])} | "
-        f"{fmt(c['driver']['ns_per_hop'])} | {fmt(c['program']['ns_per_hop'])} | "
-        f"{c['default_ratio']:.2f} ({lo:.2f}–{hi:.2f}) | {p} | {verdict} | {commit} |"
-    )
-
-
 def default_tables(cells: list[dict]) -> list[str]:
     """The comparisons measured with the default run beside, a table per driver."""
     if not cells:
@@ -515,7 +508,7 @@ def default_tables(cells: list[dict]) -> list[str]:
             "|---|---|---:|---:|---:|---:|---:|---:|---|---|",
         ]
         rows = [r for r in cells if r["driver"] == d]
-        out += [default_row(r) for r in sorted(rows, key=lambda r: (r["program"], order[r["cores"]], r["n"]))]
+        out += [row(r, default=True) for r in sorted(rows, key=lambda r: (r["program"], order[r["cores"]], r["n"]))]
         out.append("")
     return out
 
