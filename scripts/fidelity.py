@@ -756,9 +756,14 @@ def run(
         rec = {**t, "command": command, "commit": head_commit(out), **got}
         if "report" in rec:
             c = rec["report"]["cells"][0]
+            default = (
+                f"; default {fmt(c['driver']['default_ns_per_hop'])} ns/hop, ratio {c['default_ratio']:.2f}"
+                if "default_ratio" in c
+                else ""
+            )
             click.echo(
                 f"fidelity:   driver {fmt(c['driver']['ns_per_hop'])} ns/hop, program "
-                f"{fmt(c['program']['ns_per_hop'])}, ratio {c['ratio']:.2f} (run {rec['report']['run_id']})",
+                f"{fmt(c['program']['ns_per_hop'])}, ratio {c['ratio']:.2f}{default} (run {rec['report']['run_id']})",
                 err=True,
             )
         else:
