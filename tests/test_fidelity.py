@@ -207,6 +207,7 @@ def test_with_default_puts_the_default_figure_beside_the_program_in_a_table_of_i
     # the same comparison with the default run beside is another comparison, not one already done
     rc, _, err = fid(catalogue, *args, "--rounds", "2", "--with-default")
     assert rc == 0 and "nothing to measure" not in err, err
+    assert "; default 50,000 ns/hop, ratio 0." in err, err  # the progress line names it
     plain, with_default = [json.loads(line) for line in out.read_text().splitlines() if '"driver"' in line]
     assert "with_default" not in plain and with_default["with_default"] is True
     assert with_default["command"].endswith("--with-default")
