@@ -499,18 +499,14 @@ def default_tables(cells: list[dict]) -> list[str]:
         "",
     ]
     order = {"1": 0, "all": 1}
-    for d in sorted({r["driver"] for r in cells}):
-        out += [
-            f"**{d}**",
-            "",
-            "| program | setting | N | default ns/hop | driver ns/hop (differential) | program ns/hop | "
-            "default/program (95 % CI) | p | at least as fast | commit |",
-            "|---|---|---:|---:|---:|---:|---:|---:|---|---|",
-        ]
-        rows = [r for r in cells if r["driver"] == d]
-        out += [row(r, default=True) for r in sorted(rows, key=lambda r: (r["program"], order[r["cores"]], r["n"]))]
-        out.append("")
-    return out
+    out += [
+        "| driver | program | setting | N | default ns/hop | driver ns/hop (differential) | program ns/hop | "
+        "default/program (95 % CI) | p | at least as fast | commit |",
+        "|---|---|---|---:|---:|---:|---:|---:|---:|---|---|",
+    ]
+    for r in sorted(cells, key=lambda r: (r["driver"], r["program"], order[r["cores"]], r["n"], r.get("hops", 0))):
+        out.append(f"| {r['driver']} {row(r, default=True)}")
+    return out + [""]
 
 
 def programs_list(programs: dict[str, dict], used: set[str]) -> list[str]:

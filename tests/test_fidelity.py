@@ -220,8 +220,8 @@ def test_with_default_puts_the_default_figure_beside_the_program_in_a_table_of_i
     assert rc == 0, err
     main, _, defaults = md.partition("### At the default settings")
     assert main.count("| slow-ring | 1 core, 1 round | 10 |") == 1 and "2 rounds" not in main
-    row = next(ln for ln in defaults.splitlines() if ln.startswith("| slow-ring |"))
-    assert row.startswith("| slow-ring | 1 core, 2 rounds | 10 | 50,000 | ")
+    row = next(ln for ln in defaults.splitlines() if ln.startswith("| sleepy | slow-ring |"))
+    assert row.startswith("| sleepy | slow-ring | 1 core, 2 rounds | 10 | 50,000 | ")
     assert f"| {c['default_ratio']:.2f} (" in row
 
 
