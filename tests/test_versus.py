@@ -170,6 +170,18 @@ def test_with_default_each_round_measures_the_driver_as_a_default_run_does(clock
     assert plain.driver.values(DEFAULT_NS_PER_HOP) == [] and "default_m" not in plain.driver.records[0]
 
 
+def test_a_long_program_label_folds_its_name_and_cuts_no_figure_at_100_columns(clock, fake, ringbench, db):
+    fake(FAKE_NS_PER_HOP=300)
+    run = api.versus("fake", PROG, 1000, m="10,100", rounds=2, with_default=True, label="a-long-label-for-a-ring",
+                     db=db)  # fmt: skip
+    code, out, _ = ringbench("show", run.run_id, "--db", db)
+    table = out[out.index("Runtime") : out.index("ns/hop = ")]
+    assert code == 0 and max(map(len, out.splitlines())) <= 100, out
+    assert "…" not in table, table  # every figure whole: the row's name folds instead
+    row = next(ln for ln in table.splitlines() if ln.strip().startswith("fake "))
+    assert row.split()[-5:] == ["140", "300", "1.50", "(1.50–1.50)", "?"], row
+
+
 def test_with_default_is_refused_for_the_tree(fake, db):
     with pytest.raises(api.InputError, match="--with-default measures the ring's default figure"):
         api.versus("fake", program("pass", "{n}"), 1000, workload="tree", with_default=True, db=db)

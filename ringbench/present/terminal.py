@@ -46,7 +46,12 @@ err = Console(stderr=True, width=_width() if not sys.stderr.isatty() else None)
 def _table(title: str, columns: list[tables.Column], body: list[list[str]], wrap_left: bool = False) -> Table:
     t = Table(title=escape(title), title_justify="left", box=HEAD_RULE, pad_edge=False, collapse_padding=True)
     for i, col in enumerate(columns):
-        # Figures never wrap or shrink; the first column (the row's name) never does either.
+        # Figures never wrap or shrink. The first column (the row's name) stays whole where other text
+        # columns wrap (wrap_left); else it folds, only when the table is wider than the terminal (a
+        # long program label in a versus run): never a figure cut short.
+        if i == 0 and not wrap_left:
+            t.add_column(col.header, no_wrap=False, overflow="fold")
+            continue
         t.add_column(col.header, justify="right" if col.right else "left", no_wrap=not wrap_left or col.right or i == 0)
     for r in body:
         t.add_row(*map(escape, r))
