@@ -483,7 +483,7 @@ def driver_table(driver: str, rows: list[dict], cases: list[dict]) -> list[str]:
 
 
 def default_tables(cells: list[dict]) -> list[str]:
-    """The comparisons measured with the default run beside, a table per driver."""
+    """The comparisons measured with the default run beside, in one table, a row per driver and program."""
     if not cells:
         return []
     out = [

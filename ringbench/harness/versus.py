@@ -504,9 +504,8 @@ DEFAULT_OPTIONS = Options()
 
 
 def default_spec(req: Request, point: Point) -> CellSpec:
-    """The default run's cell at this point: the ring's N, tokens and placement, m left to calibration."""
-    return CellSpec(req.driver, point.workload, {"n": point.n, "tokens": point.tokens, "burst": point.burst},
-                    req.cores)  # fmt: skip
+    """The default run's cell at this point: the ring's parameters, m left to calibration."""
+    return CellSpec(req.driver, point.workload, {k: v for k, v in point.params.items() if k != "m"}, req.cores)
 
 
 def default_run(req: Request, point: Point, where: str) -> dict:
@@ -572,19 +571,21 @@ def _measure_point(req: Request, point: Point, launches: Iterator[int], progress
         (k, which): [] for k in both for which in ("m1", "m2")
     }
     defaults: list[dict] = []
+
+    def default_in(r: int, first: bool) -> None:
+        # The default measurement opens odd rounds and closes even ones: neither always first nor last.
+        if req.with_default and (r % 2 == 1) == first:
+            defaults.append({**default_run(req, point, f"{at}, round {r}"), "launch_default": next(launches)})
+
     for r, runs in enumerate(schedule(req.rounds), 1):
         progress(f"{at}: round {r}/{req.rounds}")
-        # The default measurement opens one round and closes the next, so that it is neither always
-        # first nor always last.
-        if req.with_default and r % 2 == 1:
-            defaults.append({**default_run(req, point, f"{at}, round {r}"), "launch_default": next(launches)})
+        default_in(r, first=True)
         for key, which in runs:
             m = point.m1 if which == "m1" else point.m2
             launch_no = next(launches)
             timed, rec = _run(req, both[key], point, m, f"{point.size_text(m)}, round {r}")
             got[key, which].append((timed.wall_ns, launch_no, rec))
-        if req.with_default and r % 2 == 0:
-            defaults.append({**default_run(req, point, f"{at}, round {r}"), "launch_default": next(launches)})
+        default_in(r, first=False)
     cells = []
     for key, side in both.items():
         records = []
