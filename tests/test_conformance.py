@@ -656,18 +656,18 @@ def test_perf_hooks_run_once_each_with_their_values(d):
 
 @pytest.mark.parametrize("d", PERF_DRIVERS, ids=PERF_IDS)
 def test_perf_workers_run_at_once(d):
-    """A runner that sleeps 10 ms: three workers make nearly three times the calls of one (3.0x on a
-    quiet machine for every runner), so they really run at once.
+    """A runner that sleeps 10 ms: three workers make well over the calls of one, so they really run at
+    once (one at a time, they could make no more calls than one worker: each call takes 10 ms).
 
-    10 ms, not 1: a 1 ms sleep is near the timer's grain, and on a busy 2-core machine three
-    workers of it made only 1.6x the calls of one."""
+    3.0x on a quiet machine for every runner; under CI's load, 1.9x (elixir). 10 ms, not 1: a 1 ms
+    sleep is near the timer's grain (1.6x under load)."""
     rates = []
     for workers in (1, 3):
         code, recs, err = run_perf(d, perf_job(d, ["sleep"], concurrency=workers, sample_ms=300, warmup=1))
         assert code == 0, (recs, err)
         s = _of(recs, "sample")
         rates.append((s[-1]["count"] - s[1]["count"]) / (s[-1]["elapsed_ns"] - s[1]["elapsed_ns"]))
-    assert rates[1] > 2.5 * rates[0], rates
+    assert rates[1] > 1.5 * rates[0], rates
 
 
 @pytest.mark.parametrize("d", PERF_DRIVERS, ids=PERF_IDS)
