@@ -10,7 +10,8 @@ its load, what moved since the previous published figures).
 
 Measuring adds runs to the store and keeps the ones already there (--fresh starts a new store); the
 document is then written from the newest run of every measurement in the store, so that measuring
-one section never drops the others. Each section names the commit it was measured at, when, and the
+one section never drops the others; a section none of whose runs is in the store (the store is not
+committed: a new machine starts without it) is kept as the document has it. Each section names the commit it was measured at, when, and the
 load average then. --render-only measures nothing (after a change to how tables are printed).
 
 Run it on an idle machine, from a clean checkout (the commit is written into the document; a dirty
@@ -51,20 +52,24 @@ MEASUREMENTS = [  # (name, heading, ringbench arguments, why)
      "interleaved."),
     ("steady", "Steady state: the default figure against the settled one, N = 1,000, one core",
      ["run", "ring", "-n", "1000", "--cores", "1"],
-     "Each variant measured twice, back to back: once with the defaults (a fresh process per repeat, "
-     "warm-ups until settled, M calibrated on the settled state: what `run` and `bench` print) and once "
-     "settled at length: 20 untimed iterations in each of 5 fresh processes, then 2 repeats each "
-     "(`--warmup 20 --repeat 10 --processes 5`). The two runs of a variant follow each other, in turns "
-     "default-first and settled-first, so that the drift of a shared machine over the half hour the "
-     "whole check takes falls on both alike. The default should fall inside the settled figure's 95 % "
-     "interval; where it does not, the difference is printed beside the default's own interval, and the "
-     "last column tests the default's repeats against the settled ones (✓ significant, ≈ not), the way "
-     "every ringbench table does. The settled run spreads over processes because one process is not "
+     "Each variant measured in two kinds of run, five slices of each, taken in turns: the default (a fresh "
+     "process, warm-ups until settled: what `run` and `bench` print, one repeat) and the settled "
+     "counterpart (20 untimed iterations in a fresh process, then 2 repeats: `--warmup 20 --repeat 2 "
+     "--processes 1`). Slice by slice the two kinds alternate, default-first and settled-first in turns, "
+     "so that the drift of a shared machine, which moves a figure by more than the warm-up does (the "
+     "first version of this check ran the two as two runs minutes apart, and 23 of 47 defaults fell "
+     "inside the interval), falls on both alike. The variant's first run calibrates M on the settled state, "
+     "as the default does, and every later run takes it: the two kinds differ in their warm-up alone. "
+     "Each kind's repeats are pooled over its five processes. The default should fall inside the settled "
+     "figure's 95 % interval; where it does not, the difference is printed beside the default's own "
+     "interval, and the last column tests the default's repeats against the settled ones (✓ "
+     "significant, ≈ not), the way "
+     "every ringbench table does. The settled kind spreads over processes because one process is not "
      "the runtime: with `--in-process` instead (at 038dcbc, runs 152-245), pypy/switch's settled "
      "process ran at 428-560 ns/hop while the default's five processes gave 429 once and 695-804 four "
      "times (PyPy's JIT settles in one of two states per process), and python-asyncio/tuned kept "
      "getting faster over 30 iterations of one process (4,045 to 2,611 ns/hop). "
-     "For a JIT runtime the settled run's 20 fixed warm-ups (about 2 s of messages) are fewer than the "
+     "For a JIT runtime the settled kind's 20 fixed warm-ups (about 2 s of messages) are fewer than the "
      "default's 3 s: a JIT's default below its settled figure is suspect of that first."),
     ("positions", "Position effects: every iteration of one process alike?",
      ["run", "ring", "-n", "1000,10000", "--cores", "1", "--in-process", "--warmup", "0", "--repeat", "40"],
@@ -142,8 +147,12 @@ QUICK = {"bench", "steady", "memory", "tree"}
 # The tuning variables a measurement runs with (shown before its command, recorded with its run).
 MEASURED_WITH = {"nodes-buffer-small": {"ERL_ZFLAGS": "+zdbbl 32"},
                  "nodes-buffer-large": {"ERL_ZFLAGS": "+zdbbl 65536"}}
-# The settled counterpart of the steady check's default command (measured per variant, in turns).
-SETTLED = ["--warmup", "20", "--repeat", "10", "--processes", "5"]
+# The steady check's two kinds of run, per variant, each STEADY_SLICES times in turns: the default (a
+# fresh process, warm-ups until settled) and its settled counterpart (20 fixed warm-ups, 2 repeats).
+DEFAULT_SLICE = ["--repeat", "1"]
+SETTLED_SLICE = ["--warmup", "20", "--repeat", "2", "--processes", "1"]
+STEADY_SLICES = 5
+GROWTH_HEADING = "Cost per hop as the ring grows: N = 10,000 against N = 1,000,000"
 FIDELITY_HEADING = "## Side by side: each driver against independent programs of its runtime"
 
 
@@ -281,67 +290,83 @@ def growth(run_10k: int, run_1m: int) -> str:
             "|---|---:|---:|---:|---|\n" + "\n".join(rows) + "\n")
 
 
-def steady_pairs(args: list[str], variants: list[str]) -> list[tuple[str, int, int]]:
-    """The steady check: per variant, the default run and the settled run back to back, default-first
-    and settled-first in turns. Returns (variant, default run, settled run)."""
-    out = []
+def steady_runs(args: list[str], variants: list[str]) -> None:
+    """The steady check: per variant, STEADY_SLICES slices, each a default run of one fresh process and a
+    settled run of one process, default-first and settled-first in turns, so that the drift of a shared
+    machine falls on both kinds alike. The variant's first run calibrates m; every later run takes it, so
+    the two kinds differ in their warm-up alone."""
     for i, rt in enumerate(variants):
-        default = args[:2] + ["-r", rt] + args[2:]
-        order = [default, default + SETTLED] if i % 2 == 0 else [default + SETTLED, default]
-        got = {}
-        for cmd in order:
-            print(f"   {rt}: ringbench {shlex.join(cmd)}", file=sys.stderr, flush=True)
-            got[tuple(cmd)] = measure(cmd)[0]
-        out.append((rt, got[tuple(default)], got[tuple(default + SETTLED)]))
-    return out
+        m: list[str] = []
+        for s in range(STEADY_SLICES):
+            kinds = [DEFAULT_SLICE, SETTLED_SLICE] if (i + s) % 2 == 0 else [SETTLED_SLICE, DEFAULT_SLICE]
+            for kind in kinds:
+                cmd = args[:2] + ["-r", rt] + args[2:] + kind + m
+                print(f"   {rt} ({s + 1}/{STEADY_SLICES}): ringbench {shlex.join(cmd)}", file=sys.stderr, flush=True)
+                run = measure(cmd)[0]
+                if not m:
+                    c = next(iter(cells(run)), {})
+                    if c.get("status") != "ok":
+                        print(f"   {rt}: {c.get('status', 'no cell')}, not measured further", file=sys.stderr)
+                        break
+                    m = ["-m", str(c["used_params"]["m"])]
+            else:
+                continue
+            break
 
 
-def stored_pairs(args: list[str]) -> list[tuple[str, int, int]]:
-    """The steady check's newest pair of runs per variant in the store, in the order measured."""
-    found: dict[str, dict[str, int]] = {}
-    pattern = re.compile(r"ringbench run ring -r (\S+) " + re.escape(shlex.join(args[2:]))
-                         + r"( " + re.escape(shlex.join(SETTLED)) + r")? --db ")
+def stored_steady(args: list[str]) -> list[tuple[str, list[int], list[int]]]:
+    """The steady check's newest slices per variant in the store, in the order measured: (variant,
+    default runs, settled runs)."""
+    found: dict[str, dict[str, list[int]]] = {}
+    kinds = {shlex.join(DEFAULT_SLICE): "default", shlex.join(SETTLED_SLICE): "settled"}
+    pattern = re.compile(r"ringbench run ring -r (\S+) " + re.escape(shlex.join(args[2:])) + " ("
+                         + "|".join(map(re.escape, kinds)) + r")( -m \d+)? --db ")
     for rid, command, *_ in store_rows():
         m = pattern.match(command)
         if m:
-            found.setdefault(m.group(1), {})["settled" if m.group(2) else "default"] = rid
-    return sorted(((rt, r["default"], r["settled"]) for rt, r in found.items()
-                   if {"default", "settled"} <= r.keys()), key=lambda p: min(p[1:]))
+            found.setdefault(m.group(1), {"default": [], "settled": []})[kinds[m.group(2)]].append(rid)
+    out = [(rt, r["default"][-STEADY_SLICES:], r["settled"][-STEADY_SLICES:]) for rt, r in found.items()
+           if r["default"] and r["settled"]]
+    return sorted(out, key=lambda p: min(p[1] + p[2]))
 
 
-def steady(pairs: list[tuple[str, int, int]]) -> str:
-    """Each variant's default figure against its long-run settled figure (one core, N = 1,000): the
-    contract's promise that the default prints the settled runtime (issue 29)."""
+def steady(variants: list[tuple[str, list[int], list[int]]]) -> str:
+    """Each variant's default figure against its settled figure (one core, N = 1,000), both pooled over
+    the variant's slices: the contract's promise that the default prints the settled runtime (issue 29)."""
+    from ringbench.results.stats import bootstrap_median_ci
+
     rows = []
     inside_count = apart = slower = 0
-    for rt, default_run, settled_run in pairs:
-        c = next(iter(cells(default_run)), None)
-        s = next(iter(cells(settled_run)), None)
-        if not c or not s or "ok" not in (c["status"], s["status"]) or "ns_per_hop" not in c.get("summary", {}) \
-                or "ns_per_hop" not in s.get("summary", {}):
-            rows.append(f"| {rt} | {default_run} / {settled_run} | – | – | – | – | – | not measured | – |")
+    for rt, default_runs, settled_runs in variants:
+        got = {}
+        for kind, runs in (("default", default_runs), ("settled", settled_runs)):
+            cs = [c for r in runs for c in cells(r)[:1]]
+            if len(cs) == len(runs) and all(c["status"] == "ok" for c in cs):
+                got[kind] = [r for c in cs for r in c["records"] if r.get("count")]
+        ids = f"{min(default_runs + settled_runs)}–{max(default_runs + settled_runs)}"
+        if set(got) != {"default", "settled"}:
+            rows.append(f"| {rt} | {ids} | – | – | – | – | – | not measured | – |")
             continue
-        d = c["summary"]["ns_per_hop"]["median"]
-        dlo, dhi = c["summary"].get("headline_ci95") or (d, d)
-        m = s["summary"]["ns_per_hop"]["median"]
-        lo, hi = s["summary"].get("headline_ci95") or (m, m)
-        warm = sorted({r.get("warmups", 0) for r in c["records"]})
+        dv, sv = per_hop(got["default"]), per_hop(got["settled"])
+        d, dlo, dhi = statistics.median(dv), *bootstrap_median_ci(dv)
+        m, lo, hi = statistics.median(sv), *bootstrap_median_ci(sv)
+        warm = sorted({r.get("warmups", 0) for r in got["default"]})
         inside = lo <= d <= hi
         inside_count += inside
         verdict = "yes" if inside else f"no ({(d / m - 1) * 100:+.1f} %)"
-        # the project's one test of a difference, on the repeats of the two runs
-        diff = compare(per_hop(s["records"]), per_hop(c["records"]))
+        # the project's one test of a difference, on the repeats of the two kinds
+        diff = compare(sv, dv)
         apart += bool(diff.significant)
         slower += bool(diff.significant and diff.ratio > 1)
         test = ("–" if diff.significant is None else
                 f"{'✓' if diff.significant else '≈'} {(diff.ratio - 1) * 100:+.1f} % (p = {diff.p_value:.2g})")
-        rows.append(f"| {rt} | {default_run} / {settled_run} | {fmt(d)} | {fmt(dlo)}–{fmt(dhi)} | "
+        rows.append(f"| {rt} | {ids} | {fmt(d)} | {fmt(dlo)}–{fmt(dhi)} | "
                     f"{'–'.join(map(str, (warm[0], warm[-1]) if len(warm) > 1 else warm))} | {fmt(m)} | "
                     f"{fmt(lo)}–{fmt(hi)} | {verdict} | {test} |")
-    return (f"{inside_count} of {len(pairs)} default figures fall inside the settled interval; "
+    return (f"{inside_count} of {len(variants)} default figures fall inside the settled interval; "
             f"{apart} differ significantly from the settled repeats (Mann-Whitney U, p < 0.05; about "
-            f"{len(pairs) * 0.05:.0f} would by chance alone), the default slower in {slower} of them and faster "
-            f"in {apart - slower}. A default that stopped warming up too soon would show as slower.\n\n"
+            f"{len(variants) * 0.05:.0f} would by chance alone), the default slower in {slower} of them and "
+            f"faster in {apart - slower}. A default that stopped warming up too soon would show as slower.\n\n"
             "| variant | runs | default ns/hop | default 95 % interval | warm-ups taken | settled ns/hop | "
             "settled 95 % interval | default inside | default vs settled |\n"
             "|---|---|---:|---:|---:|---:|---:|---|---|\n"
@@ -504,6 +529,37 @@ def provenance(runs: list[Stored]) -> str:
     return f"measured at commit {commits}, started {first.started}, load average then {first.load}"
 
 
+def kept(heading: str) -> str:
+    """The section under `heading` as the document has it now: what is written when none of its runs
+    is in this store (a store is not committed, so on a new machine measuring one section must not drop
+    the others)."""
+    text = DOC.read_text() if DOC.exists() else ""
+    start = text.find(f"## {heading}\n")
+    if start < 0:
+        return ""
+    end = text.find("\n## ", start + 1)
+    return text[start:end if end >= 0 else None].rstrip("\n") + "\n"
+
+
+class _Kept:
+    """Kept sections go into the document's list of sections in their place; their texts are remembered
+    for the commits they name."""
+
+    def __init__(self, sections: list[str]) -> None:
+        self.sections, self.texts = sections, []
+
+    def append(self, text: str) -> None:
+        if text:
+            self.sections.append(text)
+            self.texts.append(text)
+
+
+def kept_commits(sections: list[str]) -> list[str]:
+    """The commits kept sections name ("measured at commit A, B, started ...")."""
+    return [c for text in sections for found in re.findall(r"measured at commit (.+?), started", text)
+            for c in found.split(", ")]
+
+
 def side_by_side() -> str:
     """The sections scripts/fidelity.py and scripts/perf_versus.py wrote into the document, carried over
     unchanged."""
@@ -523,7 +579,9 @@ def side_by_side() -> str:
 @click.option("--dirty", is_flag=True, help="Allow uncommitted changes (the document then says so).")
 @click.option("--render-only", is_flag=True,
               help="Measure nothing: write the document from the runs already in results/published.db.")
-def main(quick: bool, only: str, fresh: bool, dirty: bool, render_only: bool) -> None:
+@click.option("-r", "--runtime", "variant", multiple=True,
+              help="Per-variant measurements (steady, positions): only this variant or driver (repeatable).")
+def main(quick: bool, only: str, fresh: bool, dirty: bool, render_only: bool, variant: tuple[str, ...]) -> None:
     wanted = {x.strip() for x in only.split(",") if x.strip()}
     unknown = wanted - {m[0] for m in MEASUREMENTS}
     if unknown:
@@ -537,6 +595,8 @@ def main(quick: bool, only: str, fresh: bool, dirty: bool, render_only: bool) ->
             raise SystemExit("uncommitted changes: commit first (the document names one commit), or --dirty")
         commit += " with uncommitted changes"
     runtimes = json.loads(sh(RB + ["runtimes", "--json"]).stdout)
+    variants = [r["runtime"] for r in runtimes if r["built"]
+                and (not variant or any(r["runtime"] == v or r["runtime"].startswith(v + "/") for v in variant))]
     if not render_only:
         DB.parent.mkdir(exist_ok=True)
         if fresh:
@@ -546,12 +606,13 @@ def main(quick: bool, only: str, fresh: bool, dirty: bool, render_only: bool) ->
             if quick and name not in QUICK or wanted and name not in wanted:
                 continue
             if name == "steady":
-                print(f"== {name}: ringbench {shlex.join(args)} and with {shlex.join(SETTLED)}, per variant",
+                print(f"== {name}: ringbench {shlex.join(args)} with {shlex.join(DEFAULT_SLICE)} and with "
+                      f"{shlex.join(SETTLED_SLICE)}, {STEADY_SLICES} times in turns, per variant",
                       file=sys.stderr, flush=True)
-                steady_pairs(args, [r["runtime"] for r in runtimes if r["built"]])
+                steady_runs(args, variants)
             elif name == "positions":
                 print(f"== {name}: ringbench {shlex.join(args)}, per variant", file=sys.stderr, flush=True)
-                position_runs(args, [r["runtime"] for r in runtimes if r["built"]])
+                position_runs(args, variants)
             else:
                 print(f"== {name}: ringbench {shlex.join(args)}", file=sys.stderr, flush=True)
                 measure(args, MEASURED_WITH.get(name))
@@ -559,21 +620,26 @@ def main(quick: bool, only: str, fresh: bool, dirty: bool, render_only: bool) ->
     found = stored_runs()
     by_id = {row[0]: stored(row) for row in store_rows()}
     steady_args = next(args for name, _, args, _ in MEASUREMENTS if name == "steady")
-    if not found and not stored_pairs(steady_args):
+    if not found and not stored_steady(steady_args):
         raise SystemExit(f"no runs of this script in {DB}; run scripts/results.py without --render-only first")
     every = list(found.values())
-    sections = []
+    sections: list[str] = []
     runs: dict[str, int] = {}
+    # Sections measured on another machine, whose runs this store does not hold, kept in their place.
+    kept_sections = _Kept(sections)
     for name, heading, args, why in MEASUREMENTS:
         if name == "steady":
-            pairs = stored_pairs(args)
-            if pairs:
-                ids = [r for _, *two in pairs for r in two]
+            measured = stored_steady(args)
+            if measured:
+                ids = [r for _, d, s in measured for r in d + s]
                 every += [by_id[i] for i in ids]
                 sections.append(f"## {heading}\n\n{why}\n\nCommands: `ringbench {shlex.join(args[:2])} -r VARIANT "
-                                f"{shlex.join(args[2:])}` and the same with `{shlex.join(SETTLED)}` (runs "
-                                f"{min(ids)}–{max(ids)}, {provenance([by_id[i] for i in ids])})\n\n"
-                                + steady(pairs))
+                                f"{shlex.join(args[2:] + DEFAULT_SLICE)}` and the same with "
+                                f"`{shlex.join(SETTLED_SLICE)}`, {STEADY_SLICES} times in turns, each variant's "
+                                f"later runs with the m its first calibrated (runs {min(ids)}–{max(ids)}, "
+                                f"{provenance([by_id[i] for i in ids])})\n\n" + steady(measured))
+            else:
+                kept_sections.append(kept(heading))
             continue
         if name == "positions":
             done = stored_positions(args)
@@ -583,8 +649,13 @@ def main(quick: bool, only: str, fresh: bool, dirty: bool, render_only: bool) ->
                 sections.append(f"## {heading}\n\n{why}\n\nCommands: `ringbench {shlex.join(args[:2])} -r VARIANT "
                                 f"{shlex.join(args[2:])}` (runs {min(ids)}–{max(ids)}, "  # noqa: RUF001
                                 f"{provenance([by_id[i] for i in ids])})\n\n" + positions(done))
+            else:
+                kept_sections.append(kept(heading))
             continue
         if name not in found:
+            kept_sections.append(kept(heading))
+            if name == "ring-1m":
+                kept_sections.append(kept(GROWTH_HEADING))
             continue
         got = found[name]
         run = runs[name] = got.run
@@ -600,16 +671,19 @@ def main(quick: bool, only: str, fresh: bool, dirty: bool, render_only: bool) ->
                          "their channel, rust-threads/handoff spinning; a shared machine then as now):\n"
                          + change)
         sections.append(text)
-        if name == "ring-1m" and "ring-10k" in runs:
+        if name == "ring-1m" and "ring-10k" not in runs:
+            kept_sections.append(kept(GROWTH_HEADING))
+        elif name == "ring-1m":
             sections.append(
-                "## Cost per hop as the ring grows: N = 10,000 against N = 1,000,000\n\n"
+                f"## {GROWTH_HEADING}\n\n"
                 "The medians of the two tables above (all cores; N = 10,000 with M calibrated and a fresh "
                 "process per repeat, N = 1,000,000 with M = 2 in one process), divided. A light runtime "
                 f"should run a million processes at a cost per hop close to its 10,000 figure (here: within "
                 f"{GROWTH_CLOSE:g}×); where it does not, or cannot run them at all, the last column says why, "
                 "from the measurement in the driver's README or from the orchestrator's refusal.\n\n"
                 + growth(runs["ring-10k"], runs["ring-1m"]))
-    commits = ", ".join(dict.fromkeys(r.commit for r in sorted(every, key=lambda r: r.run)))
+    commits = ", ".join(dict.fromkeys(kept_commits(kept_sections.texts)
+                                      + [r.commit for r in sorted(every, key=lambda r: r.run)]))
     made = (f"Measured by `scripts/results.py` at commit {commits} (each section names its own) and "
             f"written by it at commit {commit}")
     versions = "\n".join(f"| {r['runtime']} | {r['hop']} | {r['version'] or ''} |" for r in runtimes if r["built"])
