@@ -34,6 +34,7 @@ import click
 
 from ringbench.catalogue.drivers import FORMER_NAMES
 from ringbench.present.tables import fmt
+from ringbench.results.modes import SETTLE_PCT
 from ringbench.results.stats import compare
 
 REPO = Path(__file__).resolve().parent.parent
@@ -336,7 +337,7 @@ def steady(variants: list[tuple[str, list[int], list[int]]]) -> str:
     from ringbench.results.stats import bootstrap_median_ci
 
     rows = []
-    inside_count = apart = slower = 0
+    inside_count = apart = slower = close = 0
     for rt, default_runs, settled_runs in variants:
         got = {}
         for kind, runs in (("default", default_runs), ("settled", settled_runs)):
@@ -353,6 +354,7 @@ def steady(variants: list[tuple[str, list[int], list[int]]]) -> str:
         warm = sorted({r.get("warmups", 0) for r in got["default"]})
         inside = lo <= d <= hi
         inside_count += inside
+        close += abs(d / m - 1) <= SETTLE_PCT / 100
         verdict = "yes" if inside else f"no ({(d / m - 1) * 100:+.1f} %)"
         # the project's one test of a difference, on the repeats of the two kinds
         diff = compare(sv, dv)
@@ -363,7 +365,8 @@ def steady(variants: list[tuple[str, list[int], list[int]]]) -> str:
         rows.append(f"| {rt} | {ids} | {fmt(d)} | {fmt(dlo)}–{fmt(dhi)} | "
                     f"{'–'.join(map(str, (warm[0], warm[-1]) if len(warm) > 1 else warm))} | {fmt(m)} | "
                     f"{fmt(lo)}–{fmt(hi)} | {verdict} | {test} |")
-    return (f"{inside_count} of {len(variants)} default figures fall inside the settled interval; "
+    return (f"{inside_count} of {len(variants)} default figures fall inside the settled interval and "
+            f"{close} within {SETTLE_PCT:g} % of the settled figure (the tolerance the warm-up settles to); "
             f"{apart} differ significantly from the settled repeats (Mann-Whitney U, p < 0.05; about "
             f"{len(variants) * 0.05:.0f} would by chance alone), the default slower in {slower} of them and "
             f"faster in {apart - slower}. A default that stopped warming up too soon would show as slower.\n\n"
