@@ -693,7 +693,8 @@ def main(quick: bool, only: str, fresh: bool, dirty: bool, render_only: bool, va
     head = f"""# ringbench results
 
 {made}, from the runs in
-`results/published.db` (not committed; the script keeps it and adds to it). Every figure below is
+`results/published.db` (not committed; the script keeps it and adds to it, and keeps a section whose runs
+it lacks as the document has it). Every figure below is
 printed by ringbench's own commands, named above each table; nothing is rounded or edited by hand.
 
 **Machine.** {runtimes and sh(["sh", "-c", "grep -m1 'model name' /proc/cpuinfo | cut -d: -f2"]).stdout.strip()},
