@@ -338,6 +338,7 @@ def steady(variants: list[tuple[str, list[int], list[int]]]) -> str:
 
     rows = []
     inside_count = apart = slower = close = 0
+    sizes: list[tuple[int, int]] = []
     for rt, default_runs, settled_runs in variants:
         got = {}
         for kind, runs in (("default", default_runs), ("settled", settled_runs)):
@@ -349,6 +350,7 @@ def steady(variants: list[tuple[str, list[int], list[int]]]) -> str:
             rows.append(f"| {rt} | {ids} | – | – | – | – | – | not measured | – |")
             continue
         dv, sv = per_hop(got["default"]), per_hop(got["settled"])
+        sizes.append((len(dv), len(sv)))
         d, dlo, dhi = statistics.median(dv), *bootstrap_median_ci(dv)
         m, lo, hi = statistics.median(sv), *bootstrap_median_ci(sv)
         warm = sorted({r.get("warmups", 0) for r in got["default"]})
@@ -365,8 +367,17 @@ def steady(variants: list[tuple[str, list[int], list[int]]]) -> str:
         rows.append(f"| {rt} | {ids} | {fmt(d)} | {fmt(dlo)}–{fmt(dhi)} | "
                     f"{'–'.join(map(str, (warm[0], warm[-1]) if len(warm) > 1 else warm))} | {fmt(m)} | "
                     f"{fmt(lo)}–{fmt(hi)} | {verdict} | {test} |")
-    return (f"{inside_count} of {len(variants)} default figures fall inside the settled interval and "
-            f"{close} within {SETTLE_PCT:g} % of the settled figure (the tolerance the warm-up settles to); "
+    chance = ""
+    if sizes:
+        nd, ns = sorted(sizes)[len(sizes) // 2]
+        share = inside_by_chance(nd, ns)
+        chance = (f", where about {round(len(variants) * share)} would if each variant's default and settled "
+                  f"repeats came from one distribution: the median of {nd} values falls inside the 95 % bootstrap "
+                  f"interval of the median of {ns} drawn from the same normal distribution in {share:.0%} of "
+                  "2,000 simulated pairs.")
+    return (f"{inside_count} of {len(variants)} default figures fall inside the settled interval{chance or '.'} "
+            f"Of the {len(variants)}, "
+            f"{close} are within {SETTLE_PCT:g} % of the settled figure (the tolerance the warm-up settles to); "
             f"{apart} differ significantly from the settled repeats (Mann-Whitney U, p < 0.05; about "
             f"{len(variants) * 0.05:.0f} would by chance alone), the default slower in {slower} of them and "
             f"faster in {apart - slower}. A default that stopped warming up too soon would show as slower.\n\n"
@@ -374,6 +385,23 @@ def steady(variants: list[tuple[str, list[int], list[int]]]) -> str:
             "settled 95 % interval | default inside | default vs settled |\n"
             "|---|---|---:|---:|---:|---:|---:|---|---|\n"
             + "\n".join(rows) + "\n")
+
+
+def inside_by_chance(n_default: int, n_settled: int, trials: int = 2000) -> float:
+    """How often the median of n_default values falls inside the 95 % bootstrap interval of the median of
+    n_settled values when both are drawn from one normal distribution: what "the default inside the
+    settled interval" reaches at best, with no difference at all (seeded: the same share every time)."""
+    import numpy as np
+
+    from ringbench.results.stats import bootstrap_median_ci
+
+    rng = np.random.default_rng(29)
+    inside = 0
+    for _ in range(trials):
+        d, s = rng.normal(size=n_default), rng.normal(size=n_settled)
+        lo, hi = bootstrap_median_ci(s)
+        inside += bool(lo <= np.median(d) <= hi)
+    return inside / trials
 
 
 def per_hop(records: list[dict]) -> list[float]:
