@@ -19,6 +19,14 @@ def rows(db, table):
     return con.execute(f"SELECT * FROM {table}").fetchall()
 
 
+def run_begun(db) -> bool:
+    """The run's row is stored (the store may exist a moment before its tables do)."""
+    try:
+        return bool(rows(db, "runs"))
+    except sqlite3.Error:
+        return False
+
+
 def _env(fake_env):
     return {**os.environ, **fake_env}
 
@@ -62,6 +70,25 @@ def test_sigint_keeps_finished_cells_and_resume_completes(fake, db):
     ns = sorted(json.loads(c["params"])["n"] for c in q(db, "SELECT params FROM cells"))
     assert ns == [10, 20, 30, 40, 50]
     assert len(q(db, "SELECT * FROM results")) == 5
+
+
+
+def test_a_run_interrupted_before_any_cell_prints_its_title_on_one_line(fake, db):
+    fake(FAKE_FAULT="slow", FAKE_SLOW_S=5)
+    cmd = RINGBENCH + ["run", "ring", "-r", "fake", "-n", "10", "-m", "1", "--repeat", "1", "--warmup", "0",
+                       "--db", str(db)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "COLUMNS": "100"})
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not run_begun(db):
+        time.sleep(0.05)
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    # the table holds one column ("nothing measured"); its title is not folded into that width
+    assert "ring (timed), run 1 (interrupted)" in out.splitlines()[0], out
+    assert "nothing measured" in out
 
 
 

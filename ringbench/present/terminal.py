@@ -44,7 +44,16 @@ err = Console(stderr=True, width=_width() if not sys.stderr.isatty() else None)
 
 
 def _table(title: str, columns: list[tables.Column], body: list[list[str]], wrap_left: bool = False) -> Table:
-    t = Table(title=escape(title), title_justify="left", box=HEAD_RULE, pad_edge=False, collapse_padding=True)
+    # A table narrower than its title (an interrupted run: "nothing measured") is widened to it, so the
+    # title is not folded into the table's few columns.
+    t = Table(
+        title=escape(title),
+        title_justify="left",
+        box=HEAD_RULE,
+        pad_edge=False,
+        collapse_padding=True,
+        min_width=min(len(title), out.width),
+    )
     for i, col in enumerate(columns):
         # Figures never wrap or shrink. The first column (the row's name) stays whole where other text
         # columns wrap (wrap_left); else it folds, only when the table is wider than the terminal (a
