@@ -457,8 +457,8 @@ def bench(n, m, all_idioms, **kw):
     apart). Each cell: 6 repeats in 2 fresh driver processes (3 each, after warm-up until the
     runtime has settled: a JIT runtime first spends 3 s in the timed phases), M calibrated so a
     repeat's message phase lasts about 40 ms; drivers start without the variables that tune a
-    runtime. About 6 minutes on a 2-core machine with every driver built (4 of them the JIT
-    runtimes' 40 processes, 4-6 s each). Same as `ringbench run ring --runtime
+    runtime. 4-6 minutes on a 2-core machine with every driver built, most of it the JIT
+    runtimes' 40 processes of 4-6 s each. Same as `ringbench run ring --runtime
     RANKED --cores 1,all -n 1000 --repeat 6 --processes 2 --target 40ms --clean-env`, RANKED the
     built variants that are neither hand-offs nor rendezvous.
     """
