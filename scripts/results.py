@@ -35,7 +35,7 @@ import click
 from ringbench.catalogue.drivers import FORMER_NAMES
 from ringbench.present.tables import fmt
 from ringbench.results.modes import SETTLE_PCT
-from ringbench.results.stats import compare
+from ringbench.results.stats import bootstrap_median_ci, compare
 
 REPO = Path(__file__).resolve().parent.parent
 DB = REPO / "results" / "published.db"
@@ -294,25 +294,27 @@ def growth(run_10k: int, run_1m: int) -> str:
 def steady_runs(args: list[str], variants: list[str]) -> None:
     """The steady check: per variant, STEADY_SLICES slices, each a default run of one fresh process and a
     settled run of one process, default-first and settled-first in turns, so that the drift of a shared
-    machine falls on both kinds alike. The variant's first run calibrates m; every later run takes it, so
-    the two kinds differ in their warm-up alone."""
+    machine falls on both kinds alike."""
     for i, rt in enumerate(variants):
-        m: list[str] = []
-        for s in range(STEADY_SLICES):
-            kinds = [DEFAULT_SLICE, SETTLED_SLICE] if (i + s) % 2 == 0 else [SETTLED_SLICE, DEFAULT_SLICE]
-            for kind in kinds:
-                cmd = args[:2] + ["-r", rt] + args[2:] + kind + m
-                print(f"   {rt} ({s + 1}/{STEADY_SLICES}): ringbench {shlex.join(cmd)}", file=sys.stderr, flush=True)
-                run = measure(cmd)[0]
-                if not m:
-                    c = next(iter(cells(run)), {})
-                    if c.get("status") != "ok":
-                        print(f"   {rt}: {c.get('status', 'no cell')}, not measured further", file=sys.stderr)
-                        break
-                    m = ["-m", str(c["used_params"]["m"])]
-            else:
-                continue
-            break
+        steady_variant(args, rt, first_default=i % 2 == 0)
+
+
+def steady_variant(args: list[str], rt: str, first_default: bool) -> None:
+    """One variant's slices. Its first run calibrates m; every later run takes it, so the two kinds differ
+    in their warm-up alone."""
+    m: list[str] = []
+    for s in range(STEADY_SLICES):
+        kinds = [DEFAULT_SLICE, SETTLED_SLICE] if (s % 2 == 0) == first_default else [SETTLED_SLICE, DEFAULT_SLICE]
+        for kind in kinds:
+            cmd = args[:2] + ["-r", rt] + args[2:] + kind + m
+            print(f"   {rt} ({s + 1}/{STEADY_SLICES}): ringbench {shlex.join(cmd)}", file=sys.stderr, flush=True)
+            run = measure(cmd)[0]
+            if not m:
+                c = next(iter(cells(run)), {})
+                if c.get("status") != "ok":
+                    print(f"   {rt}: {c.get('status', 'no cell')}, not measured further", file=sys.stderr)
+                    return
+                m = ["-m", str(c["used_params"]["m"])]
 
 
 def stored_steady(args: list[str]) -> list[tuple[str, list[int], list[int]]]:
@@ -334,8 +336,6 @@ def stored_steady(args: list[str]) -> list[tuple[str, list[int], list[int]]]:
 def steady(variants: list[tuple[str, list[int], list[int]]]) -> str:
     """Each variant's default figure against its settled figure (one core, N = 1,000), both pooled over
     the variant's slices: the contract's promise that the default prints the settled runtime (issue 29)."""
-    from ringbench.results.stats import bootstrap_median_ci
-
     rows = []
     inside_count = apart = slower = close = 0
     sizes: list[tuple[int, int]] = []
@@ -392,8 +392,6 @@ def inside_by_chance(n_default: int, n_settled: int, trials: int = 2000) -> floa
     n_settled values when both are drawn from one normal distribution: what "the default inside the
     settled interval" reaches at best, with no difference at all (seeded: the same share every time)."""
     import numpy as np
-
-    from ringbench.results.stats import bootstrap_median_ci
 
     rng = np.random.default_rng(29)
     inside = 0
@@ -572,19 +570,6 @@ def kept(heading: str) -> str:
     return text[start:end if end >= 0 else None].rstrip("\n") + "\n"
 
 
-class _Kept:
-    """Kept sections go into the document's list of sections in their place; their texts are remembered
-    for the commits they name."""
-
-    def __init__(self, sections: list[str]) -> None:
-        self.sections, self.texts = sections, []
-
-    def append(self, text: str) -> None:
-        if text:
-            self.sections.append(text)
-            self.texts.append(text)
-
-
 def kept_commits(sections: list[str]) -> list[str]:
     """The commits kept sections name ("measured at commit A, B, started ...")."""
     return [c for text in sections for found in re.findall(r"measured at commit (.+?), started", text)
@@ -657,7 +642,14 @@ def main(quick: bool, only: str, fresh: bool, dirty: bool, render_only: bool, va
     sections: list[str] = []
     runs: dict[str, int] = {}
     # Sections measured on another machine, whose runs this store does not hold, kept in their place.
-    kept_sections = _Kept(sections)
+    kept_texts: list[str] = []
+
+    def keep(heading: str) -> None:
+        text = kept(heading)
+        if text:
+            sections.append(text)
+            kept_texts.append(text)
+
     for name, heading, args, why in MEASUREMENTS:
         if name == "steady":
             measured = stored_steady(args)
@@ -670,7 +662,7 @@ def main(quick: bool, only: str, fresh: bool, dirty: bool, render_only: bool, va
                                 f"later runs with the m its first calibrated (runs {min(ids)}–{max(ids)}, "
                                 f"{provenance([by_id[i] for i in ids])})\n\n" + steady(measured))
             else:
-                kept_sections.append(kept(heading))
+                keep(heading)
             continue
         if name == "positions":
             done = stored_positions(args)
@@ -681,12 +673,12 @@ def main(quick: bool, only: str, fresh: bool, dirty: bool, render_only: bool, va
                                 f"{shlex.join(args[2:])}` (runs {min(ids)}–{max(ids)}, "  # noqa: RUF001
                                 f"{provenance([by_id[i] for i in ids])})\n\n" + positions(done))
             else:
-                kept_sections.append(kept(heading))
+                keep(heading)
             continue
         if name not in found:
-            kept_sections.append(kept(heading))
+            keep(heading)
             if name == "ring-1m":
-                kept_sections.append(kept(GROWTH_HEADING))
+                keep(GROWTH_HEADING)
             continue
         got = found[name]
         run = runs[name] = got.run
@@ -703,7 +695,7 @@ def main(quick: bool, only: str, fresh: bool, dirty: bool, render_only: bool, va
                          + change)
         sections.append(text)
         if name == "ring-1m" and "ring-10k" not in runs:
-            kept_sections.append(kept(GROWTH_HEADING))
+            keep(GROWTH_HEADING)
         elif name == "ring-1m":
             sections.append(
                 f"## {GROWTH_HEADING}\n\n"
@@ -713,7 +705,7 @@ def main(quick: bool, only: str, fresh: bool, dirty: bool, render_only: bool, va
                 f"{GROWTH_CLOSE:g}×); where it does not, or cannot run them at all, the last column says why, "
                 "from the measurement in the driver's README or from the orchestrator's refusal.\n\n"
                 + growth(runs["ring-10k"], runs["ring-1m"]))
-    commits = ", ".join(dict.fromkeys(kept_commits(kept_sections.texts)
+    commits = ", ".join(dict.fromkeys(kept_commits(kept_texts)
                                       + [r.commit for r in sorted(every, key=lambda r: r.run)]))
     made = (f"Measured by `scripts/results.py` at commit {commits} (each section names its own) and "
             f"written by it at commit {commit}")
