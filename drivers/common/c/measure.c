@@ -96,13 +96,16 @@ void rb_spawn_end(rb_result *r)
     r->setup_ns = t - r->setup_ns;
     r->setup_cpu_ns = c - r->setup_cpu_ns;
     getrusage(RUSAGE_SELF, &r->ru_setup);
-    r->ru_run = r->ru_setup; /* until a run phase ends (spawn has none) */
+    r->setup_vcsw = r->ru_setup.ru_nvcsw - r->ru_begin.ru_nvcsw;
+    r->setup_ivcsw = r->ru_setup.ru_nivcsw - r->ru_begin.ru_nivcsw;
+    r->ru_run_begin = r->ru_run = r->ru_setup; /* until a run phase ends (spawn has none) */
     if (!rb_mem_.read)
         read_after();
 }
 
 void rb_run_begin(rb_result *r)
 {
+    getrusage(RUSAGE_SELF, &r->ru_run_begin);
     r->run_cpu_ns = rb_cpu_ns();
     r->run_ns = rb_mono_ns();
 }
@@ -113,6 +116,8 @@ void rb_run_end(rb_result *r)
     r->run_ns = t - r->run_ns;
     r->run_cpu_ns = c - r->run_cpu_ns;
     getrusage(RUSAGE_SELF, &r->ru_run);
+    r->run_vcsw = r->ru_run.ru_nvcsw - r->ru_run_begin.ru_nvcsw;
+    r->run_ivcsw = r->ru_run.ru_nivcsw - r->ru_run_begin.ru_nivcsw;
 }
 
 void rb_tree_begin(rb_result *r)
@@ -127,10 +132,10 @@ void rb_tree_begin(rb_result *r)
         if (fd >= 0)
             close(fd);
     }
-    getrusage(RUSAGE_SELF, &r->ru_begin);
-    r->ru_setup = r->ru_begin;
-    r->setup_ns = r->setup_cpu_ns = 0; /* no spawn phase: spawning, messages and exits interleave */
+    /* no spawn phase: spawning, messages and exits interleave (setup_* stay 0) */
+    r->setup_ns = r->setup_cpu_ns = r->setup_vcsw = r->setup_ivcsw = 0;
     rb_run_begin(r);
+    r->ru_begin = r->ru_setup = r->ru_run_begin;
 }
 
 void rb_tree_end(rb_result *r)

@@ -1,6 +1,6 @@
 /*
  * ringbench-common for C and C++ drivers: the driver contract (docs/driver-contract.md,
- * version 3) once, so that a driver writes only its workloads.
+ * version 4) once, so that a driver writes only its workloads.
  *
  * What it owns: the verbs (`describe`, `run <workload> key=value ...`), the one option
  * (`--variant=<name>`), the parameters and their bounds (section 6), the iteration loop
@@ -86,10 +86,15 @@ typedef struct rb_result {
     int64_t count;     /* the count the driver proved (checked against rb_expected_count) */
     int64_t ready;     /* ready signals seen when the spawn phase ended (not for tree) */
     int64_t setup_ns, run_ns, setup_cpu_ns, run_cpu_ns;
-    struct rusage ru_begin, ru_setup, ru_run; /* before the spawn phase, after it, after the run phase */
+    /* voluntary and involuntary context switches of the whole process over each phase (contract 4),
+     * from getrusage(RUSAGE_SELF) read just outside the phase's clock readings */
+    int64_t setup_vcsw, setup_ivcsw, run_vcsw, run_ivcsw;
+    /* getrusage before the spawn phase, after it, before the message phase, after it */
+    struct rusage ru_begin, ru_setup, ru_run_begin, ru_run;
 } rb_result;
 
-/* Phase brackets. Memory (and rusage) is read outside the clock readings that bound a phase.
+/* Phase brackets. Memory and getrusage are read outside the clock readings that bound a phase, so
+ * nothing is added inside it; the end brackets fill *_ns, *_cpu_ns, *_vcsw and *_ivcsw.
  * The memory rule (section 3): rb_spawn_begin reads rss/threads/runtime_mem "before" and
  * rb_spawn_end "after" on the process's first spawn phase only; later results echo them. C has
  * no collector: nothing runs between the spawn phase and the message phase. */

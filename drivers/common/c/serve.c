@@ -37,7 +37,7 @@ static void describe(const rb_driver *d)
     strcat(features, "]");
     rb_rec r;
     rb_rec_begin(&r, "describe");
-    rb_rec_int(&r, "contract", 3);
+    rb_rec_int(&r, "contract", 4);
     rb_rec_str(&r, "name", d->name);
     rb_rec_str(&r, "runtime", d->runtime);
     rb_rec_str(&r, "version", d->version);
@@ -79,6 +79,10 @@ static void print_result(const rb_driver *d, const rb_params *p, const rb_result
     rb_rec_int(&r, "run_ns", res->run_ns);
     rb_rec_int(&r, "setup_cpu_ns", res->setup_cpu_ns);
     rb_rec_int(&r, "run_cpu_ns", res->run_cpu_ns);
+    rb_rec_int(&r, "setup_vcsw", res->setup_vcsw);
+    rb_rec_int(&r, "setup_ivcsw", res->setup_ivcsw);
+    rb_rec_int(&r, "run_vcsw", res->run_vcsw);
+    rb_rec_int(&r, "run_ivcsw", res->run_ivcsw);
     rb_rec_int(&r, "rss_before", rb_mem_.rss_before);
     rb_rec_int(&r, "rss_after", rb_mem_.rss_after);
     if (tree)
@@ -94,20 +98,17 @@ static void print_result(const rb_driver *d, const rb_params *p, const rb_result
     rb_rec_emit(&r);
 }
 
-/* the stats record: what getrusage tells of each phase (whole process), then the driver's own */
+/* the stats record: what else getrusage tells of each phase (whole process; the context switches
+ * are in the result), then the driver's own */
 static void print_stats(const rb_driver *d, const rb_params *p, const rb_result *res)
 {
-    const struct rusage *b = &res->ru_begin, *s = &res->ru_setup, *e = &res->ru_run;
+    const struct rusage *b = &res->ru_begin, *s = &res->ru_setup, *rb = &res->ru_run_begin, *e = &res->ru_run;
     rb_rec r;
     rb_rec_begin(&r, "stats");
     rb_rec_str(&r, "workload", p->workload_name);
     rb_rec_int(&r, "iteration", res->iteration);
-    rb_rec_int(&r, "setup_voluntary_ctxt_switches", s->ru_nvcsw - b->ru_nvcsw);
-    rb_rec_int(&r, "setup_involuntary_ctxt_switches", s->ru_nivcsw - b->ru_nivcsw);
-    rb_rec_int(&r, "run_voluntary_ctxt_switches", e->ru_nvcsw - s->ru_nvcsw);
-    rb_rec_int(&r, "run_involuntary_ctxt_switches", e->ru_nivcsw - s->ru_nivcsw);
     rb_rec_int(&r, "setup_minor_faults", s->ru_minflt - b->ru_minflt);
-    rb_rec_int(&r, "run_minor_faults", e->ru_minflt - s->ru_minflt);
+    rb_rec_int(&r, "run_minor_faults", e->ru_minflt - rb->ru_minflt);
     rb_rec_int(&r, "max_rss_bytes", (int64_t)e->ru_maxrss * 1024);
     if (d->stats_fields)
         d->stats_fields(&r, p, res);
