@@ -22,8 +22,10 @@ stopped by its time budget (`"budget"`).
 from __future__ import annotations
 
 import json
+import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -351,20 +353,52 @@ def resume(run_id: int, db: Path | str = DEFAULT_DB, **kw) -> Run:
     s = stored.settings
     defaults = Options()
     opts = {k: v for k, v in vars(stored.options).items() if v != getattr(defaults, k) or k == "mode"}
-    return measure(
-        s["workload"],
-        ",".join(s["runtimes"]),
-        grid=[json.loads(g) for g in s["grid"]],
-        cores=s["cores"],
-        db=db,
-        command=stored.command,
-        resume=run_id,
-        keep_refusals=True,
-        baseline=s.get("baseline"),
-        tuned=True,  # the runtimes are named exactly, tuned variants among them
-        **opts,
-        **kw,
-    )
+    with _recorded_tuning_env(stored):
+        return measure(
+            s["workload"],
+            ",".join(s["runtimes"]),
+            grid=[json.loads(g) for g in s["grid"]],
+            cores=s["cores"],
+            db=db,
+            command=stored.command,
+            resume=run_id,
+            keep_refusals=True,
+            baseline=s.get("baseline"),
+            tuned=True,  # the runtimes are named exactly, tuned variants among them
+            **opts,
+            **kw,
+        )
+
+
+def resume_env_changes(run: Run) -> dict[str, tuple[str | None, str | None]]:
+    """The variables that tune a runtime which differ between a stored run's start and this process, as
+    {name: (recorded, now)} (None: unset): what `resume` sets back for the run's drivers. Empty when the run
+    started its drivers without them (--clean-env) or recorded no environment."""
+    recorded = run.environment.get("tuning_env")
+    if run.options.clean_env or not isinstance(recorded, dict):
+        return {}
+    now = environment.tuning_env()
+    return {k: (recorded.get(k), now.get(k)) for k in sorted({*recorded, *now}) if recorded.get(k) != now.get(k)}
+
+
+@contextmanager
+def _recorded_tuning_env(run: Run) -> Iterator[None]:
+    """While a run is resumed, its drivers get the variables that tuned its runtimes when it began (those
+    recorded set again, those added since removed); every other variable is as now. Restored afterwards."""
+    changes = resume_env_changes(run)
+    try:
+        for k, (recorded, _) in changes.items():
+            if recorded is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = str(recorded)
+        yield
+    finally:
+        for k, (_, now) in changes.items():
+            if now is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = now
 
 
 def load(run_id: int, db: Path | str = DEFAULT_DB) -> Run:

@@ -310,6 +310,7 @@ def _execute(
             _print_result(stored, as_json, wide)
             sys.exit(0)
         size = api.resume_estimate(resume, db)
+        _say_resume_env(stored)
     else:
         _, cells = api.plan(
             workload, runtime, params=params, cores=cores, tuned=tuned, hosts=options.get("hosts") or ()
@@ -348,6 +349,14 @@ def _execute(
     if result.status == "budget":
         sys.exit(EXIT_BUDGET)
     sys.exit(0 if result.status == "complete" and all(c.ok for c in result.cells) else 1)
+
+
+def _say_resume_env(stored: Run) -> None:
+    """One line per variable that tuned the run's runtimes otherwise when it began: it is set back."""
+    for k, (recorded, now) in api.resume_env_changes(stored).items():
+        here = f"here {k}={shlex.quote(now)}" if now is not None else "unset here"
+        began = f"with {k}={shlex.quote(recorded)}: set again" if recorded is not None else f"without {k}: unset"
+        err.print(escape(f"run {stored.run_id} began {began} for its drivers ({here})"), highlight=False)
 
 
 def _print_result(result: Run, as_json: bool, wide: bool = False) -> None:
@@ -412,6 +421,11 @@ def sweep(workload, resume, budget, **kw):
 
     Cells a runtime cannot serve (too large for this machine, or a workload it lacks) are stored and
     shown as n/a, with the reason.
+
+    --resume measures the cells left with the run's own settings and the environment it began with:
+    the variables that tune a runtime (ERL_FLAGS, GOGC, …) recorded then are set again for its
+    drivers, and those set only now are left out (one line says so for each); every other variable is
+    as now. With --clean-env the run's drivers had none, and still have none.
 
     \b
     Examples:
