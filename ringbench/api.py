@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -34,10 +35,10 @@ from .catalogue.drivers import Driver, DriverError, discover, hop_group, select
 from .catalogue.drivers import build as build_driver
 from .harness import cluster, environment, runner
 from .harness.launch import run_driver
-from .harness.protocol import DriverFailed
+from .harness.protocol import DriverFailed, Expectation, check_result, check_samples
 from .harness.spec import CellSpec
 from .results import document, noise, stats
-from .results.model import Cell, Run
+from .results.model import Cell, Run, difference
 from .results.modes import SETTLE_PCT, ModeError, Options
 from .results.relative import NOT_RANKED, BaselineError, check_baseline
 from .results.store import DEFAULT_DB, Store, StoreError
@@ -235,6 +236,8 @@ def measure(
     except (ModeError, TypeError) as e:
         raise InputError(str(e)) from None
     _check_baseline_of_plan(baseline, cells)
+    if opts.mode == "timed" and opts.seed is None:  # the order of the cells in each round: drawn, stored
+        opts = replace(opts, seed=random.SystemRandom().randrange(1 << 31))
     runner.describe_all(cells, opts.clean_env)
     refused = {i: why for i, c in enumerate(cells) if (why := runner.refusal(c) or runner.unsupported(c, opts))}
     if refused and not keep_refusals:
@@ -434,8 +437,70 @@ def import_run(path: Path | str, db: Path | str = DEFAULT_DB) -> int:
         run = document.run_from_doc(doc, Path(db))
     except document.DocumentError as e:
         raise InputError(f"cannot import {path}: {e}") from None
+    for i, c in enumerate(run.cells, 1):
+        try:
+            _check_imported_cell(c)
+        except DriverFailed as e:
+            raise InputError(f"cannot import {path}: cell {i} ({c.label.strip()}): {e}; nothing imported") from None
     with Store(db) as store:
         return store.import_run(run)
+
+
+def _check_imported_cell(c: Cell) -> None:
+    """The record checks of a live run, on a cell read from an export (DriverFailed naming the record or
+    sample): each result record against the workload's expectation as the harness builds it, each driver
+    process's samples through check_samples. Only cells with a figure (status ok) are checked."""
+    if c.status != "ok":
+        return
+    w = c.workload
+    if w.name == workloads.PERF.name:
+        _check_imported_perf(c)
+        return
+    if c.mode == "versus":
+        records = [r for r in c.records if c.settings.get("side") == "driver"]
+    else:
+        records = c.records
+    if records:
+        p = w.to_driver(c.used_params)
+        want = Expectation(w.verb, p, w.expected(p), w.hops(p), w.ready(p) if w.ready else None, w.proves(p))
+        for j, rec in enumerate(records, 1):
+            _checked(f"record {j}", lambda rec=rec: check_result(rec, want))
+    for j, rec in enumerate(r for r in c.records if c.mode == "versus"):
+        for f in ("wall_m1_ns", "wall_m2_ns"):
+            if not isinstance(rec.get(f), int) or isinstance(rec.get(f), bool) or rec[f] <= 0:
+                raise DriverFailed("absurd", f"record {j + 1}: {f} is {rec.get(f)!r}, not a positive integer")
+    n = int(c.used_params.get("n", 1))
+    for k, group in _sample_groups(c.samples).items():
+        _checked(f"driver process {k}'s samples", lambda g=group: check_samples(g, n, len(g)))
+
+
+def _check_imported_perf(c: Cell) -> None:
+    """A perf cell: a timed sample is `loop` iterations; sample counts and times never go back."""
+    loop = c.params.get("loop")
+    for j, rec in enumerate(c.records, 1):
+        if isinstance(loop, int):
+            want = Expectation(workloads.PERF.verb, {}, loop, 0)
+            _checked(f"record {j}", lambda rec=rec: check_result(rec, want))
+    for k, group in _sample_groups(c.samples).items():
+        for a, b in zip(group, group[1:], strict=False):
+            if b["count"] < a["count"] or b["elapsed_ns"] < a["elapsed_ns"]:
+                raise DriverFailed("absurd", f"process {k}'s samples went backwards: {a} then {b}")
+
+
+def _sample_groups(samples: list[dict]) -> dict[object, list[dict]]:
+    """Samples by the driver process (a squeeze step) and node that took them, in order."""
+    groups: dict[object, list[dict]] = {}
+    for s in samples:
+        key = s.get("process") if s.get("node") is None else f"{s.get('process')}, node {s.get('node')}"
+        groups.setdefault(key, []).append(s)
+    return groups
+
+
+def _checked(what: str, check: Callable[[], object]) -> None:
+    try:
+        check()
+    except DriverFailed as e:
+        raise DriverFailed(e.kind, f"{what}: {e.message}") from None
 
 
 def wait_until_idle(on_wait: Callable[[float], None] = lambda busy: None, most_s: float = 60.0) -> float | None:
@@ -557,7 +622,7 @@ def compare(run_a: int, run_b: int, db: Path | str = DEFAULT_DB) -> tuple[Run, R
     a, b = load(run_a, db), load(run_b, db)
     before = {c.key: c for c in a.cells if c.ok}
     changes = [
-        Change(old, c, stats.compare(old.values(), c.values()))
+        Change(old, c, difference(old, c))
         for c in b.cells
         if c.ok and (old := before.get(c.key)) is not None
     ]

@@ -48,13 +48,37 @@ def test_comparable_cells_take_turns_and_the_order_is_stored(zoo, db, tmp_path, 
     run = ringbench.measure("ring", "erlang,fastgo", params={"n": 10, "m": 5}, repeat=3, db=db)
     starts = sorted((float(t), ns) for _, t, ns, *argv in map(str.split, log.read_text().splitlines())
                     if argv[:1] == ["run"])
-    assert [ns for _, ns in starts] == ["200", "100"] * 3  # erlang (200 ns/hop), fastgo (100), in turn
+    rounds = [{ns for _, ns in starts[i:i + 2]} for i in (0, 2, 4)]
+    assert rounds == [{"200", "100"}] * 3  # erlang (200 ns/hop) and fastgo (100): one process each a round
     launches = {c.runtime: [r["launch"] for r in c.records] for c in run.cells}
-    assert launches == {"erlang": [1, 3, 5], "fastgo": [2, 4, 6]}  # erlang, fastgo, erlang, fastgo, …
+    assert sorted(launches["erlang"] + launches["fastgo"]) == [1, 2, 3, 4, 5, 6]
+    assert all({launches["erlang"][k], launches["fastgo"][k]} == {2 * k + 1, 2 * k + 2} for k in range(3))
     seq = ringbench.measure("ring", "erlang,fastgo", params={"n": 10, "m": 5}, repeat=3, order="sequential", db=db)
     assert {c.runtime: [r["launch"] for r in c.records] for c in seq.cells} == {"erlang": [1, 2, 3],
                                                                               "fastgo": [4, 5, 6]}
     assert json.loads(run.to_json())["settings"]["order"] == "interleaved"
+
+
+def test_no_runtime_runs_first_in_every_round_and_the_seed_replays_the_order(zoo, db):
+    """Each round rotates a seeded shuffle of the cells by a share of the round: with as many rounds as
+    cells, each cell is first once. The seed is stored with the run; the same seed, the same order."""
+    def order(**kw):
+        run = ringbench.measure("ring", "erlang,fastgo,beam/stock", params={"n": 10, "m": 5}, repeat=3, db=db, **kw)
+        launch = {r["launch"]: c.runtime for c in run.cells for r in c.records}
+        return run, [[launch[3 * k + i] for i in (1, 2, 3)] for k in range(3)]  # the runtimes of each round
+
+    run, rounds = order()
+    assert sorted(r[0] for r in rounds) == ["beam/stock", "erlang", "fastgo"]  # a different one first each round
+    assert all(sorted(r) == ["beam/stock", "erlang", "fastgo"] for r in rounds)
+    seed = run.settings["seed"]
+    assert isinstance(seed, int) and run.options.seed == seed
+    for c in run.cells:  # its place in each round, stored with the cell, as the launches show it
+        assert c.extra["round_positions"] == [rounds[k].index(c.runtime) + 1 for k in range(3)]
+    assert sorted(c.extra["round_positions"][0] for c in run.cells) == [1, 2, 3]
+    again, replayed = order(seed=seed)
+    assert replayed == rounds and again.settings["seed"] == seed
+    firsts = {tuple(order(seed=s)[1][0]) for s in range(4)}
+    assert len(firsts) > 1  # the seed chooses the order: not alphabetical, not always the same
 
 
 def test_a_single_threaded_runtime_is_marked_in_all_core_rows(zoo, db):

@@ -4,8 +4,13 @@ finished cell to a sink (the API stores it at once; the harness never opens the 
 Order. The cells that a table ranks against each other (one grid point, one core setting) are measured
 in turn — the first driver process of each, then the second of each, … (`order="interleaved"`, the
 default) — so that a slow minute of a shared machine falls on every runtime alike; groups follow one
-another. `order="sequential"` measures cell after cell. Every result record carries `launch`, the
-driver process's number in the run, so the order is stored with the figures.
+another. Within a round the cells do not keep one order: a seeded shuffle of the group (`Options.seed`,
+stored with the run) is rotated by a share of the group each round (round r of R starts 1/R of the way
+further along), so that over its processes every cell runs early, late and in between and no runtime
+always runs first (the way the Benchmarks Game and JMH avoid tying position to a contestant). Each
+cell stores its place in each round (`extra["round_positions"]`, 1 = first). `order="sequential"`
+measures cell after cell. Every result record carries `launch`, the driver process's number in the run,
+so the order is stored with the figures.
 
 A cell is all or nothing: it reaches the sink once its last driver process has finished (an
 interruption loses the cells under way, at most one group's).
@@ -15,6 +20,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import random
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -187,7 +193,7 @@ def measure_cells(
     for i, spec in enumerate(cells):
         key = repr((spec.params, spec.cores)) if opts.order == "interleaved" and opts.mode == "timed" else str(i)
         groups.setdefault(key, []).append(i)
-    for members in groups.values():
+    for key, members in groups.items():
         before_group()
         jobs = []
         for i in members:
@@ -197,8 +203,11 @@ def measure_cells(
                 sink(_cell(spec, opts, "refused", why, Measured()))
                 continue
             jobs.append(_Job(spec, steps(spec, opts, launches), Measured()))
-        while jobs:
-            for job in list(jobs):
+        base = _shuffled(jobs, opts.seed, key)
+        rounds = max((len(j.steps) for j in jobs), default=0)
+        for r in range(rounds):
+            for place, job in enumerate([j for j in _rotated(base, r, rounds) if not j.finished], 1):
+                job.measured.extra.setdefault("round_positions", []).append(place)
                 step = job.steps[job.done]
                 on_step(job.spec, step.what)
                 try:
@@ -207,8 +216,24 @@ def measure_cells(
                 except DriverFailed as e:
                     job.failure = e
                 if job.finished:
-                    jobs.remove(job)
                     sink(_finished(job, opts))
+
+
+def _shuffled(jobs: list[_Job], seed: int | None, group: str) -> list[_Job]:
+    """The group's cells in the seeded random order of its first round (each group its own, from the run's
+    seed and the group's key); as planned when there is no seed."""
+    out = list(jobs)
+    if seed is not None:
+        random.Random(f"{seed}/{group}").shuffle(out)
+    return out
+
+
+def _rotated(base: list[_Job], r: int, rounds: int) -> list[_Job]:
+    """Round r's order: `base` rotated by r/rounds of its length, so that each cell's places over the rounds
+    spread over the whole round (with as many rounds as cells, each cell is first once)."""
+    k = len(base)
+    shift = r * k // rounds if rounds else 0
+    return base[shift:] + base[:shift]
 
 
 def _finished(job: _Job, opts: Options) -> Cell:

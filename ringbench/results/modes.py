@@ -64,6 +64,7 @@ class Options:
     target_ms: float = 100.0  # timed: message-phase time per repeat that a calibrated `m` aims at
     timeout: float | None = None  # seconds per driver process; None: derived from the size
     order: str = "interleaved"  # timed: repeats of comparable cells taken in turn, or "sequential"
+    seed: int | None = None  # timed, interleaved: the seed of the cells' order in a round (None: drawn, then stored)
     clean_env: bool = False  # start drivers without the variables that tune a runtime
     samples: int = 5  # continuous: counted samples (after one warm-up sample); with cv the window
     sample_ms: int = 1000  # continuous: sample period
@@ -118,6 +119,9 @@ class Mode:
     flags = {"squeeze_min": "--min", "squeeze_max": "--max", "target_ms": "--target"}
     settles = False  # whether its cells record warm-up iterations (and are summarised per repeat)
     sampled = True  # whether its values are sample intervals of a running ring
+    # The unit of variation its statistics count (stats.compare_processes): "process" where a cell's values
+    # come from fresh driver processes; "repeat" where they are intervals of one running process.
+    unit = "repeat"
     resumable = True  # whether `sweep --resume` can finish a stopped run of this mode
     details_under_table = False  # whether each row's details are printed under the table (besides --wide)
     summarised = True  # whether the report's summary ranks its cells among the runtimes' (a versus run's are not)
@@ -189,7 +193,19 @@ class Mode:
     def warnings(self, cell: Cell) -> list[noise.RunWarning]:
         vals = self.values(cell)
         out = []
-        if len(vals) < MIN_REPEATS:
+        if self.unit == "process" and cell.processes < stats.MIN_PROCESSES_FOR_TEST:
+            out.append(
+                noise.RunWarning(
+                    "few",
+                    "too few fresh driver processes to tell a difference (significance needs "
+                    f"{stats.MIN_PROCESSES_FOR_TEST}: the process is the unit)",
+                    f"use --processes {stats.MIN_PROCESSES_FOR_TEST} or more",
+                    cell.label,
+                    f"{cell.processes}",
+                    where=cell.identity,
+                )
+            )
+        elif self.unit != "process" and len(vals) < MIN_REPEATS:
             out.append(
                 noise.RunWarning(
                     "few",
@@ -218,11 +234,12 @@ class Mode:
 
 class Timed(Mode):
     name = "timed"
-    own: tuple[str, ...] = ("repeat", "processes", "warmup", "target_ms", "order")
+    own: tuple[str, ...] = ("repeat", "processes", "warmup", "target_ms", "order", "seed")
     value_name = "repeat(s)"
     more_flag = "--repeat"
     settles = True
     sampled = False
+    unit = "process"
 
     def processes(self, opts: Options) -> int:
         return opts.process_count
