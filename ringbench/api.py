@@ -958,7 +958,7 @@ def perf(
                 pass  # closes the store the interrupted ready() opened
         if len(opened) == 2:
             store, run_id = opened
-            with store:
+            with _perf.signals_held(), store:  # a second Ctrl-C waits: the run is finished, not left running
                 store.finish_run(run_id, status)
                 loaded = store.load_run(run_id)
     assert loaded is not None

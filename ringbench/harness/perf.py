@@ -45,6 +45,7 @@ from .protocol import DriverFailed
 MODES = ("continuous", "timed", "squeeze")
 CELL_MODE = {"continuous": "perf-continuous", "timed": "perf-timed", "squeeze": "perf-squeeze"}
 DEFAULT_RUNNER = "erlang"
+TEMP_PREFIX = "ringbench-perf-"  # the job's folder in the temp folder: ringbench-perf-<pid>-<random>
 DEFAULT_TIMEOUT_S = {"continuous": 60.0, "squeeze": 60.0, "timed": 600.0}
 HOOKS = ("init", "init_runner", "done")
 # What the workers of each runner are, for the table: a runner's workers, or its OS processes (--processes).
@@ -446,21 +447,32 @@ class _Process:
         self.req = req
         # Nodes on other hosts: the cluster file (hosts and cookie, mode 0600) lives as long as the process.
         self.cluster = contextlib.ExitStack()
-        try:
-            path = self.cluster.enter_context(cluster.cluster_file(req.hosts, req.cookie_file))
-        except cluster.ClusterError as e:
-            raise BadCode(str(e)) from None
-        self.how = launch.driver_process(req.driver, req.cores, max(req.max_workers, 2), req.clean_env, path)
-        self.folder = tempfile.mkdtemp(prefix="ringbench-perf-")
-        self.job_path = os.path.join(self.folder, "job.json")
-        Path(self.job_path).write_text(json.dumps(job, indent=1))
-        self.argv = self.how.argv + ["perf", self.job_path]
+        _sweep_stale()
+        with signals_held():  # the files exist only with their owner: made whole, removed on every path
+            try:
+                path = self.cluster.enter_context(cluster.cluster_file(req.hosts, req.cookie_file))
+            except cluster.ClusterError as e:
+                raise BadCode(str(e)) from None
+            self.folder = tempfile.mkdtemp(prefix=f"{TEMP_PREFIX}{os.getpid()}-")
+            self.job_path = os.path.join(self.folder, "job.json")
+            try:
+                Path(self.job_path).write_text(json.dumps(job, indent=1))
+            except BaseException:
+                self._remove_files()
+                raise
         self.lines: queue.Queue[str | None] = queue.Queue()
         self.tail: list[str] = []
-        self.proc = launch.start(
-            self.argv, self.how.env, str(req.driver.folder), self.how.cpu, stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace", bufsize=1,
-        )  # fmt: skip
+        try:
+            self.how = launch.driver_process(req.driver, req.cores, max(req.max_workers, 2), req.clean_env, path)
+            self.argv = self.how.argv + ["perf", self.job_path]
+            self.proc = launch.start(
+                self.argv, self.how.env, str(req.driver.folder), self.how.cpu, stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace", bufsize=1,
+            )  # fmt: skip
+        except BaseException:
+            with signals_held():
+                self._remove_files()
+            raise
         out, err = self.proc.stdout, self.proc.stderr
         assert out is not None and err is not None
 
@@ -512,29 +524,37 @@ class _Process:
     def kill(self) -> None:
         launch.kill_group(self.proc)
 
-    def close(self) -> int:
-        """Wait for the process (killed if it lingers), remove the job file; its exit status."""
-        stdin = self.proc.stdin
-        if stdin is not None:
-            try:
-                stdin.close()
-            except OSError:
-                pass
+    def close(self, kill: bool = False) -> int:
+        """Wait for the process (killed at once with `kill`, or if it lingers), remove the job file; its exit
+        status. The process group is killed and the files removed on every path, a second Ctrl-C included
+        (held back while they go)."""
         try:
-            rc = self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.kill()
-            rc = self.proc.wait()
-        self.kill()  # whatever it left behind
-        self.cluster.close()
+            if kill:
+                self.kill()
+            stdin = self.proc.stdin
+            if stdin is not None:
+                try:
+                    stdin.close()
+                except OSError:
+                    pass
+            try:
+                rc = self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.kill()
+                rc = self.proc.wait()
+        finally:
+            with signals_held():
+                self.kill()  # whatever it left behind
+                self.proc.wait()
+                self._remove_files()
         for t in self.readers:
             t.join(timeout=5)
-        try:
-            os.unlink(self.job_path)
-            os.rmdir(self.folder)
-        except OSError:
-            pass
         return rc
+
+    def _remove_files(self) -> None:
+        """The cluster file (nodes on other hosts) and the job's folder."""
+        self.cluster.close()
+        _remove(self.folder)
 
     @property
     def stderr_tail(self) -> str:
@@ -544,6 +564,49 @@ class _Process:
         """The command as a shell line (the manifest's environment first), for messages and the store."""
         env = " ".join(f"{k}={shlex.quote(v)}" for k, v in sorted(self.how.manifest_env.items()))
         return f"(cd {shlex.quote(str(self.req.driver.folder))} && {env + ' ' if env else ''}{shlex.join(self.argv)})"
+
+
+@contextlib.contextmanager
+def signals_held():
+    """SIGINT and SIGTERM held back (delivered when the block ends): cleanup that must not be cut short."""
+    held = {signal.SIGINT, signal.SIGTERM}
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
+def _sweep_stale() -> None:
+    """Job folders left by an orchestrator that was killed (SIGKILL: no cleanup ran), removed: a folder is
+    named after its owner's process id and is stale once that process is gone."""
+    root = tempfile.gettempdir()
+    try:
+        names = os.listdir(root)
+    except OSError:
+        return
+    for name in names:
+        m = re.fullmatch(re.escape(TEMP_PREFIX) + r"([0-9]+)-\w+", name)
+        if not m or int(m.group(1)) == os.getpid():
+            continue
+        try:
+            os.kill(int(m.group(1)), 0)
+        except ProcessLookupError:
+            _remove(os.path.join(root, name))
+        except OSError:
+            continue  # alive (another user's, say): not ours to touch
+
+
+def _remove(folder: str) -> None:
+    """The job's temporary folder and what is in it (the job file)."""
+    for name in os.listdir(folder) if os.path.isdir(folder) else ():
+        with contextlib.suppress(OSError):
+            os.unlink(os.path.join(folder, name))
+    with contextlib.suppress(OSError):
+        os.rmdir(folder)
 
 
 def _int_fields(rec: dict, names: Sequence[str]) -> None:
@@ -595,8 +658,10 @@ class _Run:
             self._loop()
         except DriverFailed as e:
             failure = e
-        finally:
-            rc = self.proc.close()
+        except BaseException:  # Ctrl-C (or SIGTERM made one): the runtime killed now, not waited for
+            self.proc.close(kill=True)
+            raise
+        rc = self.proc.close()
         if failure is None and rc != 0:
             failure = DriverFailed("crashed", f"the runtime process ended ({_status_text(rc)}) without an error record")
         if failure is None and not self.ready:
@@ -886,9 +951,12 @@ def check(req: Request) -> None:
                 raise BadCode(f"{req.runner}: {rec.get('message', '(no message)')}")
             ready = ready or rec["type"] == "ready"
     except DriverFailed as e:
+        proc.close()
         raise BadCode(f"{req.runner}: {e}") from None
-    finally:
-        rc = proc.close()
+    except BaseException:  # BadCode as soon as it is known; Ctrl-C: the runtime killed at once
+        proc.close(kill=True)
+        raise
+    rc = proc.close()
     if not ready or rc != 0:
         tail = f"; stderr: {proc.stderr_tail}" if proc.stderr_tail else ""
         raise BadCode(f"{req.runner}: the check of the snippets ended ({_status_text(rc)}) without `ready`{tail}")

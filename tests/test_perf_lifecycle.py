@@ -1,0 +1,118 @@
+"""`ringbench perf` on the real perf runners when something ends it early or gets in its way: a Ctrl-C (one or
+two), a killed orchestrator's leftovers, a store that cannot be opened (docs/driver-contract.md, section 11;
+issue 40). Each test drives the real command line in a process of its own, with real runner processes.
+
+Timings here are bounds a slow machine still meets (a Ctrl-C answered within a few seconds, not the ten an
+orchestrator waiting for its runner took); the figures themselves are never checked."""
+
+import os
+import signal
+import subprocess
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+from conftest import RINGBENCH, cells_stored, live_processes_with, q
+
+from ringbench.harness import perf as perf_harness
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def need(runner: str) -> None:
+    """Skip a test whose perf runner is not built here; on CI (env CI set) that is a failure, not a skip."""
+    drivers = perf_harness.perf_drivers().get(runner, [])
+    if not any(d.is_built() and not d.missing_tools() for d in drivers):
+        reason = f"the {runner} perf runner is not built"
+        if os.environ.get("CI"):
+            pytest.fail(reason)
+        pytest.skip(reason)
+
+
+@pytest.fixture
+def env(tmp_path):
+    """The command's environment: a temp folder of its own (what it leaves there is seen) and a marker that
+    finds every process it started."""
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    return {**os.environ, "TMPDIR": str(tmp), "RINGBENCH_TEST_MARKER": uuid.uuid4().hex}
+
+
+def start(env, *args):
+    return subprocess.Popen([*RINGBENCH, "perf", *map(str, args)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=env, cwd=ROOT)  # fmt: skip
+
+
+def processes_left(env, within: float = 3.0) -> list[int]:
+    """The processes the command started that are still alive after waiting up to `within` seconds."""
+    deadline = time.monotonic() + within
+    while (left := live_processes_with(env["RINGBENCH_TEST_MARKER"])) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return left
+
+
+def wait_for_cells(db: Path, k: int, proc: subprocess.Popen, within: float = 120.0) -> None:
+    deadline = time.monotonic() + within
+    while cells_stored(db) < k:
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline, f"no {k} cell(s) stored within {within} s"
+        time.sleep(0.02)
+
+
+SNIPPETS = {
+    "erlang": ["rand:uniform().", "erlang:unique_integer().", "os:timestamp()."],
+    "python": ["sum(xs)", "--init_runner", "xs = [1, 2]", "len(xs)", "--init_runner", "xs = [1, 2]", "max(xs)",
+               "--init_runner", "xs = [1, 2]"],
+}  # fmt: skip
+
+
+# -- Ctrl-C ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("runner", ["erlang", "python"])
+@pytest.mark.parametrize("presses", [1, 2])
+def test_ctrl_c_stops_at_once_keeping_the_finished_snippets(tmp_path, env, runner, presses):
+    """Ctrl-C after the first of three snippets of 2 s each: exit 130 within a few seconds (the old
+    orchestrator waited up to 10 s while the runner measured snippets whose figures it then dropped), the
+    finished snippet stored and shown, no runner process and no job file left; a second Ctrl-C while the
+    first is handled changes none of it (it used to leave ringbench-perf-*/job.json behind)."""
+    need(runner)
+    db = tmp_path / "s.db"
+    proc = start(env, "-r", runner, *SNIPPETS[runner], "-d", 1000, "-s", 2, "-w", 0, "--db", db)
+    wait_for_cells(db, 1, proc)
+    t0 = time.monotonic()
+    for _ in range(presses):
+        proc.send_signal(signal.SIGINT)
+        time.sleep(0.01)
+    out, err = proc.communicate(timeout=60)
+    took = time.monotonic() - t0
+    assert proc.returncode == 130, (out, err)
+    assert took < 3.0, f"exit {took:.1f} s after the Ctrl-C"
+    assert "Traceback" not in err, err
+    assert "interrupted" in err
+    assert not processes_left(env)
+    assert os.listdir(env["TMPDIR"]) == []
+    cells = q(db, "SELECT status, params FROM cells ORDER BY id")
+    assert cells and all(c["status"] == "ok" for c in cells)
+    assert len(cells) < 3  # the snippets after the Ctrl-C were not measured
+    if presses == 1:
+        (run,) = q(db, "SELECT status FROM runs")
+        assert run["status"] == "interrupted"
+        first = SNIPPETS[runner][0]
+        assert any(line.lstrip().startswith(first) for line in out.splitlines()), out
+
+
+def test_a_killed_orchestrators_job_folder_is_swept_at_the_next_start(tmp_path, env):
+    """SIGKILL leaves no chance to clean up: the folder is named after its owner, removed once that process
+    is gone (a live owner's is kept)."""
+    need("python")
+    tmp = Path(env["TMPDIR"])
+    stale = tmp / f"{perf_harness.TEMP_PREFIX}999999999-abc123"  # above the kernel's largest pid: never alive
+    stale.mkdir()
+    (stale / "job.json").write_text("{}")
+    alive = tmp / f"{perf_harness.TEMP_PREFIX}{os.getpid()}-def456"
+    alive.mkdir()
+    proc = start(env, "-r", "python", "sum(xs)", "--init_runner", "xs = [1]", "-d", 20, "-s", 1, "-w", 0,
+                 "--db", tmp_path / "s.db")  # fmt: skip
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    assert sorted(os.listdir(tmp)) == [alive.name]
