@@ -167,4 +167,5 @@ def test_tree_chart_draws_time_and_peak_memory_per_runtime(multi, tmp_path):
     assert fig["layout"]["yaxis2"]["title"]["text"] == "peak bytes per process"
     out = tmp_path / "tree.png"
     r = ringbench_cli("plot", 6, "--kind", "tree", "--out", out, "--db", multi)
-    assert r.exit_code == 0, r.output and out.read_bytes()[:4] == b"\x89PNG"
+    assert r.exit_code == 0, r.output
+    assert out.read_bytes()[:4] == b"\x89PNG"
