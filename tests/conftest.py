@@ -2,6 +2,7 @@ import os
 import sqlite3
 import sys
 import time
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -62,14 +63,62 @@ def db(tmp_path):
     return tmp_path / "store.db"
 
 
+# -- the real drivers, and what each must be -------------------------------------------------------
+# On CI (`CI` set), a driver that is not built or lacks a tool is a failure with its reason; here, a skip.
+ON_CI = os.environ.get("CI", "").lower() not in ("", "0", "false", "no")
+# Per variant, the features its describe must list and, as "selective", its optional workload: the one
+# source for which token, continuous, stats, node, perf and selective cases run (tests/expected_features.toml).
+EXPECTED_FEATURES = {k: frozenset(v) for k, v in
+                     tomllib.loads((Path(__file__).parent / "expected_features.toml").read_text()).items()}
+
+
 def real_drivers():
-    """Every driver under drivers/ that is built and has its tools (the fake is never here)."""
+    """Every driver under drivers/, built or not (the fake is never here). A test given one that cannot run
+    fails on CI and skips here, saying why (the autouse fixture `_the_driver_can_run`)."""
     saved = os.environ.pop("RINGBENCH_DRIVER_PATH", None)
     try:
-        return [d for d in drivers.discover().values() if d.is_built() and not d.missing_tools()]
+        return list(drivers.discover().values())
     finally:
         if saved is not None:
             os.environ["RINGBENCH_DRIVER_PATH"] = saved
+
+
+def why_it_cannot_run(d) -> str | None:
+    missing = d.missing_tools()
+    if missing:
+        return f"{d.name}: {', '.join(missing)} not on PATH (make setup installs it)"
+    if not d.is_built():
+        return f"{d.name} is not built: {d.build_hint()}"
+    return None
+
+
+def cannot_run(reason: str):
+    """A driver or tool the test needs is missing: a failure on CI, a skip with its reason elsewhere."""
+    if ON_CI:
+        pytest.fail(f"{reason} (CI: a missing driver fails, it is never skipped)", pytrace=False)
+    pytest.skip(reason)
+
+
+def usable(name: str):
+    """The real driver `name`, if it can run; else the test fails on CI and skips here."""
+    d = {x.name: x for x in real_drivers()}.get(name)
+    if d is None:
+        pytest.fail(f"no driver {name!r} under drivers/")
+    why = why_it_cannot_run(d)
+    if why:
+        cannot_run(why)
+    return d
+
+
+@pytest.fixture(autouse=True)
+def _the_driver_can_run(request):
+    """A test parametrized with a real driver that is not built or lacks a tool: failed on CI, skipped here."""
+    callspec = getattr(request.node, "callspec", None)
+    for v in (callspec.params.values() if callspec else ()):
+        if isinstance(v, drivers.Driver):
+            why = why_it_cannot_run(v)
+            if why:
+                cannot_run(why)
 
 
 def live_processes_with(marker: str) -> list[int]:

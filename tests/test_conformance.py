@@ -1,52 +1,59 @@
-"""The conformance suite: every built driver against the same vectors (docs/driver-contract.md).
+"""The conformance suite: every driver against the same vectors (docs/driver-contract.md).
 
 A driver that cannot prove its count is not measured: these tests are the gate. Every variant runs every
-workload. A driver folder's primary variant (`stock`, or its only one) runs every vector of each; its
-other variants the first and the last (a tuned variant, its stock variant's code with other settings,
-the first only), and the rest under `make test-slow`. The parser's vectors (bad input, bounds, malformed
-arguments) run once a driver folder, whose variants share the family library's parser.
+vector of every workload its features allow; what a variant must list in `describe` is written once, in
+tests/expected_features.toml, and that table (not the driver's own word) says which token, continuous,
+stats, node, perf and selective cases run: a variant without a feature must refuse it as `unsupported`.
+The parser's vectors (bad input, bounds, malformed arguments) run once a driver folder, whose variants
+share the family library's parser, on a variant with every feature the bounds touch. Only the large-N
+runs are `slow` (make test-slow). On CI a driver that is not built fails; here it is skipped (conftest).
 """
 import json
 import os
+import select
 import subprocess
+import time
 import tomllib
 from pathlib import Path
 
 import pytest
-from conftest import real_drivers
+from conftest import EXPECTED_FEATURES, real_drivers
 
 DRIVERS = real_drivers()
 IDS = [d.name for d in DRIVERS]
-# Parsing is the family library's, the same for every variant of a driver: its vectors run once a folder.
-PARSERS = list({d.base: d for d in sorted(DRIVERS, key=lambda d: d.tuned, reverse=True)}.values())
+
+
+def features_of(d):
+    """What the variant must do, from the table: its describe features, and "selective" for that workload."""
+    return EXPECTED_FEATURES.get(d.name, frozenset())
+
+
+# Parsing is the family library's, the same for every variant of a driver: its vectors run once a folder, on
+# the variant with the most features (pypy/greenlet, not switch, which has no tokens), not tuned, first by name.
+PARSERS = [min((x for x in DRIVERS if x.base == base), key=lambda d: (-len(features_of(d)), d.tuned, d.name))
+           for base in dict.fromkeys(d.base for d in DRIVERS)]
 PARSER_IDS = [d.base for d in PARSERS]
-# Each folder's primary variant: `stock` where there is one, else its first that is not tuned.
-PRIMARY = {d.base: d.name for d in sorted(DRIVERS, key=lambda d: (d.tuned, not d.name.endswith("/stock")),
-                                          reverse=True)}
 
 
 def each(vectors):
-    """(driver, *vector) for every driver and vector: every vector on a folder's primary variant; on its
-    other variants the first and last vectors (tuned: the first), the others marked slow."""
+    """(driver, *vector) for every driver and every vector: these are all small and quick."""
     out = []
     for d in DRIVERS:
-        if PRIMARY[d.base] == d.name:
-            quick = range(len(vectors))
-        else:
-            quick = {0} if d.tuned else {0, len(vectors) - 1}
-        for i, v in enumerate(vectors):
+        for v in vectors:
             v = v if isinstance(v, tuple) else (v,)
-            marks = () if i in quick else (pytest.mark.slow,)
-            out.append(pytest.param(d, *v, id=f"{d.name}-{'-'.join(map(str, v))}", marks=marks))
+            out.append(pytest.param(d, *v, id=f"{d.name}-{'-'.join(map(str, v))}"))
     return out
+
+
+def having(feature):
+    return [d for d in DRIVERS if feature in features_of(d)]
 
 
 RING_VECTORS = [  # (n, m, tokens)
     (1, 1, 1), (2, 1, 1), (3, 3, 1), (1000, 7, 1), (10000, 1, 1), (1, 5, 1), (2, 2, 2),
     (7, 13, 3), (5, 2, 5), (100, 10, 4),
 ]
-BAD_PARAMS = [  # (args after `run`, expected kind)
-    (["ring", "n=0", "m=1"], "bad_param"),
+BAD_PARAMS = [  # (args after `run`, expected kind); the bounds of each key are in BOUNDS below
     (["ring", "n=-1", "m=1"], "bad_param"),
     (["ring", "n=abc", "m=1"], "bad_param"),
     (["ring", "n=1.5", "m=1"], "bad_param"),
@@ -54,16 +61,16 @@ BAD_PARAMS = [  # (args after `run`, expected kind)
     (["ring", "m=1"], "bad_param"),
     (["ring", "n=3", "m=0"], "bad_param"),
     (["ring", "n=3", "m=2", "colour=3"], "bad_param"),
-    (["ring", "n=3", "m=2", "tokens=4"], "bad_param"),
     (["ring", "n=3", "m=2", "tokens=0"], "bad_param"),
     (["ring", "n=200000000", "m=1"], "bad_param"),
     (["no-such-workload", "n=3", "m=1"], "unknown_workload"),
 ]
 
 
-def invoke(d, *args, timeout=300, processes=1000):
+def invoke(d, *args, timeout=120, processes=1000):
     """The driver launched as the orchestrator launches it for a cell of `processes` (its limits raised
-    only as far as that cell needs)."""
+    only as far as that cell needs). Every vector here takes well under a second on a quiet machine: a
+    driver that has not answered in `timeout` seconds fails its test."""
     env = {**os.environ, **d.environ(2, processes)}
     p = subprocess.run(d.argv(2, processes) + list(args), capture_output=True, text=True, timeout=timeout,
                        env=env, cwd=d.folder)
@@ -71,23 +78,56 @@ def invoke(d, *args, timeout=300, processes=1000):
     return p.returncode, records, p.stderr
 
 
+def lines_within(pipe, k, seconds, parse=json.loads):
+    """The first `k` records a driver prints on `pipe` (binary), or a failure naming what came if they take
+    longer than `seconds`: a hung driver fails the test, it never hangs it."""
+    fd, buf, deadline = pipe.fileno(), b"", time.monotonic() + seconds
+    while buf.count(b"\n") < k:
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([fd], [], [], left)[0]:
+            raise AssertionError(f"{k} records not printed within {seconds} s; printed: {buf[-500:]!r}")
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            raise AssertionError(f"the driver closed its output after {buf[-500:]!r}")
+        buf += chunk
+    return [parse(line) for line in buf.split(b"\n")[:k]]
+
+
 def test_some_driver_is_built():
-    assert DRIVERS, "no driver is built: run `make setup`"
+    assert [d for d in DRIVERS if d.is_built() and not d.missing_tools()], "no driver is built: run `make setup`"
+
+
+def test_the_table_names_every_driver_and_no_other():
+    """tests/expected_features.toml has a line for each variant under drivers/, and none for one not there."""
+    names = {d.name for d in DRIVERS}
+    assert set(EXPECTED_FEATURES) - names == set(), "lines for no driver in tests/expected_features.toml"
+    assert names - set(EXPECTED_FEATURES) == set(), "variants with no line in tests/expected_features.toml"
+    known = {"tokens", "continuous", "stats", "nodes", "perf", "selective"}
+    assert {f for v in EXPECTED_FEATURES.values() for f in v} <= known
+
+
+REQUIRED_WORKLOADS = {"ring", "spawn", "pingpong", "fanin", "tree", "trace"}
 
 
 @pytest.mark.parametrize("d", DRIVERS, ids=IDS)
 def test_describe(d):
+    """Contract 4: the describe record, with the features and workloads tests/expected_features.toml lists."""
     code, recs, err = invoke(d, "describe")
     assert code == 0, err
     assert len(recs) == 1 and recs[0]["type"] == "describe"
     desc = recs[0]
-    assert desc["contract"] == 3
     assert desc["name"] == d.base
     assert desc["variant"] == d.variant
     assert desc["version"]
-    assert "ring" in desc["workloads"]
     assert isinstance(desc["clock"], str) and desc["clock"], "describe names its clock (contract 3)"
     assert desc["collector"] == d.collector, "the collector the process runs is the one the manifest names"
+    workloads = set(desc["workloads"])
+    assert REQUIRED_WORKLOADS <= workloads, f"missing workloads: {REQUIRED_WORKLOADS - workloads}"
+    assert workloads <= REQUIRED_WORKLOADS | {"selective"}, workloads
+    said = set(desc["features"]) | (workloads & {"selective"})
+    assert said == features_of(d), (
+        f"{d.name} describes {sorted(said)}; tests/expected_features.toml says {sorted(features_of(d))}")
+    assert desc["contract"] == 4, f"{d.name} is still on contract {desc['contract']} (describe says so)"
 
 
 @pytest.mark.parametrize("d", DRIVERS, ids=IDS)
@@ -105,28 +145,40 @@ def test_a_variant_is_chosen_by_the_one_option(d):
 @pytest.mark.parametrize("d", DRIVERS, ids=IDS)
 def test_each_result_is_printed_as_its_iteration_ends(d):
     """Contract 3: the orchestrator reads results as they come and stops the driver once it has enough,
-    so a driver asked for many repeats must print the first ones long before it would finish."""
-    import time
+    so a driver asked for many repeats must print the first ones long before it would finish (a million
+    10-hop iterations: hours; three of them within 60 s, a JVM's start on a loaded machine included)."""
     proc = subprocess.Popen(d.argv(2, 1000) + ["run", "ring", "n=10", "m=10", "repeats=1000000", "cores=2"],
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                             env={**os.environ, **d.environ(2, 1000)}, cwd=d.folder, start_new_session=True)
     try:
-        started = time.monotonic()
-        lines = [json.loads(proc.stdout.readline()) for _ in range(3)]
+        lines = lines_within(proc.stdout, 3, 60)
         assert [r["iteration"] for r in lines] == [1, 2, 3], lines
-        assert time.monotonic() - started < 60
     finally:
         os.killpg(proc.pid, 9)
         proc.wait()
 
 
-FEATURES = {}
+CS_FIELDS = ("setup_vcsw", "setup_ivcsw", "run_vcsw", "run_ivcsw")
 
 
-def features_of(d):
-    if d.name not in FEATURES:
-        FEATURES[d.name] = set(invoke(d, "describe")[1][0]["features"])
-    return FEATURES[d.name]
+@pytest.mark.parametrize("d", DRIVERS, ids=IDS)
+def test_every_result_counts_the_context_switches_of_each_phase(d):
+    """Contract 4: every result record, of every workload, carries the process's voluntary and involuntary
+    context switches over its spawn phase and its message phase, as non-negative integers."""
+    runs = [["ring", "n=100", "m=10", "repeats=2"], ["spawn", "n=100"], ["pingpong", "m=100"],
+            ["fanin", "n=10", "m=10"], ["tree", "n=100"]]
+    if "selective" in features_of(d):
+        runs.append(["selective", "n=10", "m=2", "reverse=1"])
+    for args in runs:
+        code, recs, err = invoke(d, "run", *args, "cores=2")
+        assert code == 0, (args, recs, err)
+        results = [r for r in recs if r["type"] == "result"]
+        assert results, (args, recs)
+        for r in results:
+            missing = [f for f in CS_FIELDS if f not in r]
+            assert not missing, f"{d.name} {args[0]}: no {', '.join(missing)} (still on contract 3?)"
+            for f in CS_FIELDS:
+                assert isinstance(r[f], int) and not isinstance(r[f], bool) and r[f] >= 0, (args[0], f, r[f])
 
 
 @pytest.mark.parametrize("d,n,m,tokens", each(RING_VECTORS))
@@ -178,19 +230,6 @@ def test_no_verb_is_bad_param(d):
 from ringbench.catalogue.workloads import check_trace  # noqa: E402
 from ringbench.harness.protocol import check_samples  # noqa: E402
 
-REQUIRED_WORKLOADS = {"ring", "spawn", "pingpong", "fanin", "tree", "trace"}
-
-
-def describe_of(d):
-    _, recs, _ = invoke(d, "describe")
-    return recs[0]
-
-
-def only(d, workload):
-    desc = describe_of(d)
-    if workload not in desc["workloads"]:
-        pytest.fail(f"{d.name} does not implement {workload}")
-
 
 def results_of(d, *args, processes=1000):
     code, recs, err = invoke(d, "run", *args, "cores=2", processes=processes)
@@ -198,11 +237,6 @@ def results_of(d, *args, processes=1000):
     res = [r for r in recs if r["type"] == "result"]
     assert len(res) == 1, recs
     return res[0], recs
-
-
-@pytest.mark.parametrize("d", DRIVERS, ids=IDS)
-def test_every_driver_has_the_catalogue(d):
-    assert REQUIRED_WORKLOADS <= set(describe_of(d)["workloads"])
 
 
 @pytest.mark.parametrize("d,n", each([1, 100, 2000]))
@@ -233,15 +267,9 @@ def test_trace_follows_the_ring_hop_by_hop(d, n, m):
     assert check_trace(hops, n, m, recs) is None
 
 
-@pytest.mark.parametrize("d", PARSERS, ids=PARSER_IDS)
-def test_trace_refuses_large_rings(d):
-    code, recs, _ = invoke(d, "run", "trace", "n=101", "m=1")
-    assert code == 2 and recs[-1]["kind"] == "bad_param"
-
-
 @pytest.mark.parametrize("d", DRIVERS, ids=IDS)
 def test_selective_or_a_reason_why_not(d):
-    if "selective" in describe_of(d)["workloads"]:
+    if "selective" in features_of(d):
         for reverse in (0, 1):
             r, _ = results_of(d, "selective", "n=50", "m=2", f"reverse={reverse}")
             assert r["count"] == 100 and r["reverse"] == reverse and r["ready"] == 50
@@ -250,23 +278,30 @@ def test_selective_or_a_reason_why_not(d):
         assert code == 2 and recs[-1]["kind"] == "unsupported" and len(recs[-1]["message"]) > 10
 
 
+def refuses_as_unsupported(d, *args):
+    code, recs, _ = invoke(d, "run", *args, "cores=2")
+    assert code == 2 and recs and recs[-1]["kind"] == "unsupported" and recs[-1]["message"], recs
+
+
 @pytest.mark.parametrize("d", DRIVERS, ids=IDS)
 def test_continuous_sampling(d):
-    if "continuous" not in describe_of(d)["features"]:
-        pytest.fail(f"{d.name} has no continuous mode")
+    if "continuous" not in features_of(d):
+        return refuses_as_unsupported(d, "ring", "n=100", "m=1", "sample_ms=100", "samples=4")
     code, recs, err = invoke(d, "run", "ring", "n=100", "m=1", "sample_ms=100", "samples=4", "cores=2")
     assert code == 0, err
     samples = [{**r, "process": 1} for r in recs if r["type"] == "sample"]
     check_samples(samples, 100, 4)
     assert [s["seq"] for s in samples] == [1, 2, 3, 4]
     assert samples[-1]["count"] > 0
-    assert 300e6 <= samples[-1]["elapsed_ns"] <= 2e9
+    # at least the three intervals after the first sample; at most far more than a loaded machine ever takes
+    # (sample_ms read as seconds, say, would be 400 s)
+    assert 300e6 <= samples[-1]["elapsed_ns"] <= 30e9
 
 
 @pytest.mark.parametrize("d", DRIVERS, ids=IDS)
 def test_runtime_stats_follow_each_result(d):
-    if "stats" not in describe_of(d)["features"]:
-        pytest.fail(f"{d.name} reports no runtime statistics")
+    if "stats" not in features_of(d):
+        return refuses_as_unsupported(d, "ring", "n=100", "m=10", "repeats=2", "stats=1")
     code, recs, err = invoke(d, "run", "ring", "n=100", "m=10", "repeats=2", "stats=1", "cores=2")
     assert code == 0, err
     kinds = [r["type"] for r in recs]
@@ -301,8 +336,7 @@ def test_tree_fanout_defaults_to_ten_and_its_memory_is_the_first_trees(d):
 
 
 @pytest.mark.parametrize("d", PARSERS, ids=PARSER_IDS)
-@pytest.mark.parametrize("args", [["n=12", "fanout=10"], ["n=10", "fanout=1"], ["n=1", "fanout=1001"],
-                                  ["n=8", "fanout=3"], ["n=0"]])
+@pytest.mark.parametrize("args", [["n=12", "fanout=10"], ["n=8", "fanout=3"], ["n=0"]])  # fanout's bounds: BOUNDS
 def test_tree_refuses_a_size_that_is_not_a_power_of_the_fanout(d, args):
     code, recs, _ = invoke(d, "run", "tree", *args)
     assert code == 2 and recs and recs[-1]["kind"] == "bad_param", recs
@@ -428,21 +462,21 @@ def test_driver_dies_with_the_orchestrator(d):
     """Contract section 8: SIGKILL the orchestrator's side mid-run; the driver's process group is gone at once."""
     import signal
     import sys
-    import time
-    side = subprocess.Popen([sys.executable, "-c", _ORCHESTRATOR_SIDE, d.name], stdout=subprocess.PIPE, text=True,
+    side = subprocess.Popen([sys.executable, "-c", _ORCHESTRATOR_SIDE, d.name], stdout=subprocess.PIPE,
                             env={k: v for k, v in os.environ.items() if k != "RINGBENCH_DRIVER_PATH"})
     try:
-        assert side.stdout.readline().strip() == "sample", "the driver never started sampling"
+        assert lines_within(side.stdout, 1, 120, parse=bytes.strip) == [b"sample"], "the driver never sampled"
         (driver_pid,) = _children(side.pid)
         side.kill()
         side.wait()
-        deadline = time.monotonic() + 2.0
+        # at once on a quiet machine; 10 s is for a loaded one (the ring would run on for 2 minutes)
+        deadline = time.monotonic() + 10.0
         while _group_alive(driver_pid) and time.monotonic() < deadline:
             time.sleep(0.02)
         alive = _group_alive(driver_pid)
         if alive:
             os.killpg(driver_pid, signal.SIGKILL)
-        assert not alive, f"{d.name}: driver process group {driver_pid} outlived its orchestrator by 2 s"
+        assert not alive, f"{d.name}: driver process group {driver_pid} outlived its orchestrator by 10 s"
     finally:
         side.kill()
 
@@ -450,10 +484,10 @@ def test_driver_dies_with_the_orchestrator(d):
 # -- long runs, behind a flag (make test-slow) -----------------------------------------------
 @pytest.mark.slow
 @pytest.mark.skipif(not os.environ.get("RINGBENCH_SLOW"), reason="long run: make test-slow")
-@pytest.mark.parametrize("d", DRIVERS, ids=IDS)
+# one OS thread per process cannot reach a million here (see the results document)
+@pytest.mark.parametrize("d", [d for d in DRIVERS if not d.os_threads_per_process],
+                         ids=[d.name for d in DRIVERS if not d.os_threads_per_process])
 def test_ring_of_a_million(d):
-    if d.os_threads_per_process:
-        pytest.skip("one OS thread per process cannot reach a million here (see the results document)")
     r, _ = results_of(d, "ring", "n=1000000", "m=2", processes=1_000_000)
     assert r["count"] == 2_000_000
 
@@ -471,23 +505,20 @@ def node_of(i, n, k, placement):
     return i * k // n if placement == 0 else i % k
 
 
-@pytest.mark.parametrize("d", DRIVERS, ids=IDS)
+NODES = having("nodes")  # the table's, never the driver's own word: a driver that stopped listing it fails
+NODE_IDS = [d.name for d in NODES]
+NO_NODES = [d for d in DRIVERS if d not in NODES]
+
+
+@pytest.mark.parametrize("d", NO_NODES, ids=[d.name for d in NO_NODES])
 def test_a_driver_without_nodes_refuses_them(d):
-    if "nodes" in features_of(d):
-        pytest.skip(f"{d.name} spreads rings over nodes")
     code, recs, _ = invoke(d, "run", "ring", "n=3", "m=1", "nodes=2")
     assert code == 2 and recs and recs[-1]["kind"] in ("bad_param", "unsupported"), recs
 
 
-def nodes_driver(d):
-    if "nodes" not in features_of(d):
-        pytest.skip(f"{d.name} runs every process on one node (no `nodes` feature)")
-
-
-@pytest.mark.parametrize("d", DRIVERS, ids=IDS)
+@pytest.mark.parametrize("d", NODES, ids=NODE_IDS)
 @pytest.mark.parametrize("n,m,tokens,burst,k,placement", NODE_VECTORS)
 def test_ring_across_nodes_proves_its_count_and_its_cross_node_hops(d, n, m, tokens, burst, k, placement):
-    nodes_driver(d)
     r, _ = results_of(d, "ring", f"n={n}", f"m={m}", f"tokens={tokens}", f"burst={burst}", f"nodes={k}",
                       f"node_placement={placement}")
     assert (r["nodes"], r["node_placement"], r["count"], r["ready"]) == (k, placement, n * m * tokens, n)
@@ -497,17 +528,15 @@ def test_ring_across_nodes_proves_its_count_and_its_cross_node_hops(d, n, m, tok
         assert r["cross_hops"] == k * m * tokens, "contiguous blocks: K cross-node hops a lap"
 
 
-@pytest.mark.parametrize("d", DRIVERS, ids=IDS)
+@pytest.mark.parametrize("d", NODES, ids=NODE_IDS)
 def test_ring_on_one_node_reports_no_cross_node_hops(d):
-    nodes_driver(d)
     r, _ = results_of(d, "ring", "n=10", "m=2", "nodes=1")
     assert r["count"] == 20 and "cross_hops" not in r
 
 
-@pytest.mark.parametrize("d", DRIVERS, ids=IDS)
+@pytest.mark.parametrize("d", NODES, ids=NODE_IDS)
 @pytest.mark.parametrize("n,m,placement", [(3, 2, 0), (3, 2, 1), (5, 3, 1)])
 def test_trace_across_two_nodes_follows_the_ring_and_names_each_node(d, n, m, placement):
-    nodes_driver(d)
     r, recs = results_of(d, "trace", f"n={n}", f"m={m}", "nodes=2", f"node_placement={placement}")
     hops = [x for x in recs if x["type"] == "hop"]
     assert check_trace(hops, n, m, recs) is None
@@ -515,19 +544,17 @@ def test_trace_across_two_nodes_follows_the_ring_and_names_each_node(d, n, m, pl
     assert r["cross_hops"] == cross_hops({"n": n, "m": m, "tokens": 1, "nodes": 2, "node_placement": placement})
 
 
-@pytest.mark.parametrize("d", DRIVERS, ids=IDS)
+@pytest.mark.parametrize("d", NODES, ids=NODE_IDS)
 @pytest.mark.parametrize("args", [["nodes=0"], ["nodes=4"], ["nodes=257"], ["nodes=2", "node_placement=2"],
                                   ["node_placement=-1"]])
 def test_nodes_out_of_bounds_are_bad_param(d, args):
-    nodes_driver(d)
     code, recs, _ = invoke(d, "run", "ring", "n=3", "m=1", *args)
     assert code == 2 and recs and recs[-1]["kind"] == "bad_param", recs
 
 
-@pytest.mark.parametrize("d", DRIVERS, ids=IDS)
+@pytest.mark.parametrize("d", NODES, ids=NODE_IDS)
 @pytest.mark.parametrize("k", [1, 2])
 def test_cluster_view_reports_every_node_after_every_sample(d, k):
-    nodes_driver(d)
     code, recs, err = invoke(d, "run", "ring", "n=100", "sample_ms=100", "samples=3", "stats=1", f"nodes={k}",
                              "cores=2")
     assert code == 0, err
@@ -551,8 +578,9 @@ def _perf_name(d):
     return tomllib.loads((d.folder / "driver.toml").read_text()).get("perf")
 
 
-# The runner perf runs is a driver's first variant that is not tuned (contract section 10).
-PERF_DRIVERS = list({d.base: d for d in reversed(DRIVERS) if not d.tuned and _perf_name(d)}.values())[::-1]
+# The runner perf runs is a driver's first variant that is not tuned (contract section 10), of each driver
+# the table lists with `perf`.
+PERF_DRIVERS = list({d.base: d for d in reversed(DRIVERS) if not d.tuned and "perf" in features_of(d)}.values())[::-1]
 PERF_IDS = [d.name for d in PERF_DRIVERS]
 # Each vector's code in each runner's language: tests/perf_code/<runner>.toml (a new runner adds its file).
 # What a snippet prints goes to stderr (section 11).
@@ -594,13 +622,15 @@ def _counted(stderr):
     return int(line.split("=")[1])
 
 
-def test_perf_has_runners():
-    assert {_perf_name(d) for d in PERF_DRIVERS} >= {"erlang", "python"} & {_perf_name(d) for d in DRIVERS}
-
-
-@pytest.mark.parametrize("d", PERF_DRIVERS, ids=PERF_IDS)
-def test_perf_is_a_feature(d):
-    assert "perf" in features_of(d)
+def test_perf_runners_are_the_tables():
+    """The drivers whose manifest names a perf runner are the ones the table lists with `perf` (each of
+    whose describe says so, test_describe), every one with its vectors in tests/perf_code; erlang's and
+    python's among them."""
+    table = {d.base for d in DRIVERS if "perf" in features_of(d)}
+    assert {d.base for d in DRIVERS if _perf_name(d)} == table
+    assert {d.base for d in PERF_DRIVERS} == table
+    assert {"erlang", "python-threads"} <= table
+    assert all(PERF_LANGUAGE.get(_perf_name(d), _perf_name(d)) in PERF_CODE for d in PERF_DRIVERS)
 
 
 @pytest.mark.parametrize("d,workers", [pytest.param(d, c, id=f"{d.name}-c{c}") for d in PERF_DRIVERS for c in (1, 3)])
@@ -660,14 +690,15 @@ def test_perf_workers_run_at_once(d):
     once (one at a time, they could make no more calls than one worker: each call takes 10 ms).
 
     3.0x on a quiet machine for every runner; under CI's load, 1.9x (elixir). 10 ms, not 1: a 1 ms
-    sleep is near the timer's grain (1.6x under load)."""
+    sleep is near the timer's grain (1.6x under load). One at a time, three workers make at most 1.0x: 1.3x
+    is far enough above that for a machine loaded well past CI's."""
     rates = []
     for workers in (1, 3):
         code, recs, err = run_perf(d, perf_job(d, ["sleep"], concurrency=workers, sample_ms=300, warmup=1))
         assert code == 0, (recs, err)
         s = _of(recs, "sample")
         rates.append((s[-1]["count"] - s[1]["count"]) / (s[-1]["elapsed_ns"] - s[1]["elapsed_ns"]))
-    assert rates[1] > 1.5 * rates[0], rates
+    assert rates[1] > 1.3 * rates[0], rates
 
 
 @pytest.mark.parametrize("d", PERF_DRIVERS, ids=PERF_IDS)

@@ -10,6 +10,7 @@ from conftest import real_drivers
 FOLDERS = list({d.base: d for d in real_drivers()}.values())
 
 
+@pytest.mark.timeout(900)  # a JVM driver's checks compile and run its stress tests: minutes on a loaded machine
 @pytest.mark.parametrize("d", FOLDERS, ids=[d.base for d in FOLDERS])
 def test_the_drivers_own_checks_pass(d):
     assert d.check, f"{d.base}: driver.toml names no `check` (its linter and primitive tests, contract 7)"
