@@ -72,18 +72,18 @@ fn pingpong_with<H: Hop>(mut a: H, mut b: H, kick: Entries, m: u64, setup: Spawn
         }
     };
     let nready = ready.wait();
-    let (setup_ns, setup_cpu_ns) = setup.end();
+    let setup = setup.end();
     let run = Phase::start();
     kick.send(0, START);
     if main_rx.recv() != Ok(TOKEN_DONE) {
         return fail(Kind::Failure, "pingpong: A did not finish");
     }
-    let (run_ns, run_cpu_ns) = run.stop();
+    let run = run.stop();
     let count = match main_rx.recv() {
         Ok(c) => c,
         Err(_) => return fail(Kind::Failure, "pingpong: B did not report its count"),
     };
     let _ = ta.join();
     let _ = tb.join();
-    Ok(Out { count, ready: nready, setup_ns, run_ns, setup_cpu_ns, run_cpu_ns })
+    Ok(Out { count, ready: nready, setup, run })
 }

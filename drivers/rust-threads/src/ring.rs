@@ -209,7 +209,7 @@ pub fn ring(hop: HopKind, p: &Params) -> Result<Out, Fail> {
     let (n, m, tokens) = (p.n, p.m, p.tokens);
     let setup = SpawnPhase::start();
     let ring = build_ring(hop, n, &p.entry_indices(), Body::Ring)?;
-    let (setup_ns, setup_cpu_ns) = setup.end();
+    let setup = setup.end();
 
     let run = ringbench_common::Phase::start();
     for j in 0..tokens {
@@ -220,26 +220,26 @@ pub fn ring(hop: HopKind, p: &Params) -> Result<Out, Fail> {
             return fail(Kind::Failure, "ring broke during the message phase");
         }
     }
-    let (run_ns, run_cpu_ns) = run.stop();
+    let run = run.stop();
     let ready = ring.ready;
     let count = prove(ring)?;
-    Ok(Out { count, ready, setup_ns, run_ns, setup_cpu_ns, run_cpu_ns })
+    Ok(Out { count, ready, setup, run })
 }
 
 pub fn trace(hop: HopKind, p: &Params, print: bool) -> Result<Out, Fail> {
     let total = p.n * p.m;
     let setup = SpawnPhase::start();
     let ring = build_ring(hop, p.n, &[0], Body::Trace(total, print))?;
-    let (setup_ns, setup_cpu_ns) = setup.end();
+    let setup = setup.end();
     let run = ringbench_common::Phase::start();
     ring.entries.send(0, trace_encode(total, -1));
     if ring.done.recv() != Ok(TOKEN_DONE) {
         return fail(Kind::Failure, "ring broke during the trace");
     }
-    let (run_ns, run_cpu_ns) = run.stop();
+    let run = run.stop();
     let ready = ring.ready;
     let count = prove(ring)?;
-    Ok(Out { count, ready, setup_ns, run_ns, setup_cpu_ns, run_cpu_ns })
+    Ok(Out { count, ready, setup, run })
 }
 
 /// n ring processes, each signals ready and blocks in its first receive: a ring that gets no
@@ -247,12 +247,12 @@ pub fn trace(hop: HopKind, p: &Params, print: bool) -> Result<Out, Fail> {
 pub fn spawn(hop: HopKind, p: &Params) -> Result<Out, Fail> {
     let setup = SpawnPhase::start();
     let ring = build_ring(hop, p.n, &[0], Body::Ring)?;
-    let (setup_ns, setup_cpu_ns) = setup.end();
+    let setup = setup.end();
     let ready = ring.ready;
     if prove(ring)? != 0 {
         return fail(Kind::Failure, "spawn: an idle process counted a receipt");
     }
-    Ok(Out { count: ready, ready, setup_ns, setup_cpu_ns, ..Default::default() })
+    Ok(Out { count: ready, ready, setup, ..Default::default() })
 }
 
 /// Continuous mode: tokens circulate for ever; p0 counts laps; main prints the samples.

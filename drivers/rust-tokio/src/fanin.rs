@@ -47,7 +47,7 @@ pub async fn fanin(n: u64, m: u64) -> Result<Out, Fail> {
     }
     drop(r_tx);
     let nready = wait(&gate).await;
-    let (setup_ns, setup_cpu_ns) = setup.end();
+    let setup = setup.end();
     let run = Phase::start();
     for s in starts {
         let _ = s.send(());
@@ -56,7 +56,7 @@ pub async fn fanin(n: u64, m: u64) -> Result<Out, Fail> {
         Ok(c) => c,
         Err(_) => return fail(Kind::Failure, "fanin: receiver vanished"),
     };
-    let (run_ns, run_cpu_ns) = run.stop();
+    let run = run.stop();
     wait(&exited).await;
-    Ok(Out { count, ready: nready, setup_ns, run_ns, setup_cpu_ns, run_cpu_ns })
+    Ok(Out { count, ready: nready, setup, run })
 }

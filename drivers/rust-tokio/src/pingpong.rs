@@ -39,16 +39,16 @@ pub async fn pingpong(m: u64) -> Result<Out, Fail> {
         let _ = count_tx.send(count);
     });
     let nready = wait(&gate).await;
-    let (setup_ns, setup_cpu_ns) = setup.end();
+    let setup = setup.end();
     let run = Phase::start();
     let _ = start_tx.send(());
     if done_rx.await.is_err() {
         return fail(Kind::Failure, "pingpong: A did not finish");
     }
-    let (run_ns, run_cpu_ns) = run.stop();
+    let run = run.stop();
     let count = match count_rx.await {
         Ok(c) => c,
         Err(_) => return fail(Kind::Failure, "pingpong: B did not report its count"),
     };
-    Ok(Out { count, ready: nready, setup_ns, run_ns, setup_cpu_ns, run_cpu_ns })
+    Ok(Out { count, ready: nready, setup, run })
 }

@@ -158,7 +158,7 @@ pub async fn ring(p: &Params) -> Result<Out, Fail> {
     let (n, m) = (p.n, p.m);
     let setup = SpawnPhase::start();
     let mut ring = build_ring(n, &p.entry_indices(), |i, rx, tx, sh| ring_node(rx, tx, sh, i + 1 == n)).await;
-    let (setup_ns, setup_cpu_ns) = setup.end();
+    let setup = setup.end();
 
     let run = Phase::start();
     for j in 0..p.tokens {
@@ -169,26 +169,26 @@ pub async fn ring(p: &Params) -> Result<Out, Fail> {
             return fail(Kind::Failure, "ring broke during the message phase");
         }
     }
-    let (run_ns, run_cpu_ns) = run.stop();
+    let run = run.stop();
     let ready = ring.ready;
     let count = prove(ring).await?;
-    Ok(Out { count, ready, setup_ns, run_ns, setup_cpu_ns, run_cpu_ns })
+    Ok(Out { count, ready, setup, run })
 }
 
 pub async fn trace(p: &Params, print: bool) -> Result<Out, Fail> {
     let (n, total) = (p.n, p.n * p.m);
     let setup = SpawnPhase::start();
     let mut ring = build_ring(n, &[0], |i, rx, tx, sh| trace_node(rx, tx, sh, i + 1 == n, i, n, total, print)).await;
-    let (setup_ns, setup_cpu_ns) = setup.end();
+    let setup = setup.end();
     let run = Phase::start();
     let _ = ring.entries[0].send(trace_encode(total, -1));
     if ring.done.recv().await != Some(TOKEN_DONE) {
         return fail(Kind::Failure, "ring broke during the trace");
     }
-    let (run_ns, run_cpu_ns) = run.stop();
+    let run = run.stop();
     let ready = ring.ready;
     let count = prove(ring).await?;
-    Ok(Out { count, ready, setup_ns, run_ns, setup_cpu_ns, run_cpu_ns })
+    Ok(Out { count, ready, setup, run })
 }
 
 /// n ring processes, each signals ready and waits in its first receive: a ring that gets no
@@ -197,12 +197,12 @@ pub async fn spawn(p: &Params) -> Result<Out, Fail> {
     let n = p.n;
     let setup = SpawnPhase::start();
     let ring = build_ring(n, &[0], |i, rx, tx, sh| ring_node(rx, tx, sh, i + 1 == n)).await;
-    let (setup_ns, setup_cpu_ns) = setup.end();
+    let setup = setup.end();
     let ready = ring.ready;
     if prove(ring).await? != 0 {
         return fail(Kind::Failure, "spawn: an idle process counted a receipt");
     }
-    Ok(Out { count: ready, ready, setup_ns, setup_cpu_ns, ..Default::default() })
+    Ok(Out { count: ready, ready, setup, ..Default::default() })
 }
 
 /// Continuous mode: tokens circulate for ever; p0 counts laps; main prints the samples.

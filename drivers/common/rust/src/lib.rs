@@ -22,6 +22,6 @@ pub use alloc::LimitAlloc;
 pub use gate::{Gate, Wake};
 pub use out::{fail, Fail, Kind, Rec};
 pub use params::{Params, Workload, WORKLOADS};
-pub use report::{Out, Phase, SpawnPhase, TreePhase, TreeTimed, CLOCK};
+pub use report::{Out, Phase, Span, SpawnPhase, TreePhase, TreeTimed, CLOCK};
 pub use serve::{build_profile, locked_version, serve, Driver, Samples, Spec};
 pub use sys::{check_thread_limits, status_field};

@@ -7,28 +7,45 @@
 
 use crate::out::Rec;
 use crate::params::{Params, Workload};
-use crate::sys::{cpu_ns, status_fields};
+use crate::sys::{cpu_ns, ctx_switches, status_fields};
 use std::sync::Mutex;
 use std::time::Instant;
 
 /// The clock the `*_ns` figures are read from (`describe`'s `clock`).
 pub const CLOCK: &str = "std::time::Instant (CLOCK_MONOTONIC); CPU: CLOCK_PROCESS_CPUTIME_ID";
 
-/// Wall and CPU time of one phase.
+/// What one timed phase measured: wall and CPU time, and the context switches of the whole
+/// process (every thread) over it.
+#[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
+pub struct Span {
+    pub ns: u64,
+    pub cpu_ns: u64,
+    /// voluntary context switches (`ru_nvcsw`): a thread blocked, waiting for something
+    pub vcsw: u64,
+    /// involuntary context switches (`ru_nivcsw`): a thread was preempted
+    pub ivcsw: u64,
+}
+
+/// One timed phase. The context switches are read before the clocks at the start and after
+/// them at the end, so the `getrusage` calls add nothing to the timed interval.
 pub struct Phase {
     t0: Instant,
     c0: u64,
+    cs0: (u64, u64),
 }
 
 impl Phase {
     pub fn start() -> Phase {
+        let cs0 = ctx_switches();
         let c0 = cpu_ns();
-        Phase { t0: Instant::now(), c0 }
+        Phase { t0: Instant::now(), c0, cs0 }
     }
-    /// (wall ns, CPU ns) since `start`
-    pub fn stop(&self) -> (u64, u64) {
+    /// What the phase measured since `start`.
+    pub fn stop(&self) -> Span {
         let ns = self.t0.elapsed().as_nanos() as u64;
-        (ns, cpu_ns().saturating_sub(self.c0))
+        let cpu_ns = cpu_ns().saturating_sub(self.c0);
+        let (v, iv) = ctx_switches();
+        Span { ns, cpu_ns, vcsw: v.saturating_sub(self.cs0.0), ivcsw: iv.saturating_sub(self.cs0.1) }
     }
 }
 
@@ -41,8 +58,8 @@ impl SpawnPhase {
         before();
         SpawnPhase(Phase::start())
     }
-    /// (setup ns, setup CPU ns); then reads the memory of the processes, alive and idle.
-    pub fn end(self) -> (u64, u64) {
+    /// What the spawn phase measured; then reads the memory of the processes, alive and idle.
+    pub fn end(self) -> Span {
         let t = self.0.stop();
         after();
         t
@@ -64,21 +81,18 @@ impl TreePhase {
     }
     /// The phase ends: the main process has the root's sum.
     pub fn stop(self) -> TreeTimed {
-        let (run_ns, run_cpu_ns) = self.0.stop();
-        TreeTimed { run_ns, run_cpu_ns }
+        TreeTimed(self.0.stop())
     }
 }
 
-pub struct TreeTimed {
-    run_ns: u64,
-    run_cpu_ns: u64,
-}
+pub struct TreeTimed(Span);
 
 impl TreeTimed {
     /// Reads the memory after the tree; an `Out` with the root's sum as its count.
     pub fn end(self, sum: u64) -> Out {
         after();
-        Out { count: sum, run_ns: self.run_ns, run_cpu_ns: self.run_cpu_ns, ..Default::default() }
+        // one timed phase: the spawn phase's figures stay 0
+        Out { count: sum, run: self.0, ..Default::default() }
     }
 }
 
@@ -88,10 +102,10 @@ pub struct Out {
     pub count: u64,
     /// ready signals the main process saw when the spawn phase ended
     pub ready: u64,
-    pub setup_ns: u64,
-    pub run_ns: u64,
-    pub setup_cpu_ns: u64,
-    pub run_cpu_ns: u64,
+    /// the spawn phase (0 for spawn-free workloads: tree)
+    pub setup: Span,
+    /// the message phase (0 for spawn)
+    pub run: Span,
 }
 
 #[derive(Clone, Copy, Default)]
@@ -149,10 +163,14 @@ pub(crate) fn emit_result(p: &Params, iteration: u64, out: &Out, threads: bool) 
         r = r.int("ready", out.ready);
     }
     r = r
-        .int("setup_ns", out.setup_ns)
-        .int("run_ns", out.run_ns)
-        .int("setup_cpu_ns", out.setup_cpu_ns)
-        .int("run_cpu_ns", out.run_cpu_ns)
+        .int("setup_ns", out.setup.ns)
+        .int("run_ns", out.run.ns)
+        .int("setup_cpu_ns", out.setup.cpu_ns)
+        .int("run_cpu_ns", out.run.cpu_ns)
+        .int("setup_vcsw", out.setup.vcsw)
+        .int("setup_ivcsw", out.setup.ivcsw)
+        .int("run_vcsw", out.run.vcsw)
+        .int("run_ivcsw", out.run.ivcsw)
         .int("rss_before", b.rss)
         .int("rss_after", a.rss);
     if p.workload == Workload::Tree {
@@ -162,4 +180,20 @@ pub(crate) fn emit_result(p: &Params, iteration: u64, out: &Out, threads: bool) 
         r = r.int("threads_before", b.threads).int("threads_after", a.threads);
     }
     r.emit();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_phase_counts_the_context_switches_of_the_whole_process() {
+        // Main blocks in join while another thread sleeps: both block, so the process makes
+        // at least two voluntary switches inside the phase (other tests' threads can only add).
+        let phase = Phase::start();
+        std::thread::spawn(|| std::thread::sleep(std::time::Duration::from_millis(5))).join().unwrap();
+        let span = phase.stop();
+        assert!(span.vcsw >= 2, "{:?}", span);
+        assert!(span.ns >= 5_000_000, "{:?}", span);
+    }
 }

@@ -126,7 +126,7 @@ fn run_tuned_build(args: &[String]) -> ! {
 fn describe<D: Driver>(spec: &Spec, variant: &str, d: &D) {
     let workloads: Vec<&str> = spec.workloads.iter().map(|w| w.name()).collect();
     Rec::new("describe")
-        .int("contract", 3)
+        .int("contract", 4)
         .str("name", spec.name)
         .str("runtime", &d.runtime())
         .str("version", &d.version())
@@ -167,8 +167,6 @@ fn run<D: Driver>(spec: &Spec, mut d: D, p: Params) -> Result<(), Fail> {
             let rec = Rec::new("stats")
                 .str("workload", p.workload.name())
                 .int("iteration", iteration)
-                .int("voluntary_ctx_switches", ru1.ru_nvcsw - ru0.ru_nvcsw)
-                .int("involuntary_ctx_switches", ru1.ru_nivcsw - ru0.ru_nivcsw)
                 .int("minor_faults", ru1.ru_minflt - ru0.ru_minflt)
                 .int("os_threads", status_field("Threads:").unwrap_or(0))
                 .int("peak_rss_bytes", status_field("VmHWM:").unwrap_or(0) * 1024);

@@ -43,6 +43,13 @@ fn file_field(path: &str, label: &str) -> Option<u64> {
     None
 }
 
+/// (voluntary, involuntary) context switches of the whole process so far: getrusage
+/// (RUSAGE_SELF) sums every thread's, live and exited.
+pub fn ctx_switches() -> (u64, u64) {
+    let ru = rusage();
+    (ru.ru_nvcsw as u64, ru.ru_nivcsw as u64)
+}
+
 pub fn rusage() -> libc::rusage {
     unsafe {
         let mut ru: libc::rusage = std::mem::zeroed();
