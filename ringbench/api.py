@@ -475,11 +475,11 @@ def _check_imported_cell(c: Cell) -> None:
 
 
 def _check_imported_perf(c: Cell) -> None:
-    """A perf cell: a timed sample is `loop` iterations; sample counts and times never go back."""
+    """A perf cell: a timed sample is `loop` iterations on each node; sample counts and times never go back."""
     loop = c.params.get("loop")
     for j, rec in enumerate(c.records, 1):
         if isinstance(loop, int):
-            want = Expectation(workloads.PERF.verb, {}, loop, 0)
+            want = Expectation(workloads.PERF.verb, {"loop": loop}, loop * int(c.params.get("nodes", 1)), 0)
             _checked(f"record {j}", lambda rec=rec: check_result(rec, want))
     for k, group in _sample_groups(c.samples).items():
         for a, b in zip(group, group[1:], strict=False):
@@ -928,11 +928,14 @@ def perf(
             "labels": [workloads.perf_label(s.params, 24) for s in req.snippets],
         },
     }
-    opened: list = []  # the store and the run, once every snippet has compiled
+    # The store is opened before anything runs (one that cannot be used is a StoreError now, before a runtime
+    # starts, as for `run`); the run is begun in it once every snippet has compiled. A store this call
+    # created and left empty (bad code, a Ctrl-C before the run began) is removed: nothing was stored.
+    created = not Path(db).exists()
+    opened: list = [Store(db)]
 
     def ready() -> None:
-        store = Store(db)
-        opened.append(store)
+        store = opened[0]
         host = {**environment.collect(), "concurrent_runs": store.live_runs()}
         opened.append(store.begin_run(command, settings, host, planned=len(req.snippets)))
         on_ready(opened[1])
@@ -954,8 +957,12 @@ def perf(
             raise
     finally:
         if len(opened) == 1:
-            with opened[0]:
-                pass  # closes the store the interrupted ready() opened
+            with _perf.signals_held():
+                with opened[0]:
+                    pass  # closes the store: no run was begun in it
+                if created:
+                    for f in (Path(db), *(Path(f"{db}{s}") for s in ("-wal", "-shm", "-journal"))):
+                        f.unlink(missing_ok=True)
         if len(opened) == 2:
             store, run_id = opened
             with _perf.signals_held(), store:  # a second Ctrl-C waits: the run is finished, not left running

@@ -116,3 +116,31 @@ def test_a_killed_orchestrators_job_folder_is_swept_at_the_next_start(tmp_path, 
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 0, err
     assert sorted(os.listdir(tmp)) == [alive.name]
+
+
+# -- the store ------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("where", ["/proc/ringbench-test.db", "{tmp}/a-folder"])
+def test_a_store_that_cannot_be_used_is_refused_before_anything_runs(tmp_path, env, where):
+    """The store is checked first, as `run` does: one line, and no runtime was started (the snippet's module
+    code, run as it is loaded, before `ready`, leaves a file; the store used to be opened only at `ready`)."""
+    need("python")
+    (tmp_path / "a-folder").mkdir()
+    ran = tmp_path / "ran"
+    code = f"_ = open({str(ran)!r}, 'w').close()\ndef run():\n    pass\n"
+    proc = start(env, "-r", "python", code, "-d", 500, "--db", where.format(tmp=tmp_path))
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode in (1, 2), (out, err)
+    assert "Traceback" not in err
+    assert [x for x in err.splitlines() if x.strip()][-1].startswith("Error: "), err
+    assert not ran.exists()
+    assert not processes_left(env)
+
+
+def test_code_that_does_not_compile_leaves_no_store_file(tmp_path, env):
+    need("python")
+    db = tmp_path / "new.db"
+    proc = start(env, "-r", "python", "def run(:", "--db", db)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 2, (out, err)
+    assert "invalid syntax" in err
+    assert sorted(os.listdir(tmp_path)) == ["tmp"]  # no store, no -wal/-shm beside it
