@@ -109,10 +109,10 @@ def cores_text(c: Cell) -> str:
     return ONE_THREAD if c.cores == "all" and c.single_threaded else c.cores
 
 
-def _ci_text(values: list[float], median: float) -> str:
-    if len(values) < 2 or not median:
+def _ci_text(c: Cell, median: float) -> str:
+    if len(c.values()) < 2 or not median:
         return "–"
-    lo, hi = stats.bootstrap_median_ci(values)
+    lo, hi = c.interval()
     half = max(hi - median, median - lo) / median * 100
     return f"{half:.1f}%" if half < 10 else f"{half:.0f}%"
 
@@ -192,7 +192,7 @@ def rows(
             continue
         hl = stats.summarize(vals)
         headline = _memory_text(c) if w.headline is RSS_PER_PROC and timed else fmt(hl.median)
-        row += [headline, _ci_text(vals, hl.median)]
+        row += [headline, _ci_text(c, hl.median)]
         summaries = c.summaries()
         row += [
             _memory_text(c) if m is RSS_PER_PROC else fmt(summaries[m.name].median) if m.name in summaries else "–"
@@ -556,7 +556,7 @@ def perf_rows(
             row += [_status_text(c) if not c.ok else "–", f"[{len(failed)}]"]
             out.append(row + [""] * (len(cols) - len(row)))
             continue
-        row += [qps_text(f.qps), _ci_text(c.values(), f.qps), time_text(f.ns_per_iteration)]
+        row += [qps_text(f.qps), _ci_text(c, f.qps), time_text(f.ns_per_iteration)]
         if ranked_rows > 1:
             row.append(_perf_rel_text(c, rel.get(i)))
         if wide:
@@ -589,7 +589,7 @@ def _perf_node_rows(c: Cell, width: int, rel_column: bool, wide: bool) -> list[l
             f"{NODE_MARK} {j}" + (f" {name}" if wide and name else ""),
             "" if f.concurrency is None else str(f.concurrency),
         ]
-        row += [qps_text(f.qps), _ci_text(vals, f.qps) if f.qps else "–", time_text(f.ns_per_iteration)]
+        row += [qps_text(f.qps), _ci_text(one, f.qps) if f.qps else "–", time_text(f.ns_per_iteration)]
         if rel_column:
             row.append("")
         if wide and vals:

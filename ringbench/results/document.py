@@ -17,7 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..catalogue import workloads
-from . import relative, stats
+from . import relative
 from .model import Cell, Run
 from .modes import MODES, Options
 
@@ -70,7 +70,7 @@ def _cell_doc(c: Cell, r: relative.Relative | None) -> dict:
         summary: dict[str, object] = {k: vars(v) for k, v in c.summaries().items()}
         vals = c.values()
         if len(vals) > 1:
-            summary["headline_ci95"] = stats.bootstrap_median_ci(vals)
+            summary["headline_ci95"] = c.interval()
         fig, why = c.memory_per_process()
         summary["bytes_per_process"] = fig if fig is not None else why
         if r is not None:

@@ -110,6 +110,29 @@ class Cell:
         """The headline (or given) figure of each repeat or counted sample interval."""
         return self.mode_object.values(self, metric)
 
+    def groups(self, metric: Metric | None = None) -> list[list[float]]:
+        """The values grouped by their unit of variation: by driver process where the mode's values come
+        from fresh processes (records carry `process`), else each value alone."""
+        if self.mode_object.unit != "process":
+            return [[v] for v in self.values(metric)]
+        metric = metric or self.headline_metric
+        by: dict[int, list[float]] = {}
+        for r in self.records:
+            v = metric.of(r)
+            if v is not None:
+                by.setdefault(r.get("process", 1), []).append(v)
+        return list(by.values())
+
+    def interval(self, metric: Metric | None = None) -> tuple[float, float]:
+        """The 95 % interval of the median: processes resampled first where the process is the unit."""
+        if self.mode_object.unit == "process":
+            return stats.hierarchical_median_ci(self.groups(metric))
+        return stats.bootstrap_median_ci(self.values(metric))
+
+    def process_spread(self, metric: Metric | None = None) -> float | None:
+        """How far the per-process medians lie apart (share of their median); None with one process."""
+        return stats.process_spread(self.groups(metric)) if self.mode_object.unit == "process" else None
+
     def summaries(self) -> dict[str, stats.Summary]:
         out = {}
         for metric in self.mode_object.metrics(self.workload):
@@ -189,6 +212,14 @@ class Cell:
 
     def warnings(self) -> list[noise.RunWarning]:
         return self.mode_object.warnings(self) if self.ok else []
+
+
+def difference(before: Cell, after: Cell, metric: Metric | None = None) -> stats.Difference:
+    """Is `after` different from `before`? The one test of every table, comparison and finding: with the
+    fresh driver process as the unit where both cells' values come from fresh processes."""
+    if before.mode_object.unit == after.mode_object.unit == "process":
+        return stats.compare_processes(before.groups(metric), after.groups(metric))
+    return stats.compare(before.values(metric), after.values(metric))
 
 
 @dataclass

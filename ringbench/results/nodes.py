@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from ..catalogue.workloads import NS_PER_HOP, cross_per_lap
 from . import noise, stats
-from .model import Cell
+from .model import Cell, difference
 
 PLACEMENT = {0: "contiguous", 1: "interleaved"}
 
@@ -104,7 +104,7 @@ def cross_hops(cells: list[Cell]) -> list[CrossHop]:
             t_1 = stats.summarize(ref.values()).median
             if s:
                 derived = (t_k - (1 - s) * t_1) / s
-            d = stats.compare(ref.values(), vals)
+            d = difference(ref, c)
             significant, p = d.significant, d.p_value
         out.append(CrossHop(c, ref, s, t_k, t_1, derived, significant, p))
     return out

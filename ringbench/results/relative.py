@@ -10,7 +10,9 @@ else the fastest. A workload whose rows compare a subject rather than runtimes (
 of one row has no comparison.
 
 Rel % is throughput against the reference (reference time / row time × 100) with a bootstrap 95 %
-interval; significance is stats.compare's test (Mann-Whitney U, ≥ 5 repeats a side).
+interval; significance is model.difference's test: with fresh driver processes as the unit (timed
+cells), Welch's t-test on the log of the per-process medians, ≥ 3 processes a side; over the samples
+of one process (continuous, perf), Mann-Whitney U, ≥ 5 samples a side.
 
 A mode may compare its rows its own way (`OwnComparison`): versus ranks every row of one N and core
 setting against the program's row, whatever its kind of hop, and its table reads the ratio row/reference.
@@ -24,8 +26,7 @@ from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from ..catalogue.workloads import Metric, Workload
-from . import stats
-from .model import Cell
+from .model import Cell, difference
 
 REFERENCE_RUNTIME = "erlang"
 NOT_RANKED = {
@@ -143,7 +144,6 @@ def relatives(cells: list[Cell], baseline: str | None = None) -> dict[int, Relat
         ref = _reference([cells[i] for i in members], baseline)
         if ref is None:
             continue
-        base = ref.values()
         for i in members:
             c = cells[i]
             if c is ref:
@@ -152,7 +152,7 @@ def relatives(cells: list[Cell], baseline: str | None = None) -> dict[int, Relat
                     ratio_ci=(1.0, 1.0),
                 )  # fmt: skip
                 continue
-            d = stats.compare(base, c.values())
+            d = difference(ref, c)
             lo, hi = d.ratio_ci
             higher_better = not c.lower_is_better
             pct = (d.ratio if higher_better else 1 / d.ratio) * 100
