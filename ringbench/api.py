@@ -439,7 +439,7 @@ def import_run(path: Path | str, db: Path | str = DEFAULT_DB) -> int:
         raise InputError(f"cannot import {path}: {e}") from None
     for i, c in enumerate(run.cells, 1):
         try:
-            pass  # _check_imported_cell(c)
+            _check_imported_cell(c)
         except DriverFailed as e:
             raise InputError(f"cannot import {path}: cell {i} ({c.label.strip()}): {e}; nothing imported") from None
     with Store(db) as store:
@@ -464,14 +464,14 @@ def _check_imported_cell(c: Cell) -> None:
         p = w.to_driver(c.used_params)
         want = Expectation(w.verb, p, w.expected(p), w.hops(p), w.ready(p) if w.ready else None, w.proves(p))
         for j, rec in enumerate(records, 1):
-            _checked(f"record {j}", lambda rec=rec: check_result(rec, want))
+            _checked(f"record {j}", check_result, rec, want)
     for j, rec in enumerate(r for r in c.records if c.mode == "versus"):
         for f in ("wall_m1_ns", "wall_m2_ns"):
             if not isinstance(rec.get(f), int) or isinstance(rec.get(f), bool) or rec[f] <= 0:
                 raise DriverFailed("absurd", f"record {j + 1}: {f} is {rec.get(f)!r}, not a positive integer")
     n = int(c.used_params.get("n", 1))
     for k, group in _sample_groups(c.samples).items():
-        _checked(f"driver process {k}'s samples", lambda g=group: check_samples(g, n, len(g)))
+        _checked(f"driver process {k}'s samples", check_samples, group, n, len(group))
 
 
 def _check_imported_perf(c: Cell) -> None:
@@ -480,7 +480,7 @@ def _check_imported_perf(c: Cell) -> None:
     for j, rec in enumerate(c.records, 1):
         if isinstance(loop, int):
             want = Expectation(workloads.PERF.verb, {"loop": loop}, loop * int(c.params.get("nodes", 1)), 0)
-            _checked(f"record {j}", lambda rec=rec: check_result(rec, want))
+            _checked(f"record {j}", check_result, rec, want)
     for k, group in _sample_groups(c.samples).items():
         for a, b in zip(group, group[1:], strict=False):
             if b["count"] < a["count"] or b["elapsed_ns"] < a["elapsed_ns"]:
@@ -496,9 +496,9 @@ def _sample_groups(samples: list[dict]) -> dict[object, list[dict]]:
     return groups
 
 
-def _checked(what: str, check: Callable[[], object]) -> None:
+def _checked(what: str, check: Callable[..., object], *args: object) -> None:
     try:
-        check()
+        check(*args)
     except DriverFailed as e:
         raise DriverFailed(e.kind, f"{what}: {e.message}") from None
 

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 
+import pytest
 from conftest import cells_stored, q
 
 RINGBENCH = [sys.executable, "-m", "ringbench.cli"]
@@ -42,3 +43,58 @@ def test_resume_sets_the_recorded_tuning_variables_again(db):
     cells = [json.loads(c["runtime_settings"]) for c in q(db, "SELECT runtime_settings FROM cells")]
     assert len(cells) == 6
     assert [c["inherited_tuning_env"] for c in cells] == [{"ERL_FLAGS": "+sbwt none"}] * 6
+
+
+@pytest.fixture(scope="module")
+def go_exports(tmp_path_factory):
+    """A timed and a continuous ring of the real go driver, exported as JSON."""
+    folder = tmp_path_factory.mktemp("exports")
+    db = folder / "measured.db"
+    rc, _, err = cli("run", "ring", "-r", "go/stock", "-n", 100, "-m", 100, "--repeat", 2, "--warmup", 0, "--db", db)
+    assert rc == 0, err
+    rc, _, err = cli("run", "ring", "-r", "go/stock", "-n", 100, "--continuous", "--samples", 2, "--sample-ms", 50,
+                     "--db", db)
+    assert rc == 0, err
+    return [json.loads(cli("export", i, "--db", db)[1]) for i in (1, 2)]
+
+
+@pytest.mark.parametrize("which, edit, words", [
+    (0, lambda c: c["records"][1].update(count=12345),
+     "cell 1 (go/stock [all] n=100 m=100): wrong_count: record 2: driver counted 12,345, expected 10,000"),
+    (0, lambda c: c["records"][0].update(run_ns=-5),
+     "cell 1 (go/stock [all] n=100 m=100): absurd: record 1: result field 'run_ns' is negative: -5"),
+    (0, lambda c: c["records"][0].update(m=1000),
+     "cell 1 (go/stock [all] n=100 m=100): garbled: record 1: result echoes m=1000, asked m=100"),
+    (1, lambda c: c["samples"][1].update(count=100),
+     "cell 1 (go/stock [all] n=100): absurd: driver process 1's samples: sample counts or times went backwards"),
+    (1, lambda c: c["samples"][1].update(count=c["samples"][1]["count"] + 1),
+     "is not a whole number of laps of 100"),
+])  # fmt: skip
+def test_an_edited_export_is_refused_naming_the_cell_and_nothing_is_stored(go_exports, tmp_path, which, edit, words):
+    doc = json.loads(json.dumps(go_exports[which]))
+    edit(doc["cells"][0])
+    path = tmp_path / "edited.json"
+    path.write_text(json.dumps(doc))
+    db = tmp_path / "store.db"
+    rc, out, err = cli("import", path, "--db", db)
+    assert rc == 2, err
+    assert words in err and err.endswith("nothing imported\n"), err
+    assert len(err.splitlines()) == 1 and "Traceback" not in err
+    assert not db.exists() or q(db, "SELECT count(*) AS k FROM runs")[0]["k"] == 0
+
+
+def test_records_of_a_contract_3_store_stay_importable(go_exports, tmp_path):
+    """Records without the context switches of contract 4 (setup_vcsw, …) import and show the same figures."""
+    db = tmp_path / "store.db"
+    for doc in go_exports:
+        old = json.loads(json.dumps(doc))
+        for c in old["cells"]:
+            for r in c["records"]:
+                for f in ("setup_vcsw", "setup_ivcsw", "run_vcsw", "run_ivcsw"):
+                    r.pop(f, None)
+        path = tmp_path / "contract3.json"
+        path.write_text(json.dumps(old))
+        rc, out, err = cli("import", path, "--db", db)
+        assert rc == 0, err
+    again = [json.loads(cli("export", i, "--db", db)[1]) for i in (1, 2)]
+    assert [d["cells"][0]["summary"] for d in again] == [d["cells"][0]["summary"] for d in go_exports]
