@@ -165,7 +165,7 @@ func ringHandoffIter(n, m, tokens int, burst bool) result {
 	r.spawnDone(t0, e.gate.wait())
 
 	v := n * m
-	t2 := now()
+	t2 := begin()
 	for _, s := range inject {
 		if guarded {
 			s.putGuarded(v)
@@ -176,7 +176,7 @@ func ringHandoffIter(n, m, tokens int, burst bool) result {
 	for j := 0; j < tokens; j++ {
 		<-e.done
 	}
-	t3 := now()
+	t3 := end()
 
 	// Proof, untimed: the stop value collects every receipt count. Every
 	// token has finished, so every slot is empty and p0's may be written.
@@ -190,7 +190,7 @@ func ringHandoffIter(n, m, tokens int, burst bool) result {
 	r.count = int64(<-e.sum)
 	verify("ring", r.count, int64(n)*int64(m)*int64(tokens))
 	e.retire(n, func(i int) { put(&slots[i], 0) })
-	r.runNs, r.runCPU = between(t2, t3)
+	r.run = between(t2, t3)
 	return r
 }
 
@@ -348,14 +348,14 @@ func pingpongHandoffIter(m int) result {
 	go pingHandoffA(a, b, m, g, done)
 	go pingHandoffB(a, b, g, res)
 	r.spawnDone(t0, g.wait())
-	t2 := now()
+	t2 := begin()
 	a.put(1)
 	<-done
-	t3 := now()
+	t3 := end()
 	b.put(0) // B has answered the last round trip: its slot is empty
 	r.count = int64(<-res)
 	verify("pingpong", r.count, int64(m))
-	r.runNs, r.runCPU = between(t2, t3)
+	r.run = between(t2, t3)
 	return r
 }
 
@@ -402,12 +402,12 @@ func faninHandoffIter(n, m int) result {
 		go faninHandoffSender(start, recv, m, g)
 	}
 	r.spawnDone(t0, g.wait())
-	t2 := now()
+	t2 := begin()
 	close(start)
 	r.count = <-done
-	t3 := now()
+	t3 := end()
 	verify("fanin", r.count, int64(n)*int64(m))
-	r.runNs, r.runCPU = between(t2, t3)
+	r.run = between(t2, t3)
 	return r
 }
 
@@ -507,13 +507,13 @@ func traceHandoffIter(n, m int, print bool) result {
 		go traceHandoffProc(i, n*m, n, &slots[i], g, done, sum, i == n-1, print)
 	}
 	r.spawnDone(t0, g.wait())
-	t2 := now()
+	t2 := begin()
 	slots[0].put(n*m, -1)
 	<-done
-	t3 := now()
+	t3 := end()
 	slots[0].put(0, -1)
 	r.count = int64(<-sum)
 	verify("trace", r.count, int64(n)*int64(m))
-	r.runNs, r.runCPU = between(t2, t3)
+	r.run = between(t2, t3)
 	return r
 }

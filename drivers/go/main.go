@@ -1,4 +1,4 @@
-// ringbench-go: the Go driver of ringbench (driver contract version 3).
+// ringbench-go: the Go driver of ringbench (driver contract version 4).
 //
 //	ringbench-go [--variant=stock|handoff|tuned] describe
 //	ringbench-go [--variant=stock|handoff|tuned] run <workload> key=value ...
@@ -23,7 +23,7 @@ import (
 	"strings"
 )
 
-const contractVersion = 3
+const contractVersion = 4
 
 // Variants (driver.toml lists them; the orchestrator passes --variant=...).
 const (

@@ -15,30 +15,50 @@ import (
 // ---------------------------------------------------------------- clocks
 
 // A mark is taken at each phase boundary: the monotonic clock (time.Now
-// carries a monotonic reading) and the process CPU time from getrusage.
-// ru is a package variable so that taking a mark allocates nothing.
+// carries a monotonic reading), and from one getrusage call the process CPU
+// time and its context switches. getrusage is read before the clock at a
+// phase's start and after it at its end, so the wall interval holds no
+// getrusage call. ru is a package variable so that a mark allocates nothing.
 var ru syscall.Rusage
 
 type mark struct {
-	t   time.Time
-	cpu int64 // user+system CPU of the whole process, ns (µs resolution)
+	t           time.Time
+	cpu         int64 // user+system CPU of the whole process, ns (µs resolution)
+	vcsw, ivcsw int64 // voluntary and involuntary context switches of the whole process (every thread)
 }
 
-func cpuNow() int64 {
+func (m *mark) readRusage() {
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
+		return
 	}
-	return ru.Utime.Nano() + ru.Stime.Nano()
+	m.cpu = ru.Utime.Nano() + ru.Stime.Nano()
+	m.vcsw, m.ivcsw = ru.Nvcsw, ru.Nivcsw
 }
 
-func now() mark {
-	c := cpuNow()
-	return mark{t: time.Now(), cpu: c}
+// begin is the mark that starts a phase: getrusage, then the clock.
+func begin() mark {
+	var m mark
+	m.readRusage()
+	m.t = time.Now()
+	return m
 }
 
-// since returns wall and CPU ns from a to b.
-func between(a, b mark) (int64, int64) {
-	return b.t.Sub(a.t).Nanoseconds(), b.cpu - a.cpu
+// end is the mark that ends a phase: the clock, then getrusage.
+func end() mark {
+	m := mark{t: time.Now()}
+	m.readRusage()
+	return m
+}
+
+// phase is what one timed phase measured (contract section 4).
+type phase struct {
+	ns, cpuNs   int64
+	vcsw, ivcsw int64
+}
+
+// between returns what was measured from mark a to mark b.
+func between(a, b mark) phase {
+	return phase{ns: b.t.Sub(a.t).Nanoseconds(), cpuNs: b.cpu - a.cpu, vcsw: b.vcsw - a.vcsw, ivcsw: b.ivcsw - a.ivcsw}
 }
 
 // ---------------------------------------------------------------- memory

@@ -10,11 +10,10 @@ import (
 // result is one iteration's measurements (contract section 4). Memory comes
 // from firstSpawn (sys.go), not from the iteration.
 type result struct {
-	count            int64
-	ready            int64
-	setupNs, runNs   int64
-	setupCPU, runCPU int64
-	peakGoroutines   int // at the end of the spawn phase (0 for tree: no such instant)
+	count          int64
+	ready          int64
+	setup, run     phase // the spawn phase (0 for tree), the message phase (0 for spawn)
+	peakGoroutines int   // at the end of the spawn phase (0 for tree: no such instant)
 }
 
 func run(workload string, p params) {
@@ -75,8 +74,10 @@ func run(workload string, p params) {
 		if workload != "tree" { // a tree's processes never idle: no ready signals
 			out.Int("ready", r.ready)
 		}
-		out.Int("setup_ns", r.setupNs).Int("run_ns", r.runNs).
-			Int("setup_cpu_ns", r.setupCPU).Int("run_cpu_ns", r.runCPU).
+		out.Int("setup_ns", r.setup.ns).Int("run_ns", r.run.ns).
+			Int("setup_cpu_ns", r.setup.cpuNs).Int("run_cpu_ns", r.run.cpuNs).
+			Int("setup_vcsw", r.setup.vcsw).Int("setup_ivcsw", r.setup.ivcsw).
+			Int("run_vcsw", r.run.vcsw).Int("run_ivcsw", r.run.ivcsw).
 			Int("rss_before", firstSpawn.rssBefore).Int("rss_after", firstSpawn.rssAfter)
 		if workload == "tree" {
 			out.Int("rss_peak", firstSpawn.rssPeak)
@@ -127,7 +128,7 @@ func (g *gate) wait() int64 {
 // spawn phase's clock.
 func spawnStart() mark {
 	memoryBeforeSpawn()
-	return now()
+	return begin()
 }
 
 // spawnDone ends the spawn phase once main has seen every ready signal:
@@ -135,8 +136,8 @@ func spawnStart() mark {
 // contract section 3: a GC cycle started by spawning must not run into the
 // message phase) and reads the first spawn's *_after memory.
 func (r *result) spawnDone(t0 mark, ready int64) {
-	t1 := now()
-	r.setupNs, r.setupCPU = between(t0, t1)
+	t1 := end()
+	r.setup = between(t0, t1)
 	r.ready = ready
 	r.peakGoroutines = runtime.NumGoroutine()
 	runtime.GC()
@@ -150,15 +151,15 @@ func treeStart() mark {
 		resetPeakRSS()
 	}
 	memoryBeforeSpawn()
-	return now()
+	return begin()
 }
 
 // treeDone ends it once main has the root's sum: the clock stops, VmHWM is
 // read, then (untimed) the iteration's one collection and the first tree's
 // *_after memory.
 func (r *result) treeDone(t0 mark) {
-	t1 := now()
-	r.runNs, r.runCPU = between(t0, t1)
+	t1 := end()
+	r.run = between(t0, t1)
 	peak := statusField("VmHWM")
 	runtime.GC()
 	if !firstSpawn.after {
@@ -301,21 +302,21 @@ func ringIter(n, m, tokens int, burst bool) result {
 
 	// Message phase.
 	v := n * m
-	t2 := now()
+	t2 := begin()
 	for _, c := range inject {
 		c <- v
 	}
 	for j := 0; j < tokens; j++ {
 		<-e.done
 	}
-	t3 := now()
+	t3 := end()
 
 	// Proof, untimed: the stop message collects every receipt count.
 	inboxes[0] <- 0
 	r.count = int64(<-e.sum)
 	verify("ring", r.count, int64(n)*int64(m)*int64(tokens))
 	e.retire(n, func(i int) { inboxes[i] <- 0 })
-	r.runNs, r.runCPU = between(t2, t3)
+	r.run = between(t2, t3)
 	return r
 }
 
@@ -450,14 +451,14 @@ func pingpongIter(m int) result {
 	go pingA(start, bIn, aIn, m, g, done)
 	go pingB(bIn, aIn, g, res)
 	r.spawnDone(t0, g.wait())
-	t2 := now()
+	t2 := begin()
 	start <- struct{}{}
 	<-done
-	t3 := now()
+	t3 := end()
 	bIn <- 0
 	r.count = int64(<-res)
 	verify("pingpong", r.count, int64(m))
-	r.runNs, r.runCPU = between(t2, t3)
+	r.run = between(t2, t3)
 	return r
 }
 
@@ -493,12 +494,12 @@ func faninIter(n, m int) result {
 		go faninSender(start, in, m, g)
 	}
 	r.spawnDone(t0, g.wait())
-	t2 := now()
+	t2 := begin()
 	close(start) // the start signal, to every sender at once
 	r.count = <-done
-	t3 := now()
+	t3 := end()
 	verify("fanin", r.count, int64(n)*int64(m))
-	r.runNs, r.runCPU = between(t2, t3)
+	r.run = between(t2, t3)
 	return r
 }
 
@@ -598,13 +599,13 @@ func traceIter(n, m int, print bool) result {
 		in = next
 	}
 	r.spawnDone(t0, g.wait())
-	t2 := now()
+	t2 := begin()
 	first <- traceMsg{v: n * m, from: -1}
 	<-done
-	t3 := now()
+	t3 := end()
 	first <- traceMsg{v: 0, from: -1}
 	r.count = int64(<-sum)
 	verify("trace", r.count, int64(n)*int64(m))
-	r.runNs, r.runCPU = between(t2, t3)
+	r.run = between(t2, t3)
 	return r
 }
