@@ -93,9 +93,9 @@ def why_it_cannot_run(d) -> str | None:
 
 
 def cannot_run(reason: str):
-    """A driver or tool the test needs is missing: a failure on CI, a skip with its reason elsewhere."""
+    """A driver, tool or file the test needs is missing: a failure on CI, a skip with its reason elsewhere."""
     if ON_CI:
-        pytest.fail(f"{reason} (CI: a missing driver fails, it is never skipped)", pytrace=False)
+        pytest.fail(f"{reason} (on CI what a test needs must be there: a failure, never a skip)", pytrace=False)
     pytest.skip(reason)
 
 
