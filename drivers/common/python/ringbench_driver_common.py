@@ -17,12 +17,14 @@ import gc
 import json
 import os
 import platform
+import resource
 import sys
 import traceback  # imported up front: a failure under memory pressure must not need an import
 from time import perf_counter_ns, process_time_ns
 
-CONTRACT = 3
-CLOCK = "time.perf_counter_ns (CLOCK_MONOTONIC); CPU: time.process_time_ns (CLOCK_PROCESS_CPUTIME_ID)"
+CONTRACT = 4
+CLOCK = ("time.perf_counter_ns (CLOCK_MONOTONIC); CPU: time.process_time_ns (CLOCK_PROCESS_CPUTIME_ID); "
+         "context switches: resource.getrusage(RUSAGE_SELF)")
 EXIT = {"bad_param": 2, "unknown_workload": 2, "unsupported": 2, "limit": 3, "failure": 1}
 
 # A token value for continuous mode: counted down by one per hop, it does not finish in any run.
@@ -312,12 +314,21 @@ def tune_collector():
 
 # ---------------------------------------------------------------- phases and memory rule (section 3)
 
+def context_switches():
+    """Voluntary and involuntary context switches of the whole process (every thread, those that ended
+    too) so far: getrusage(RUSAGE_SELF)'s ru_nvcsw and ru_nivcsw (contract section 4)."""
+    ru = resource.getrusage(resource.RUSAGE_SELF)
+    return ru.ru_nvcsw, ru.ru_nivcsw
+
+
 class Meter:
     """The clocks of one iteration's phases, and the memory of the process's first spawn (or tree).
 
     Ring-like workloads: spawn_begins / spawn_ends(ready) bound setup_ns; then, untimed, one full
     collection (gc.collect()); run_begins / run_ends bound run_ns. The tree: tree_begins / tree_ends
-    bound run_ns; the peak is read just after, then the collection. Memory is read around the first
+    bound run_ns; the peak is read just after, then the collection. Each mark reads the context
+    switches outside the clocks (before the CPU clock at a start, after it at an end), so the
+    getrusage call is in neither the wall nor the CPU figure. Memory is read around the first
     spawn phase (or tree) of the process only, the warm-up's when there is one, and every later
     iteration echoes those first values. The collector stays on throughout.
     """
@@ -331,6 +342,7 @@ class Meter:
     def reset(self):
         self.ready = None
         self.setup_ns = self.setup_cpu_ns = self.run_ns = self.run_cpu_ns = 0
+        self.setup_vcsw = self.setup_ivcsw = self.run_vcsw = self.run_ivcsw = 0
         self.gc_spawn = self.gc_run = None
 
     def _remember_before(self):
@@ -350,14 +362,18 @@ class Meter:
     def spawn_begins(self):
         self._remember_before()
         self._gc0 = _gc_counts()
+        self._cs0 = context_switches()
         self._c0 = process_time_ns()
         self._t0 = perf_counter_ns()
 
     def spawn_ends(self, ready):
         t1 = perf_counter_ns()
         c1 = process_time_ns()
+        cs1 = context_switches()
         self.setup_ns = t1 - self._t0
         self.setup_cpu_ns = c1 - self._c0
+        self.setup_vcsw = cs1[0] - self._cs0[0]
+        self.setup_ivcsw = cs1[1] - self._cs0[1]
         self.ready = ready
         self.gc_spawn = _gc_delta(self._gc0, _gc_counts())
         gc.collect()
@@ -365,14 +381,18 @@ class Meter:
 
     def run_begins(self):
         self._gc2 = _gc_counts()
+        self._cs2 = context_switches()
         self._c2 = process_time_ns()
         self._t2 = perf_counter_ns()
 
     def run_ends(self):
         t3 = perf_counter_ns()
         c3 = process_time_ns()
+        cs3 = context_switches()
         self.run_ns = t3 - self._t2
         self.run_cpu_ns = c3 - self._c2
+        self.run_vcsw = cs3[0] - self._cs2[0]
+        self.run_ivcsw = cs3[1] - self._cs2[1]
         self.gc_run = _gc_delta(self._gc2, _gc_counts())
 
     def tree_begins(self):
@@ -503,7 +523,9 @@ def result_record(workload, iteration, p, count, meter):
     if meter.ready is not None:
         rec["ready"] = meter.ready
     rec.update({"setup_ns": meter.setup_ns, "run_ns": meter.run_ns,
-                "setup_cpu_ns": meter.setup_cpu_ns, "run_cpu_ns": meter.run_cpu_ns})
+                "setup_cpu_ns": meter.setup_cpu_ns, "run_cpu_ns": meter.run_cpu_ns,
+                "setup_vcsw": meter.setup_vcsw, "setup_ivcsw": meter.setup_ivcsw,
+                "run_vcsw": meter.run_vcsw, "run_ivcsw": meter.run_ivcsw})
     rec.update(meter.memory or {})
     return rec
 
