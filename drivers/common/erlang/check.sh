@@ -7,15 +7,19 @@ set -eu
 cd "$(dirname "$0")"
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
-erlc -Wall +warnings_as_errors +debug_info -o "$OUT" src/*.erl
-erlc -Wall +warnings_as_errors -o "$OUT" test/*.erl
+# ebin/ and priv/ side by side, as the build lays them out, so that the tests
+# load the NIF as a driver does (ringbench_clock:load_nif/0).
+mkdir -p "$OUT/ebin" "$OUT/priv"
+erlc -Wall +warnings_as_errors +debug_info -o "$OUT/ebin" src/*.erl
+erlc -Wall +warnings_as_errors -o "$OUT/ebin" test/*.erl
 INC=$(erl -noshell -noinput -eval 'io:format("~s", [filename:join([code:root_dir(), "usr", "include"])]), halt().')
 if command -v cc >/dev/null 2>&1 && [ -f "$INC/erl_nif.h" ]; then
-    cc -O2 -fPIC -shared -Wall -Werror -o "$OUT/ringbench_clock.so" c_src/ringbench_clock.c -I"$INC"
+    cc -O2 -fPIC -shared -Wall -Werror -o "$OUT/priv/ringbench_clock.so" c_src/ringbench_clock.c -I"$INC"
 fi
 # The nodes' tests start a local node, as the driver's command line allows.
-erl -noshell -noinput -start_epmd false -epmd_module ringbench_epmd -nocookie -pa "$OUT" -eval '
-    case eunit:test([ringbench_params_tests, ringbench_json_tests, ringbench_nodes_tests], []) of
+erl -noshell -noinput -start_epmd false -epmd_module ringbench_epmd -nocookie -pa "$OUT/ebin" -eval '
+    case eunit:test([ringbench_params_tests, ringbench_json_tests, ringbench_nodes_tests,
+                     ringbench_clock_tests], []) of
         ok -> halt(0);
         _ -> halt(1)
     end.'

@@ -11,9 +11,11 @@
 %% One iteration, as this module runs it (section 3):
 %%
 %%   memory before     untimed (the first iteration only; later ones echo it)
-%%   setup()           timed: setup_ns, setup_cpu_ns; returns {Ready, State}
+%%   setup()           timed: setup_ns, setup_cpu_ns (and setup_vcsw, setup_ivcsw,
+%%                     read outside the clocks); returns {Ready, State}
 %%   memory after      untimed (idle kind: every process ready)
-%%   run(State)        timed: run_ns, run_cpu_ns; returns State
+%%   run(State)        timed: run_ns, run_cpu_ns (and run_vcsw, run_ivcsw);
+%%                     returns State
 %%   stats snapshot    untimed (stats=1)
 %%   proof(State)      untimed: the count, checked against the contract's
 %%
@@ -227,7 +229,7 @@ verb(_D, [Verb | _]) ->
 
 describe(#driver{info = Info, variant = Variant}) ->
     ringbench_json:emit(
-      [{type, describe}, {contract, 3}, {name, maps:get(name, Info)},
+      [{type, describe}, {contract, 4}, {name, maps:get(name, Info)},
        {runtime, maps:get(runtime, Info)}, {version, maps:get(version, Info, otp_version())},
        {workloads, maps:get(workloads, Info)}, {features, maps:get(features, Info)},
        {variant, case Variant of none -> <<>>; _ -> Variant end},
@@ -315,7 +317,9 @@ apply_cores(#{cores := Cores}) ->
 %% its iteration ends. Memory holds the first iteration's memory fields.
 
 iterations(D, W, #{warmup := Warmups, repeats := Repeats} = P) ->
-    _ = ringbench_clock:cpu_source(),   % probe the CPU clock before any timing
+    %% Probe the CPU clock's and the context switches' sources before any timing.
+    _ = ringbench_clock:cpu_source(),
+    _ = ringbench_clock:switches_source(),
     Memory = warm_up(D, W, P, Warmups, undefined),
     measure(D, W, P, {1, Repeats}, Memory).
 
@@ -378,18 +382,24 @@ timed_phases(peak, Phases, First) ->
     {Run, State1} = timed(maps:get(run, Phases, none), [State]),
     {times(Setup, Run), Ready, State1, ringbench_mem:finish(Probe)}.
 
-times({SetupNs, SetupCpuNs}, {RunNs, RunCpuNs}) ->
-    [{setup_ns, SetupNs}, {run_ns, RunNs}, {setup_cpu_ns, SetupCpuNs}, {run_cpu_ns, RunCpuNs}].
+times({SetupNs, SetupCpuNs, {SetupV, SetupI}}, {RunNs, RunCpuNs, {RunV, RunI}}) ->
+    [{setup_ns, SetupNs}, {run_ns, RunNs}, {setup_cpu_ns, SetupCpuNs}, {run_cpu_ns, RunCpuNs},
+     {setup_vcsw, SetupV}, {setup_ivcsw, SetupI}, {run_vcsw, RunV}, {run_ivcsw, RunI}].
 
-%% {{WallNs, CpuNs}, what the phase returned}. A phase the workload does not
-%% have takes no time; a missing setup leaves no ready signals and no state.
-timed(none, []) -> {{0, 0}, {0, undefined}};
-timed(none, [State]) -> {{0, 0}, State};
+%% {{WallNs, CpuNs, {VoluntarySwitches, InvoluntarySwitches}}, what the phase
+%% returned}. A phase the workload does not have takes no time and switches
+%% nothing; a missing setup leaves no ready signals and no state. The context
+%% switches are read outside both clocks (first at the start, last at the
+%% end), so their read is in neither figure.
+timed(none, []) -> {{0, 0, {0, 0}}, {0, undefined}};
+timed(none, [State]) -> {{0, 0, {0, 0}}, State};
 timed(Phase, Args) ->
+    {V0, I0} = ringbench_clock:context_switches(),
     C0 = ringbench_clock:cpu_ns(), T0 = ringbench_clock:now_ns(),
     Out = apply(Phase, Args),
     T1 = ringbench_clock:now_ns(), C1 = ringbench_clock:cpu_ns(),
-    {{T1 - T0, C1 - C0}, Out}.
+    {V1, I1} = ringbench_clock:context_switches(),
+    {{T1 - T0, C1 - C0, {V1 - V0, I1 - I0}}, Out}.
 
 %% Untimed, after the proof: wait until the iteration's processes have
 %% exited, so the next iteration starts as this one did. Bounded (5 s), in

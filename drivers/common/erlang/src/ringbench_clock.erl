@@ -9,11 +9,20 @@
 %% the last resort. Without the NIF (no C compiler, no erl_nif.h) the kernel's
 %% per-thread accounting in /proc/self/task/*/schedstat is summed instead
 %% (same quantity, ns resolution, but a read costs about a millisecond).
+%%
+%% Context switches (voluntary, involuntary) of the whole VM: getrusage
+%% (RUSAGE_SELF) by the same NIF, every thread's, those that have ended
+%% included. Without the NIF the voluntary_ctxt_switches and
+%% nonvoluntary_ctxt_switches of /proc/self/task/*/status are summed: the
+%% threads alive at the read only (BEAM's schedulers and its other threads
+%% live as long as the VM, so in practice the same figure).
 -module(ringbench_clock).
--export([now_ns/0, cpu_ns/0, cpu_source/0, describe/0, process_cpu_ns/0]).
+-export([now_ns/0, cpu_ns/0, cpu_source/0, describe/0, process_cpu_ns/0,
+         context_switches/0, context_switches/1, switches_source/0, process_context_switches/0]).
 -on_load(load_nif/0).
 
 -type source() :: nif | schedstat | runtime.
+-type switches_source() :: nif | proc.
 
 load_nif() ->
     Ebin = filename:dirname(code:which(?MODULE)),
@@ -34,6 +43,16 @@ cpu_ns() ->
             Ms * 1000000
     end.
 
+%% {Voluntary, Involuntary} context switches of the VM process so far.
+-spec context_switches() -> {non_neg_integer(), non_neg_integer()}.
+context_switches() ->
+    context_switches(switches_source()).
+
+%% The same from a given source (the tests compare the two).
+-spec context_switches(switches_source()) -> {non_neg_integer(), non_neg_integer()}.
+context_switches(nif) -> process_context_switches();
+context_switches(proc) -> proc_switches().
+
 %% The clocks in a few words, for describe.
 -spec describe() -> binary().
 describe() ->
@@ -42,14 +61,38 @@ describe() ->
               schedstat -> "/proc/self/task/*/schedstat";
               runtime -> "erlang:statistics(runtime), user time in ms"
           end,
+    Switches = case switches_source() of
+                   nif -> "getrusage(RUSAGE_SELF) by NIF";
+                   proc -> "/proc/self/task/*/status, live threads only"
+               end,
     Wall = proplists:get_value(clock_id, erlang:system_info(os_monotonic_time_source),
                                os_monotonic),
-    iolist_to_binary(io_lib:format("erlang:monotonic_time (~s); CPU: ~s", [Wall, Cpu])).
+    iolist_to_binary(io_lib:format("erlang:monotonic_time (~s); CPU: ~s; context switches: ~s",
+                                   [Wall, Cpu, Switches])).
 
 %% Replaced by the NIF when it loads.
 -spec process_cpu_ns() -> integer().
 process_cpu_ns() ->
     erlang:nif_error(nif_not_loaded).
+
+%% Replaced by the NIF when it loads.
+-spec process_context_switches() -> {non_neg_integer(), non_neg_integer()}.
+process_context_switches() ->
+    erlang:nif_error(nif_not_loaded).
+
+%% Where context_switches/0 reads from, probed once.
+-spec switches_source() -> switches_source().
+switches_source() ->
+    case persistent_term:get({?MODULE, switches}, undefined) of
+        undefined ->
+            S = try process_context_switches() of
+                    {V, I} when is_integer(V), is_integer(I) -> nif
+                catch _:_ -> proc
+                end,
+            persistent_term:put({?MODULE, switches}, S),
+            S;
+        S -> S
+    end.
 
 %% Which CPU clock cpu_ns/0 reads, probed once.
 -spec cpu_source() -> source().
@@ -85,4 +128,31 @@ thread_ns(Tid) ->
             binary_to_integer(Ns);
         _ ->
             0   % a thread that ended between list_dir and read
+    end.
+
+proc_switches() ->
+    {ok, Tids} = file:list_dir("/proc/self/task"),
+    lists:foldl(fun(Tid, {V, I}) ->
+                        {V1, I1} = thread_switches(Tid),
+                        {V + V1, I + I1}
+                end, {0, 0}, Tids).
+
+thread_switches(Tid) ->
+    case file:read_file("/proc/self/task/" ++ Tid ++ "/status") of
+        {ok, Bin} ->
+            {status_field(Bin, <<"voluntary_ctxt_switches:">>),
+             status_field(Bin, <<"nonvoluntary_ctxt_switches:">>)};
+        _ ->
+            {0, 0}   % a thread that ended between list_dir and read
+    end.
+
+%% The integer after Key at the start of a line of a status file.
+status_field(Bin, Key) ->
+    case binary:match(Bin, <<"\n", Key/binary>>) of
+        {Pos, Len} ->
+            Rest = binary:part(Bin, Pos + Len, byte_size(Bin) - Pos - Len),
+            [Value | _] = binary:split(Rest, <<"\n">>),
+            binary_to_integer(string:trim(Value));
+        nomatch ->
+            0
     end.
