@@ -19,12 +19,13 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import click
-from rich.markup import escape
 
 from . import api
 from .api import DEFAULT_DB, SETTLE_PCT, Run, StoreError, workloads
 from .present import PLOT_KINDS, exporting, tables, terminal
 from .present.terminal import err, out
+from .present.text import printable
+from .present.text import shown as escape  # stored text verbatim: no markup, control characters escaped
 
 EXIT_BUDGET = 3
 EXIT_INTERRUPTED = 130
@@ -105,7 +106,7 @@ def main() -> None:
     except click.ClickException as e:
         ctx = getattr(e, "ctx", None)
         where = f" (see `{ctx.command_path} --help`)" if isinstance(e, click.UsageError) and ctx else ""
-        click.echo(f"Error: {e.format_message()}{where}", err=True)
+        click.echo(f"Error: {printable(e.format_message())}{where}", err=True)
         sys.exit(e.exit_code)
     sys.exit(rc if isinstance(rc, int) else 0)
 

@@ -98,3 +98,45 @@ def test_records_of_a_contract_3_store_stay_importable(go_exports, tmp_path):
         assert rc == 0, err
     again = [json.loads(cli("export", i, "--db", db)[1]) for i in (1, 2)]
     assert [d["cells"][0]["summary"] for d in again] == [d["cells"][0]["summary"] for d in go_exports]
+
+
+def test_terminal_escapes_in_stored_text_are_shown_escaped(go_exports, tmp_path):
+    """A run imported with escape sequences in its command, a version, a machine and a failed cell's reason:
+    show, history and the exports print them as visible escapes, never as the bytes a terminal obeys."""
+    doc = json.loads(json.dumps(go_exports[0]))
+    doc["command"] = "ringbench run ring \x1b[2J\x1b]0;owned\x07 -n 100"
+    doc["environment"]["cpu_model"] = "cpu\x1b[5m"
+    doc["cells"][0]["runtime_version"] = "go\x9b31m1"
+    failed = json.loads(json.dumps(doc["cells"][0]))
+    failed.update(params={**failed["params"], "n": 200}, status="failed", records=[],
+                  reason="crashed: \x1b[31mboom\x1b[0m\r\u202egnp.exe")
+    doc["cells"].append(failed)
+    path = tmp_path / "escapes.json"
+    path.write_text(json.dumps(doc))
+    db = tmp_path / "store.db"
+    assert cli("import", path, "--db", db)[0] == 0
+    outputs = {}
+    for argv in (("show", 1), ("show", 1, "--wide"), ("history",), ("export", 1, "--format", "markdown"),
+                 ("export", 1, "--format", "csv")):
+        rc, out, err = cli(*argv, "--db", db)
+        assert rc in (0, 1), err
+        outputs[argv] = out
+        assert not any(ch in out + err for ch in "\x1b\x07\x9b\r\u202e"), (argv, out)
+    show = outputs[("show", 1)]
+    assert r"command: ringbench run ring \x1b[2J\x1b]0;owned\x07 -n 100" in show
+    assert r"cpu\x1b[5m" in show
+    assert r"crashed: \x1b[31mboom\x1b[0m" in show  # the first line of the reason
+    assert r"go\x9b" in outputs[("show", 1, "--wide")]
+    assert r"\x1b[2J" in outputs[("export", 1, "--format", "markdown")]
+
+
+def test_brackets_in_a_stored_command_and_code_are_printed_verbatim(db):
+    """`show` of a real perf run whose code and init hold [lists]: nothing is taken for rich markup."""
+    code, init = "ets:insert(t, {1, [bold]}).", "ets:new(t, [named_table, public])."
+    rc, _, err = cli("perf", code, "--init", init, "-l", 100, "-s", 2, "--db", db)
+    assert rc == 0, err
+    rc, out, err = cli("show", 1, "--wide", "--db", db)
+    assert rc == 0, err
+    flat = " ".join(out.split())  # the command line wraps at 100 columns
+    assert f"--init '{init}'" in flat and f"ringbench perf '{code}'" in flat
+    assert code in out

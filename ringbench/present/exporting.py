@@ -17,6 +17,7 @@ from ..results import noise
 from ..results.model import Run
 from ..results.relative import ordered
 from . import tables
+from .text import printable
 
 EXPORTERS: dict[str, Callable[[Run], str]] = {}
 
@@ -99,7 +100,7 @@ def to_csv(run: Run) -> str:
             w.writerow({**base, **rec})
         for rec in (c.extra.get("node_records") or c.extra.get("node_samples") or []) if c.ok else []:
             w.writerow({**base, **rec})
-    return buf.getvalue()
+    return printable(buf.getvalue())
 
 
 def _md_table(head: list[str], rows: list[list[str]]) -> str:
@@ -139,4 +140,4 @@ def to_markdown(run: Run) -> str:
             body += "".join("| " + " | ".join(r[:4]) + " |\n" for r in rows)
     body += _markdown_nodes(run)
     notes = "".join(f"\n> ⚠ {w}\n" for w in noise.grouped(run.warnings, most=None))
-    return head + body + notes
+    return printable(head + body + notes)  # no terminal escape from a stored text reaches a terminal

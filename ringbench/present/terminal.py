@@ -12,7 +12,6 @@ import time
 
 from rich import box
 from rich.console import Console
-from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
@@ -23,6 +22,7 @@ from ..results.model import Cell, Run
 from ..results.modes import MODES, squeeze_history
 from ..results.relative import ordered
 from . import tables
+from .text import shown
 
 # Tables are ruled with ASCII only: a line of box-drawing characters is three bytes a column, and
 # tools that count bytes (awk, mail, some CI logs) would see a 100-column table as 300 wide.
@@ -47,7 +47,7 @@ def _table(title: str, columns: list[tables.Column], body: list[list[str]], wrap
     # A table narrower than its title (an interrupted run: "nothing measured") is widened to it, so the
     # title is not folded into the table's few columns.
     t = Table(
-        title=escape(title),
+        title=shown(title),
         title_justify="left",
         box=HEAD_RULE,
         pad_edge=False,
@@ -63,7 +63,7 @@ def _table(title: str, columns: list[tables.Column], body: list[list[str]], wrap
             continue
         t.add_column(col.header, justify="right" if col.right else "left", no_wrap=not wrap_left or col.right or i == 0)
     for r in body:
-        t.add_row(*map(escape, r))
+        t.add_row(*map(shown, r))
     return t
 
 
@@ -77,11 +77,12 @@ def show_run(run: Run, wide: bool = False) -> None:
     cols, body, notes = tables.rows(cells, run.baseline)
     out.print(_table(title, cols, body))
     out.print(
-        run.mode_object.describe(o, run.workload) + "; ±95% = half-width of the bootstrap 95 % interval of the median.",
+        shown(run.mode_object.describe(o, run.workload))
+        + "; ±95% = half-width of the bootstrap 95 % interval of the median.",
         highlight=False,
     )
     for n in notes:
-        out.print(escape(n), highlight=False, width=(out.width or 100) - 6)  # notes carry ✓, ≈, µ
+        out.print(shown(n), highlight=False, width=(out.width or 100) - 6)  # notes carry ✓, ≈, µ
     if wide:
         wcols, wbody = tables.wide_block(cells, run.baseline)
         if wbody:
@@ -89,7 +90,7 @@ def show_run(run: Run, wide: bool = False) -> None:
     elif run.mode_object.sampled or run.mode_object.details_under_table:
         for c in cells:
             if c.ok:
-                out.print(escape(f"{c.label}: {c.mode_object.details(c)}"), highlight=False)
+                out.print(shown(f"{c.label}: {c.mode_object.details(c)}"), highlight=False)
     for c in cells:
         if c.ok and c.extra.get("history"):
             head, rows_ = tables.squeeze_rows(c)
@@ -109,7 +110,7 @@ def show_nodes(cells: list[Cell]) -> None:
     if nbody:
         out.print(_table("across nodes: ns per cross-node hop, against the in-node ring of this run", ncols, nbody))
         for n in nnotes:
-            out.print(escape(n), highlight=False, width=(out.width or 100) - 6)
+            out.print(shown(n), highlight=False, width=(out.width or 100) - 6)
     for c in cells:
         head, rows_ = tables.view_rows(c) if c.ok else ([], [])
         if rows_:
@@ -122,20 +123,22 @@ def print_warnings(warnings: list[noise.RunWarning]) -> None:
     pasted however long its --db path is."""
     with_hint = [w for w in warnings if w.hint]
     for line in noise.grouped([w for w in warnings if not w.hint]):
-        out.print(f"[yellow]warning:[/yellow] {escape(line)}", highlight=False)
+        out.print(f"[yellow]warning:[/yellow] {shown(line)}", highlight=False)
     for w in with_hint:
-        out.print(f"[yellow]warning:[/yellow] {escape(w.what)}; {escape(w.advice)}:", highlight=False)
-        out.print(f"  {escape(w.hint)}", highlight=False, soft_wrap=True)
+        out.print(f"[yellow]warning:[/yellow] {shown(w.what)}; {shown(w.advice)}:", highlight=False)
+        out.print(f"  {shown(w.hint)}", highlight=False, soft_wrap=True)
 
 
 def show_header(run: Run) -> None:
     env = run.environment
     out.print(
-        f"run {run.run_id}: {env.get('date')}, {env.get('cpu_model')}, {env.get('usable_cpus')} CPU(s), "
-        f"Linux {env.get('kernel')}, ringbench {env.get('git_revision')}",
+        shown(
+            f"run {run.run_id}: {env.get('date')}, {env.get('cpu_model')}, {env.get('usable_cpus')} CPU(s), "
+            f"Linux {env.get('kernel')}, ringbench {env.get('git_revision')}"
+        ),
         highlight=False,
     )
-    out.print(f"command: {run.command}", highlight=False)
+    out.print(shown(f"command: {run.command}"), highlight=False)
 
 
 # -- runtimes ----------------------------------------------------------------------------------------
@@ -164,7 +167,7 @@ def show_runtimes(rows: list[dict]) -> None:
         )
         hop = tables.HOP_SHORT.get(r["hop"], r["hop"]) + ("*" if r["mailbox"] == "hand-written" else "")
         name = r["runtime"] + (" (1t)" if r["single_threaded"] else "")
-        t.add_row(name, hop, state, escape(r["version"] or ""), _workloads_text(r["workloads"], r["features"]))
+        t.add_row(shown(name), hop, state, shown(r["version"] or ""), _workloads_text(r["workloads"], r["features"]))
     out.print(t)
     out.print(
         "hop: mbox mailbox, chan channel, rdv rendezvous, hand hand-off (slot + wake-up), floor not a runtime; "
@@ -213,11 +216,11 @@ def show_history(runs: list[dict], db: str, db_flag: str) -> None:
             what = f"{s['mode'].replace('-', ' ')}: {', '.join(s['perf'].get('labels', []))}"
         t.add_row(
             str(r["id"]),
-            r["started_at"][:16].replace("T", " "),
-            r["status"],
+            shown(r["started_at"][:16].replace("T", " ")),
+            shown(r["status"]),
             cells,
-            escape(f"{what} {grid_text(s) if s.get('grid') else ''} cores={','.join(s.get('cores', []))}"),
-            escape(_runtimes_text(s.get("runtimes", []))),
+            shown(f"{what} {grid_text(s) if s.get('grid') else ''} cores={','.join(s.get('cores', []))}"),
+            shown(_runtimes_text(s.get("runtimes", []))),
         )
     out.print(t)
     resumable = [
@@ -246,9 +249,9 @@ def show_compare(run_a: int, run_b: int, changes: list, metric: str) -> None:
         slower = ch.slower_pct
         verdict = ("slower" if slower > 0 else "faster") if d.significant else _VERDICT[d.significant]
         rows.append([
-            c.runtime,
+            shown(c.runtime),
             tables.cores_text(c),
-            escape(_short_params(c)),
+            shown(_short_params(c)),
             tables.fmt(ch.before.headline.median),
             tables.fmt(c.headline.median),
             f"{(d.ratio - 1) * 100:+.1f}%",
@@ -337,7 +340,7 @@ class ProgressDisplay:
 
     def _describe(self, spec, text: str) -> str:
         line = f"{spec.label} · {text}"
-        return escape(line if len(line) <= self.width else line[: self.width - 1] + "…")
+        return shown(line if len(line) <= self.width else line[: self.width - 1] + "…")
 
     def step(self, spec, what: str, i: int, n: int) -> None:
         if self.bar is not None and self.task is not None:
@@ -348,8 +351,8 @@ class ProgressDisplay:
             self.bar.update(self.task, description=self._describe(spec, text))
 
     def done(self, c: Cell) -> None:
-        mark = "[green]ok[/green]" if c.ok else f"[red]{escape(tables.reason_line(c))}[/red]"
-        (self.bar.console if self.bar else err).print(f"  {escape(c.label)}: {mark}")
+        mark = "[green]ok[/green]" if c.ok else f"[red]{shown(tables.reason_line(c))}[/red]"
+        (self.bar.console if self.bar else err).print(f"  {shown(c.label)}: {mark}")
 
     def stop(self) -> None:
         if self.bar is not None:
@@ -374,7 +377,7 @@ def show_perf(run: Run, wide: bool = False) -> None:
     squeeze steps, the runtime's statistics per sample (-v) and the warnings."""
     cells = ordered(run.cells, None)
     cols, body, notes = tables.perf_rows(cells, None, wide)
-    out.print(escape(perf_title(run)), highlight=False)
+    out.print(shown(perf_title(run)), highlight=False)
     t = Table(box=HEAD_RULE, pad_edge=False, collapse_padding=True)
     figures = sum(max([len(col.header), *(len(r[i]) for r in body)]) + 1 for i, col in enumerate(cols) if i > 0)
     room = max(20, (out.width or 100) - figures - 2) if not wide else None
@@ -386,15 +389,15 @@ def show_perf(run: Run, wide: bool = False) -> None:
             t.add_column(col.header, justify="right" if col.right else "left", no_wrap=col.right,
                          overflow="fold")  # fmt: skip
     for r in body:
-        t.add_row(*map(escape, r))
+        t.add_row(*map(shown, r))
     out.print(t)
-    out.print(escape(run.mode_object.describe(run.options, run.workload)) + ".", highlight=False)
+    out.print(shown(run.mode_object.describe(run.options, run.workload)) + ".", highlight=False)
     for n in notes:
-        out.print(escape(n), highlight=False, width=(out.width or 100) - 6)
+        out.print(shown(n), highlight=False, width=(out.width or 100) - 6)
     if not wide:
         for c in cells:
             if c.ok:
-                out.print(escape(f"{c.label}: {c.mode_object.details(c)}"), highlight=False)
+                out.print(shown(f"{c.label}: {c.mode_object.details(c)}"), highlight=False)
     for c in cells:
         if c.ok and c.extra.get("history"):
             rows_ = [
