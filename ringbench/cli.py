@@ -171,8 +171,9 @@ def _measure_options(cores_default: str, defaults: dict):
         click.option("--in-process", is_flag=True, help="timed: all repeats in one driver process (--processes 1)."),
         click.option(
             "--warmup", default=None, callback=_warmup,
-            help=f"timed: untimed iterations first in each driver process: auto (until two in a row agree "
-            f"within {SETTLE_PCT:g} %) or N; 0 for a cold start [default: auto].",
+            help=f"timed: untimed iterations first in each driver process: auto (until the last 8 neither drift "
+            f"nor alternate by over {SETTLE_PCT:g} %; a JIT runtime first passes its floor) or N; 0 for a cold "
+            "start [default: auto].",
         ),
         click.option(
             "--target", default=None,

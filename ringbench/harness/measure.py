@@ -2,12 +2,14 @@
 steps of comparable cells in turn. What the values mean is `results.modes`'; this module only runs.
 
 Timed mode, one process: the driver is asked for many iterations (`warmup=0`); the first ones it prints
-are warm-ups until two in a row agree within `settle_pct` (or exactly `--warmup N` of them), at most
-`settle_max` iterations or `settle_s` seconds; a JIT runtime's warm-ups first spend `JIT_WARMUP_S` in
-the workload's timed phases, spawn and messages (the settle test and `settle_max` start after that);
-then the measured repeats; then the process is stopped (its whole group killed, as in continuous
-mode). A calibrated `m` comes from the settled iterations of a short probe process, never from a cold
-one.
+are warm-ups until the last `SETTLE_WINDOW` of them neither drift nor alternate by more than
+`settle_pct` (`results.modes.unsettled`; or exactly `--warmup N` of them), at most `settle_max`
+iterations or `settle_s` seconds; a JIT runtime's warm-ups first pass its floor, `JIT_WARMUP_HOPS`
+(or its manifest's `jit_warmup_hops`) hops and spawned processes in the workload's timed phases, or
+`JIT_WARMUP_CAP_S` seconds after its first iteration, whichever comes first (the settle window and
+`settle_max` start after that); then the measured repeats; then the process is stopped (its whole
+group killed, as in continuous mode). A calibrated `m` comes from the settled iterations of a short
+probe process, never from a cold one.
 """
 
 from __future__ import annotations
@@ -15,12 +17,16 @@ from __future__ import annotations
 import json
 import math
 import time
+import tomllib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
+from functools import cache
+from pathlib import Path
 
+from ..catalogue.drivers import Driver
 from ..catalogue.workloads import Workload
 from ..results import sampling
-from ..results.modes import JIT_WARMUP_S, Options
+from ..results.modes import JIT_WARMUP_CAP_S, JIT_WARMUP_HOPS, Options, unsettled
 from .cluster import cluster_file
 from .launch import cores_value, run_driver
 from .protocol import DriverFailed, Expectation, check_result, check_samples
@@ -118,11 +124,11 @@ def _calibrate(spec: CellSpec, opts: Options) -> int:
     """pyperf's loop calibration, for `m`: a short probe process, once settled, tells the time per unit of
     m; the cell then runs enough for a message phase of `target_ms`.
 
-    A JIT runtime's probe first spends JIT_WARMUP_S in the timed phases. In iterations of PROBE_HOPS
-    (a few ms) the untimed work of each iteration (the collection between the phases, the teardown)
-    took most of the probe's wall time, 10-12 s: so a cold sizing process (SIZING_ITERATIONS, no
-    JIT warm-up, the fastest of them) first sizes the probe's m to the target; a cold runtime is
-    slower, so the settled probe's iterations last at most about the target."""
+    A JIT runtime's probe first passes its floor (`jit_floor`). In iterations of PROBE_HOPS (a few ms)
+    the untimed work of each iteration (the collection between the phases, the teardown) took most of
+    the probe's wall time, 10-12 s, when the floor was 3 s of timed phases: so a cold sizing process
+    (SIZING_ITERATIONS, no JIT warm-up, the fastest of them) first sizes the probe's m to the target; a
+    cold runtime is slower, so the settled probe's iterations last at most about the target."""
     w = spec.workload
     per_unit = max(1, w.hops(spec.driver_params(**{w.calibrates: 1})))  # hops per unit of m
     probe_m = max(1, math.ceil(PROBE_HOPS / per_unit))
@@ -140,10 +146,19 @@ def _m_for_target(w: Workload, ns_per_unit: float, opts: Options) -> int:
     return int(min(bound, max(1, round(opts.target_ms * 1e6 / max(ns_per_unit, 1e-3)))))
 
 
-def agree(a: float, b: float, pct: float) -> bool:
-    """Two iterations' figures within `pct` per cent of the smaller."""
-    lo = min(a, b)
-    return lo > 0 and abs(a - b) / lo * 100 <= pct
+def jit_floor(driver: Driver) -> int:
+    """The units of work (hops and spawned processes in timed phases) a runtime's warm-ups pass before the
+    settle window starts: 0 without a JIT; its manifest's top-level `jit_warmup_hops`, else JIT_WARMUP_HOPS."""
+    return _manifest_floor(driver.folder) if driver.jit else 0
+
+
+@cache
+def _manifest_floor(folder: Path) -> int:
+    try:
+        given = tomllib.loads((folder / "driver.toml").read_text()).get("jit_warmup_hops")
+    except (OSError, tomllib.TOMLDecodeError):
+        given = None
+    return int(given) if given is not None else JIT_WARMUP_HOPS
 
 
 def _settled_process(
@@ -156,20 +171,23 @@ def _settled_process(
     want = Expectation(w.verb, p, w.expected(p), w.hops(p), w.ready(p) if w.ready else None, w.proves(p))
     fixed = opts.warmup
     cap = fixed if fixed is not None else opts.settle_max
-    # A JIT first runs JIT_WARMUP_S of timed phases (summed over warm-up iterations), uncounted by `cap`.
-    jit_ns = JIT_WARMUP_S * 1e9 if spec.driver.jit and fixed is None else 0.0
-    jit_done = 0  # warm-up iterations it took
+    # A JIT first passes its floor (units of work in the timed phases, or JIT_WARMUP_CAP_S after its first
+    # iteration), uncounted by `cap`.
+    floor = jit_floor(spec.driver) if fixed is None else 0
+    units = w.hops(p) + (w.ready(p) if w.ready else 0)  # one iteration's: hops, and processes spawned
+    floor_done = 0  # warm-up iterations the floor took
     figure = w.settle_metric.of
     warm: list[float] = []
     measured: list[dict] = []
     decided = fixed == 0
     settled = fixed is not None
     started = time.monotonic()
+    first_at: float | None = None  # when the first iteration's record came
     with_stats = stats_ok and opts.runtime_stats
-    passed_ns = 0.0
+    passed = 0
 
     def seen(rec: dict) -> bool:
-        nonlocal decided, settled, passed_ns, jit_done
+        nonlocal decided, settled, passed, floor_done, first_at
         if rec["type"] == "stats":
             if decided and measured and "runtime_stats" not in measured[-1]:
                 measured[-1]["runtime_stats"] = {k: v for k, v in rec.items() if k != "type"}
@@ -179,21 +197,27 @@ def _settled_process(
         rec = check_result(rec, want)
         if not decided:
             warm.append(figure(rec) or 0.0)
-            passed_ns += rec.get("run_ns", 0) + rec.get("setup_ns", 0)  # the timed phases: messages, spawn
-            if passed_ns < jit_ns and time.monotonic() - started <= opts.settle_s:
-                jit_done = len(warm)
+            now = time.monotonic()
+            first_at = now if first_at is None else first_at
+            in_floor = passed < floor and now - first_at < JIT_WARMUP_CAP_S  # the floor not passed before it
+            passed += units
+            if in_floor:
+                floor_done = len(warm)
             elif fixed is not None:
                 decided = len(warm) >= fixed
-            elif len(warm) - jit_done >= 2 and agree(warm[-2], warm[-1], opts.settle_pct):
+            elif unsettled(warm[floor_done:], opts.settle_pct) is None:
                 decided = settled = True
-            elif len(warm) - jit_done >= cap or time.monotonic() - started > opts.settle_s:
+            elif len(warm) - floor_done >= cap or now - started > opts.settle_s:
                 decided = True
             return False
-        measured.append({**rec, "position": rec.get("iteration"), "warmups": len(warm), "settled": settled})
+        measured.append(
+            {**rec, "position": rec.get("iteration"), "warmups": len(warm), "floor_warmups": floor_done,
+             "settled": settled}
+        )  # fmt: skip
         return len(measured) >= repeats and not with_stats
 
-    # A JIT's warm-up is bounded by time, not by a count: ask for as many iterations as may be needed.
-    asked = cap + repeats + (JIT_ITERATIONS_ASKED if jit_ns else 0)
+    # A JIT's floor is bounded by work or time, not by a count: ask for as many iterations as may be needed.
+    asked = cap + repeats + (JIT_ITERATIONS_ASKED if floor else 0)
     args = _common_args(spec, p, opts, stats_ok) + [f"repeats={asked}", "warmup=0"]
     with cluster_file(hosts_of(spec, opts), opts.cookie_file) as cluster:
         launch = run_driver(
@@ -201,7 +225,7 @@ def _settled_process(
             args,
             cores=spec.cores,
             n=spec.processes,
-            timeout=spec.timeout(cap + repeats, opts.timeout, **override) + (opts.settle_s if jit_ns else 0),
+            timeout=spec.timeout(cap + repeats, opts.timeout, **override) + (opts.settle_s if floor else 0),
             on_record=seen,
             clean_env=opts.clean_env,
             cluster=cluster,

@@ -29,11 +29,11 @@ from functools import partial
 from ..catalogue.drivers import Driver
 from ..catalogue.workloads import Workload
 from ..results.model import Cell
-from ..results.modes import JIT_WARMUP_S, Options
+from ..results.modes import JIT_WARMUP_CAP_S, Options
 from . import limits
 from .environment import tuning_env
 from .launch import describe, driver_process
-from .measure import Measured, Step, steps
+from .measure import Measured, Step, jit_floor, steps
 from .protocol import DriverFailed
 from .spec import CellSpec
 
@@ -147,10 +147,13 @@ def cell_settings(spec: CellSpec, opts: Options) -> dict:
         "hop": d.hop,
         "mailbox": d.mailbox,
         "tuned": d.tuned,
+        "ranked": d.ranked,
         "single_threaded": d.single_threaded,
         "collector": collector,
-        # the least warm-up (seconds of message passing) before the settle test: a JIT runtime's, else 0
-        "jit_warmup_s": JIT_WARMUP_S if d.jit and opts.warmup is None else 0,
+        # the JIT floor before the settle window: hops and spawned processes in timed phases (0 without a
+        # JIT or with --warmup N), or its cap in seconds after the process's first iteration
+        "jit_warmup_hops": jit_floor(d) if opts.warmup is None else 0,
+        "jit_warmup_cap_s": JIT_WARMUP_CAP_S if d.jit and opts.warmup is None else 0,
         "limits_raised": how.limits_raised,
     }
 
