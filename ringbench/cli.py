@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 
 import click
 
-from . import api
+from . import api, perf_cli
 from .api import DEFAULT_DB, SETTLE_PCT, Run, StoreError, workloads
 from .present import PLOT_KINDS, exporting, tables, terminal
 from .present.terminal import err, out
@@ -139,6 +139,16 @@ _db_option = click.option(
 )
 
 
+_rank_option = click.option(
+    "--rank",
+    type=click.Choice(["wall", "cpu"]),
+    default="wall",
+    show_default=True,
+    help="What Rel % ranks by: wall (ns/hop) or cpu (CPU ns/hop: what a hop costs the machine, "
+    "which spinning idle workers cannot hide).",
+)
+
+
 def _warmup(_ctx, _param, value: str | None) -> int | None | str:
     if value is None or value == "auto":
         return value
@@ -250,6 +260,7 @@ def _measure_options(cores_default: str, defaults: dict):
             "--wide", is_flag=True,
             help="Also the details: spread, CPU/wall, p-value, count, warm-ups, version.",
         ),
+        _rank_option,
     ]  # fmt: skip
 
     def wrap(f):
@@ -298,9 +309,11 @@ def _execute(
     workload: str, kw: dict, *, many_cells: bool, defaults: dict, resume: int | None = None, budget: float | None = None
 ) -> None:
     """Measure and print; exit with the run's status."""
-    runtime, cores, db, as_json, baseline, wide, tuned = (
-        kw.pop(k) for k in ("runtime", "cores", "db", "as_json", "baseline", "wide", "tuned")
+    runtime, cores, db, as_json, baseline, wide, tuned, rank = (
+        kw.pop(k) for k in ("runtime", "cores", "db", "as_json", "baseline", "wide", "tuned", "rank")
     )
+    if resume is None:
+        api.check_rank(workload, rank)
     params = _params(kw)
     options = _options(kw, defaults)
     _sigterm_as_interrupt()
@@ -309,8 +322,9 @@ def _execute(
         stored = api.load(resume, db)
         if stored.status == "complete":
             err.print(f"run {resume} is complete: every planned cell is stored; nothing to resume", highlight=False)
-            _print_result(stored, as_json, wide)
+            _print_result(api.with_rank(stored, rank), as_json, wide)
             sys.exit(0)
+        api.check_rank(stored.workload.name, rank)
         size = api.resume_estimate(resume, db)
         _say_resume_env(stored)
     else:
@@ -345,7 +359,7 @@ def _execute(
             )
     finally:
         shown.stop()
-    _print_result(result, as_json, wide)
+    _print_result(api.with_rank(result, rank), as_json, wide)
     if result.status == "interrupted":
         sys.exit(EXIT_INTERRUPTED)
     if result.status == "budget":
@@ -578,10 +592,11 @@ def history(db):
 @click.option("--baseline", default=None, help="Rel % against this runtime instead of the one the run used.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.option("--wide", is_flag=True, help="Also the details block.")
+@_rank_option
 @_db_option
-def show(run_id, baseline, as_json, wide, db):
+def show(run_id, baseline, as_json, wide, rank, db):
     """Print stored run RUN_ID as `run` printed it: table, notes, warnings (recomputed from raw records)."""
-    result = api.with_baseline(api.load(run_id, db), baseline)
+    result = api.with_rank(api.with_baseline(api.load(run_id, db), baseline), rank)
     if as_json:
         _print_result(result, True)
         return
@@ -889,185 +904,25 @@ def versus(
 
 
 # -- perf: benchmark your own code, erlperf's way --------------------------------------------------------
-_PERF_HELP = """Benchmark your own code, erlperf's way: each CODE runs in a tight loop on a runtime's perf runner.
+class _PerfCommand(click.Command):
+    """perf's help names every perf runner the drivers' manifests list, read when the help is shown."""
 
-\b
-  ringbench perf 'rand:uniform().' 'crypto:strong_rand_bytes(2).'
-  ringbench perf 'rand:uniform().' -c 2                   two workers at once
-  ringbench perf 'erlang:unique_integer().' -l 100M        timed: exactly 100M iterations a sample
-  ringbench perf 'run(L) -> [X || X <- L, X rem 2 =:= 0].' --init_runner 'lists:seq(1, 100).' \\
-      'run(L) -> lists:filter(fun(X) -> X rem 2 =:= 0 end, L).' --init_runner 'lists:seq(1, 100).'
-  ringbench perf 'ets:insert(t, {1, 2}).' --init 'ets:new(t, [named_table, public]).' -q
-  ringbench perf -r python 'sorted(xs)' --init_runner 'xs = list(range(1000, 0, -1))'
-  ringbench perf 'ets:update_counter(t, k, 1).' --init 'ets:new(t, [named_table, public]), ets:insert(t, {k, 0}).' \
-      --nodes 3 -c 2                                       on 3 BEAM nodes at once, 2 workers each
-
-\b
-CODE is the runtime's own syntax: an expression or statements (inlined in the
-loop), a function definition whose arity says what it gets (`run(X) -> ... .`,
-`def run(x): ...`), a reference ({M, F, Args} or m:f/N in Erlang, module:function
-in Python), or a file holding function definitions (the first is the runner).
-
-\b
-Modes (erlperf's):
-  (default)             continuous: the workers iterate without end; a sample
-                        of the running count every -d ms, after -w warm-ups
-  -l, --loop N          timed: one worker runs exactly N iterations a sample
-                        (100, 10K, 100M, 3G)
-  -q, --squeeze         add workers until throughput stops growing; the row
-                        is the peak (its workers in ||)
-Sampling:
-  -c, --concurrency N   workers at once (continuous) [1]
-  -s, --samples N       counted samples [3]; 5 or more a snippet for Rel %'s
-                        significance test
-  -d, --sample-ms MS    the sample period (erlperf's --duration) [1000]
-  -w, --warmup N        warm-up samples first, not counted [1; timed: 0]
-  --cv F                continuous: sample until the last -s samples have a
-                        coefficient of variation below F, at most --max-samples
-  --max-samples N       with --cv [30]
-  --min N, --max N      squeeze: the first and the last worker count [1, 64]
-  -t, --threshold N     squeeze: steps short of the peak that end it [3]
-Hooks (each pairs with the CODE before it; before any CODE, with the first):
-  --init CODE           once, in the job, before the workers; its value goes to
-                        init_runner/1 and done/1
-  --init_runner CODE    once per worker (also --init-runner); its value goes to
-                        runner/1 and runner/2 (whose second argument is the
-                        previous call's result, the first time this value)
-  --done CODE           once, after the workers are stopped
-  --label TEXT          the snippet's name in the table
-Runner:
-  -r, --runtime NAME    erlang (default), python, node: a driver that lists
-                        `perf` (ringbench runtimes); or its runtime id
-  -pa DIR, --path DIR   add a code path (Erlang -pa, Python sys.path);
-                        ERL_LIBS works too
-  --require MODULE      Node: load a module first
-  -i, --isolated        each snippet in a fresh runtime process (default: one
-                        process, the snippets one after another)
-  --processes           Python: workers are OS processes, not threads
-  --nodes K             run every snippet on K BEAM nodes at once (runners
-                        with the feature `nodes`: erlang, elixir): init and
-                        done once a node, -c workers a node; a row per node
-                        and their sum [1]; not with -q
-  --hosts H1,H2         nodes on other hosts, started by you (README.md, A
-                        ring across nodes): K = hosts + 1
-  --cookie-file F       their cookie [$RINGBENCH_COOKIE, ~/.erlang.cookie]
-  --cores 1|all         1: pinned to one CPU, one scheduler [all]
-  --timeout S           kill the runtime after S seconds without a record
-                        [60; timed: 600]
-  --clean-env/--keep-env  without the variables that tune a runtime [keep]
-Output:
-  -v, --verbose         the runtime's statistics per sample (BEAM: reductions,
-                        scheduler utilisation, memory, processes; Python: GC)
-  --wide                every column, the code whole
-  --json                the run as JSON (every sample, the code verbatim)
-  --db PATH             the store [results/ringbench.db]
-
-\b
-QPS is iterations per second of all the workers together (erlperf's QPS is per
-sample period; with -d 1000 they agree); Time is what one iteration takes one
-worker. The run is stored like any other: `ringbench show`, `compare
---fail-above` (a regression gate for your function), `export`, `report`.
-
-\b
-Exit status: 0 measured; 1 a snippet failed (raised, hung, crashed: the run
-stops there, the runtime's message on one line); 2 bad input (code that does
-not compile, a wrong arity, options that do not fit: nothing run or stored);
-130 interrupted.
-"""
-
-_PERF_VALUE = {
-    "-r": "runtime", "--runtime": "runtime", "-c": "concurrency", "--concurrency": "concurrency",
-    "-s": "samples", "--samples": "samples", "-d": "sample_ms", "--sample-ms": "sample_ms",
-    "--sample_duration": "sample_ms", "--duration": "sample_ms", "-w": "warmup", "--warmup": "warmup",
-    "--cv": "cv", "--max-samples": "max_samples", "-l": "loop", "--loop": "loop", "--min": "squeeze_min",
-    "--max": "squeeze_max", "-t": "threshold", "--threshold": "threshold", "--cores": "cores", "--timeout": "timeout",
-    "--db": "db", "-pa": "code_path", "--path": "code_path", "--require": "code_path", "--nodes": "nodes",
-    "--hosts": "hosts", "--cookie-file": "cookie_file",
-}  # fmt: skip
-_PERF_FLAG = {
-    "-q": "squeeze", "--squeeze": "squeeze", "-i": "isolated", "--isolated": "isolated", "--isolation": "isolated",
-    "--processes": "processes", "-v": "verbose", "--verbose": "verbose", "--json": "as_json", "--wide": "wide",
-    "--clean-env": "clean_env", "--keep-env": "keep_env",
-}  # fmt: skip
-_PERF_HOOK = {"--init": "init", "--init_runner": "init_runner", "--init-runner": "init_runner", "--done": "done",
-              "--label": "label"}  # fmt: skip
-_OPTION = re.compile(r"--?[A-Za-z][\w-]*")
-_PERF_INTS = ("concurrency", "samples", "sample_ms", "warmup", "max_samples", "squeeze_min", "squeeze_max", "threshold",
-              "nodes")  # fmt: skip
+    def format_help_text(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        self.help = perf_cli.perf_help()
+        super().format_help_text(ctx, formatter)
 
 
 def perf_args(argv: list[str]) -> tuple[list[dict], dict]:
-    """erlperf's command line, in order: (snippets with their hooks, options). Each hook pairs with the code
-    before it; a hook before any code goes with the first."""
-    snippets: list[dict] = []
-    early: dict[str, str] = {}
-    opts: dict = {"code_path": []}
-    i = 0
-    while i < len(argv):
-        tok = argv[i]
-        name, eq, inline = tok.partition("=") if tok.startswith("--") else (tok, "", "")
-        if not _OPTION.fullmatch(name):
-            snippets.append({"runner": tok})
-            i += 1
-            continue
-        if name in _PERF_FLAG:
-            if eq:
-                raise BadInput(f"{name} takes no value")
-            opts[_PERF_FLAG[name]] = True
-            i += 1
-            continue
-        if name not in _PERF_VALUE and name not in _PERF_HOOK:
-            raise BadInput(f"unknown option {name} (see `ringbench perf --help`)")
-        if eq:
-            value = inline
-            i += 1
-        elif i + 1 < len(argv):
-            value = argv[i + 1]
-            i += 2
-        else:
-            raise BadInput(f"{name} needs a value")
-        if name in _PERF_HOOK:
-            hook = _PERF_HOOK[name]
-            target = snippets[-1] if snippets else early
-            if hook in target:
-                where = f"snippet {len(snippets)}" if snippets else "the first snippet"
-                raise BadInput(f"{name} given twice for {where}: each hook pairs with the code before it")
-            target[hook] = value
-            continue
-        key = _PERF_VALUE[name]
-        if key == "code_path":
-            opts["code_path"].append(value)
-        elif key in opts:
-            raise BadInput(f"{name} given twice")
-        elif key in _PERF_INTS:
-            text = value.strip().replace("_", "")
-            if not text.isdigit():
-                raise BadInput(f"{name} takes a whole number, got {value!r}")
-            opts[key] = int(text)
-        elif key == "cv":
-            try:
-                opts[key] = float(value)
-            except ValueError:
-                raise BadInput(f"--cv takes a fraction such as 0.02, got {value!r}") from None
-        elif key == "timeout":
-            opts[key] = _duration(value, "--timeout")
-        else:
-            opts[key] = value
-    if not snippets:
-        raise BadInput("give the code to run, e.g. ringbench perf 'rand:uniform().' (see --help)")
-    for hook, value in early.items():
-        if hook in snippets[0]:
-            raise BadInput(f"--{hook} given twice for the first snippet (once before it, once after)")
-        snippets[0][hook] = value
-    clean, keep = opts.pop("clean_env", False), opts.pop("keep_env", False)
-    if clean and keep:
-        raise BadInput("give --clean-env or --keep-env, not both")
-    opts["clean_env"] = clean
-    return snippets, opts
+    """erlperf's command line (perf_cli.perf_args); one that does not fit is BadInput."""
+    try:
+        return perf_cli.perf_args(argv)
+    except api.InputError as e:
+        raise BadInput(str(e)) from None
 
 
 @cli.command(
-    help=_PERF_HELP,
+    cls=_PerfCommand,
+    help=perf_cli.PERF_HELP,
     context_settings={"ignore_unknown_options": True, "allow_extra_args": True, "max_content_width": 100},
 )
 @click.argument("argv", nargs=-1, type=click.UNPROCESSED)

@@ -3,7 +3,10 @@ table, what is stored and shown, and bad input as one line with exit 2 (docs/dri
 
 Timings here are never checked (the machine may be busy): the figures exist, the counts add up."""
 import json
+import os
+import re
 import subprocess
+from pathlib import Path
 
 import pytest
 from conftest import RINGBENCH, q, real_drivers
@@ -15,6 +18,7 @@ from ringbench.harness.perf import parse_count
 RUNNERS = {d.base for d in real_drivers() if not d.tuned}
 needs_erlang = pytest.mark.skipif("erlang" not in RUNNERS, reason="the erlang driver is not built")
 needs_python = pytest.mark.skipif("python-threads" not in RUNNERS, reason="the python-threads driver is not built")
+ROOT = Path(__file__).resolve().parent.parent
 QUICK = ["-d", "50", "-s", "2", "-w", "0"]  # short samples: the figures are not the point here
 
 
@@ -69,6 +73,40 @@ def test_loop_counts_take_erlperfs_suffixes(text, count):
 def test_a_loop_count_that_is_not_one_is_refused(text):
     with pytest.raises(ValueError):
         parse_count(text)
+
+
+def test_help_fits_100_columns_names_every_runner_and_says_the_code_is_unsandboxed():
+    p = subprocess.run([*RINGBENCH, "perf", "--help"], capture_output=True, text=True,
+                       env={**os.environ, "COLUMNS": "100"})  # fmt: skip
+    assert p.returncode == 0, p.stderr
+    long = [line for line in p.stdout.splitlines() if len(line) > 100]
+    assert not long, long
+    # every runner a driver's manifest names (read here from the files themselves), in the -r entry
+    named = set()
+    for toml in (ROOT / "drivers").glob("*/driver.toml"):
+        m = re.search(r'^perf\s*=\s*"([^"]+)"', toml.read_text(), re.M)
+        if m:
+            named.add(m.group(1))
+    assert {"erlang", "elixir", "node", "pypy", "python"} <= named
+    entry = " ".join(p.stdout.split("-r, --runtime NAME", 1)[1].split("-pa DIR", 1)[0].split())
+    assert all(name in entry for name in named), entry
+    assert "sandboxed" in " ".join(p.stdout.split())
+
+
+@pytest.mark.parametrize("argv,says", [
+    (["ok.", "--colour"], "unknown option --colour"),
+    ([], "give the code"),
+    (["ok.", "-l", "99999999999999999999999"], "-l/--loop must be at most"),
+    (["ok.", "-c", "99999999999999999999"], "-c/--concurrency must be an integer from 1"),
+])  # fmt: skip
+def test_a_refusal_is_one_line_with_one_hint_and_bounds_are_checked_before_a_runtime_starts(tmp_path, argv, says):
+    """Checked in Python before anything starts: the loop count used to reach the runtime, whose answer
+    was `got {"v":…}`; the help hint used to be printed twice."""
+    code, out, err = ringbench("perf", *argv, "--db", tmp_path / "s.db")
+    assert code == 2, (out, err)
+    line = one_line_error(err)
+    assert says in line and line.count("--help") <= 1 and '{"v"' not in line, line
+    assert not (tmp_path / "s.db").exists()
 
 
 # -- the command, on the real runners -----------------------------------------------------------------

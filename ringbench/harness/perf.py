@@ -45,6 +45,7 @@ from .protocol import DriverFailed
 MODES = ("continuous", "timed", "squeeze")
 CELL_MODE = {"continuous": "perf-continuous", "timed": "perf-timed", "squeeze": "perf-squeeze"}
 DEFAULT_RUNNER = "erlang"
+MAX_LOOP = 10**15  # iterations a timed sample: exact in every runner (JavaScript's integers stop at 2^53)
 TEMP_PREFIX = "ringbench-perf-"  # the job's folder in the temp folder: ringbench-perf-<pid>-<random>
 DEFAULT_TIMEOUT_S = {"continuous": 60.0, "squeeze": 60.0, "timed": 600.0}
 HOOKS = ("init", "init_runner", "done")
@@ -206,6 +207,8 @@ def parse_count(text: object, what: str = "-l/--loop") -> int:
     value = int(m.group(1).replace("_", "")) * {"": 1, "k": 10**3, "m": 10**6, "g": 10**9}[m.group(2).lower()]
     if value < 1:
         raise BadCode(f"{what} must be at least 1, got {text!r}")
+    if value > MAX_LOOP:
+        raise BadCode(f"{what} must be at most {MAX_LOOP:,} (1000000G), got {text!r}")
     return value
 
 
