@@ -157,3 +157,44 @@ def text(html_text: str) -> str:
     """The page's text without the inlined library and chart data, tags stripped."""
     body = re.sub(r"<script.*?</script>", "", html_text, flags=re.S)
     return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", body))
+
+
+# -- perf runs: snippets of code (ringbench perf) -------------------------------------------------------
+PERF_QPS = {"erlang:unique_integer().": 40e6, "rand:uniform().": 10e6}  # per worker and node
+
+
+def _perf_samples(qps, workers=1, step=1, count=6, warm=1, jitter=(1.0, 1.02, 0.98, 1.01, 0.99, 1.0)):
+    """A running job's samples: `count` samples 100 ms apart, iterations at `qps` each interval."""
+    out, total = [], 0
+    for seq in range(count):
+        total += int(qps * workers * 0.1 * jitter[seq % len(jitter)]) if seq else 0
+        out.append({"process": step, "tokens": workers, "seq": seq, "elapsed_ns": seq * 10 ** 8, "count": total})
+    return out
+
+
+def perf_runs(db):
+    """Runs 1–2 of their own store: a continuous perf run of two snippets on 2 BEAM nodes (each node's samples
+    kept), and a squeeze of one snippet that peaks at 3 workers."""
+    st = Store(db)
+    settings = {"perf": 1, "workers": "BEAM processes", "warmup": 1}
+    rid = begin(st, "perf", mode="perf-continuous", samples=5, sample_ms=100)
+    for code, qps in PERF_QPS.items():
+        per_node = [_perf_samples(qps * (1 + 0.1 * j)) for j in range(2)]
+        summed = [{**a, "tokens": 2, "count": a["count"] + b["count"]} for a, b in zip(*per_node, strict=True)]
+        extra = {**settings, "total": summed[-1]["count"], "node_names": ["n0@box", "n1@box"],
+                 "node_totals": [{"node": j, "name": f"n{j}@box", "count": s[-1]["count"]}
+                                 for j, s in enumerate(per_node)],
+                 "node_samples": [{"node": j, **x} for j, s in enumerate(per_node) for x in s], "node_records": []}
+        st.save_cell(rid, cell("erlang/stock", "perf", {"code": code, "concurrency": 1, "nodes": 2}, "all",
+                               mode="perf-continuous", samples=summed, extra=extra))
+    st.finish_run(rid, "complete")
+    rid = begin(st, "perf", mode="perf-squeeze", samples=5, sample_ms=100)
+    steps = {1: 5e6, 2: 9e6, 3: 12e6, 4: 11e6, 5: 11.5e6, 6: 10e6}
+    samples = [s for k, q in steps.items() for s in _perf_samples(q / k, k, step=k)]
+    hist = [{"concurrency": k, "hops_per_s": q, "sd": q * 0.02, "samples": 5} for k, q in steps.items()]
+    st.save_cell(rid, cell("erlang/stock", "perf", {"code": "rand:uniform()."}, "all", mode="perf-squeeze",
+                           samples=samples, extra={**settings, "history": hist, "peak_concurrency": 3,
+                                                   "peak_step": 3, "total": 10 ** 7}))
+    st.finish_run(rid, "complete")
+    st.close()
+    return db

@@ -310,3 +310,68 @@ def test_a_run_across_nodes_gets_a_finding_and_a_line_per_layout(tmp_path):
     names = sorted(t["name"] for t in spec["data"] if t.get("name"))
     assert len(names) == 6 and len(set(names)) == 6
     assert sum("2 nodes, interleaved" in x for x in names) == 2 and sum("nodes" not in x for x in names) == 2
+
+
+# -- perf runs: snippets of code get a section of their own --------------------------------------------
+@pytest.fixture(scope="module")
+def perf_db(tmp_path_factory):
+    from report_fixtures import perf_runs
+
+    return perf_runs(tmp_path_factory.mktemp("perf") / "store.db")
+
+
+def _perf_rows(page: str, run_id: int) -> list[list[str]]:
+    """The perf table of one run as the page shows it: each row's cells as text (the ▸ column left out)."""
+    part = page.split(f"<h3>Run {run_id}:")[1].split("<table class='cells sortable'>")[1].split("</table></div>")[0]
+    rows = re.findall(r"<tr class='(?:row|node)'>(.*?)</tr>", part, flags=re.S)
+    return [[html.unescape(re.sub(r"<[^>]+>", "", td)).strip() for td in re.findall(r"<td[^>]*>(.*?)</td>", r)][1:]
+            for r in rows]
+
+
+def test_a_perf_report_has_a_perf_section_and_no_ring_sections(perf_db):
+    """`ringbench report` of perf runs: a finding per run quoting the table's QPS and Time, the snippets' table
+    with a row per node under a snippet measured with --nodes, the squeeze chart in QPS by workers; no ring
+    summary, ring charts, then-and-now or ring tables (issue 40)."""
+    page = render(perf_db, [1, 2])
+    words = text(page)
+    assert "No measured cell to summarise" not in words
+    for ring_only in ("id='charts'", "id='then-and-now'", "id='tables'", "hops per second", "N = 0"):
+        assert ring_only not in page, ring_only
+    assert "1998" not in words and "Ericsson" not in words
+    assert "id='perf'" in page and "<a href='#perf'>Perf</a>" in page
+    rows = _perf_rows(page, 1)
+    assert [r[0] for r in rows] == ["erlang:unique_integer().", "└ node 0", "└ node 1", "rand:uniform().",
+                                    "└ node 0", "└ node 1"]
+    fastest, node0, node1 = rows[0], rows[1], rows[2]
+    assert fastest[1] == "2" and node0[1] == node1[1] == "1"  # || : the sum's workers, each node's own
+    assert fastest[2] == "83580 Ki" and node0[2] == "39800 Ki" and node1[2] == "43780 Ki"
+    assert rows[3][5] == "25.0 ?"  # Rel % on the sum, against the fastest snippet
+    finding = next(li for li in _findings(page) if "run 1" in li)
+    finding = html.unescape(re.sub(r"<[^>]+>", "", finding))
+    assert finding.startswith("Perf, run 1 (erlang/stock, all cores, continuous, on 2 BEAM nodes at once): fastest "
+                              "erlang:unique_integer(). (83580 Ki QPS, 24 ns per iteration with 2 workers)")
+    assert "rand:uniform(). (25.0 % of it ?, 20895 Ki QPS, 96 ns per iteration with 2 workers)" in finding
+    squeeze = next(li for li in _findings(page) if "run 2" in li)
+    assert html.unescape(re.sub(r"<[^>]+>", "", squeeze)).endswith(
+        f"rand:uniform().: {_perf_rows(page, 2)[0][2]} QPS, {_perf_rows(page, 2)[0][4]} per iteration with 3 workers.")
+    spec = json.loads(re.search(r"id='chart-perf-2-data'>(.*?)</script>", page, flags=re.S).group(1))
+    assert spec["layout"]["yaxis"]["title"]["text"] == "QPS (iterations per second)"
+    assert spec["layout"]["xaxis"]["title"]["text"].startswith("workers running the snippet at once")
+    assert [t["name"] for t in spec["data"]] == ["rand:uniform()."] and spec["data"][0]["x"] == [1, 2, 3, 4, 5, 6]
+
+
+def test_a_report_of_ring_and_perf_runs_keeps_them_apart(perf_db, multi, tmp_path):
+    """Ring runs keep their sections; a perf run's snippets are in none of them (its table is in the perf
+    section, its cells in no ring chart or finding)."""
+    from report_fixtures import perf_runs
+
+    from ringbench.present import report
+
+    mixed = perf_runs(tmp_path / "mixed.db")
+    page = report.render(loaded(multi, SYNTHETIC_RUNS[:1]) + loaded(mixed, [1]))
+    order = [page.index(f"id='{s}'") for s in ("summary", "perf", "charts", "then-and-now", "tables", "warnings")]
+    assert order == sorted(order)
+    ring_tables = page.split("id='tables'")[1].split("id='warnings'")[0]
+    assert "unique_integer" not in ring_tables and "rand:uniform" not in ring_tables
+    charts_part = page.split("id='charts'")[1].split("id='then-and-now'")[0]
+    assert "unique_integer" not in charts_part

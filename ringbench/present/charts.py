@@ -40,6 +40,7 @@ from ..results import analysis, nodes, stats
 from ..results.analysis import per_repeat, squeezed
 from ..results.model import Cell
 from .style import MARKERS, PALETTE, Style, base, cores_text, floors, fmt_count, legend_text, line_of
+from .tables import perf_code
 
 
 class PlotError(ValueError):
@@ -413,23 +414,30 @@ def selective(cells: list[Cell]) -> Chart:
     )
 
 
+def _squeeze_points(c: Cell) -> list[Point]:
+    peak = c.extra.get("peak_concurrency")
+    return [
+        Point(
+            h["concurrency"],
+            h["hops_per_s"],
+            max(0.0, h["hops_per_s"] - h["sd"]),
+            h["hops_per_s"] + h["sd"],
+            f"{h['samples']} samples" + (" · peak" if h["concurrency"] == peak else ""),
+        )
+        for h in c.extra.get("history", [])
+    ]
+
+
 def squeeze(cells: list[Cell]) -> Chart:
-    series = []
-    for c in cells:
-        hist = c.extra.get("history", []) if c.ok else []
-        if hist:
-            pts = [
-                Point(
-                    h["concurrency"],
-                    h["hops_per_s"],
-                    max(0.0, h["hops_per_s"] - h["sd"]),
-                    h["hops_per_s"] + h["sd"],
-                    f"{h['samples']} samples"
-                    + (" · peak" if h["concurrency"] == c.extra.get("peak_concurrency") else ""),
-                )
-                for h in hist
-            ]
-            series.append(_series(c.runtime, c.cores, [c], pts, f"N = {fmt_count(c.params.get('n', 0))}"))
+    """Throughput against concurrency: a ring's hops per second against tokens, one line per runtime, core
+    setting and N; a perf squeeze's QPS against workers, one line (and colour) per snippet."""
+    done = [c for c in cells if c.ok and c.extra.get("history")]
+    perf = [c for c in done if c.workload.subject]
+    if perf:
+        return _perf_squeeze(perf)
+    series = [
+        _series(c.runtime, c.cores, [c], _squeeze_points(c), f"N = {fmt_count(c.params.get('n', 0))}") for c in done
+    ]
     if not series:
         raise PlotError("no squeeze history in this run (use a run made with --squeeze)")
     return Chart(
@@ -443,6 +451,31 @@ def squeeze(cells: list[Cell]) -> Chart:
         ylog=False,
         caption="Each step adds tokens until throughput stops growing; mean hops per second with ± one "
         "standard deviation of the samples. Higher is better.",
+        interval="± one standard deviation",
+    )
+
+
+def _perf_squeeze(cells: list[Cell]) -> Chart:
+    """erlperf's squeeze: QPS of each snippet against the workers running it at once."""
+    series = []
+    several = len({c.runtime for c in cells}) > 1
+    for j, c in enumerate(cells):
+        s = Series(perf_code(c), c.cores if several else "", _squeeze_points(c), c.runtime if several else "")
+        s.style = Style(PALETTE[j % len(PALETTE)], MARKERS[j % len(MARKERS)], False)
+        series.append(s)
+    workers = cells[0].extra.get("workers") or "workers"
+    return Chart(
+        "squeeze",
+        "QPS against workers (perf squeeze)",
+        f"workers running the snippet at once ({workers})",
+        "QPS (iterations per second)",
+        "count",
+        "qps",
+        [Panel("", series)],
+        xlog=False,
+        ylog=False,
+        caption="Each step adds a worker until QPS stops growing (erlperf's squeeze); mean QPS of the step's "
+        "samples with ± one standard deviation. Higher is better; the table's figure is the peak step's.",
         interval="± one standard deviation",
     )
 

@@ -54,6 +54,14 @@ def fmt_rate(x: float) -> str:
     return f"{_sig(x)}/s"
 
 
+def fmt_qps(x: float) -> str:
+    """Iterations per second, as a QPS axis reads them: 720k, 7.2M."""
+    for unit, scale in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if abs(x) >= scale:
+            return f"{_sig(x / scale)}{unit}"
+    return f"{_sig(x)}"
+
+
 def _sig(x: float, digits: int = 3) -> str:
     """Up to `digits` significant digits, no trailing zeros, thousands separated."""
     if x == 0:
@@ -63,7 +71,13 @@ def _sig(x: float, digits: int = 3) -> str:
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 
-FORMATTERS: dict[str, Callable[[float], str]] = {"ns": fmt_ns, "count": fmt_count, "bytes": fmt_bytes, "rate": fmt_rate}
+FORMATTERS: dict[str, Callable[[float], str]] = {
+    "ns": fmt_ns,
+    "count": fmt_count,
+    "bytes": fmt_bytes,
+    "rate": fmt_rate,
+    "qps": fmt_qps,
+}
 
 
 def cores_text(cores: str) -> str:

@@ -24,7 +24,7 @@ from ...results.model import Run
 from .. import charts, draw_plotly
 from ..style import Style, floors, fmt_count, styles
 from . import cells as cell_tables
-from . import summary, thennow, warnings
+from . import perf, summary, thennow, warnings
 from .html import Quote, asset, chart_box, e, json_script, plotly_js
 
 
@@ -93,28 +93,44 @@ def _environment(results: list[Run]) -> str:
     return "".join(parts) + f"<p class='sub'>Report written {written}.</p></section>"
 
 
+_SEEDED = ("hops-vs-n", "spawn", "tree")  # the charts the seeds' published figures are drawn beside
+
+
 def render(runs: list[tuple[Run, str]]) -> str:
     results = [r for r, _ in runs]
+    commands = {r.run_id: cmd for r, cmd in runs}
     latest = analysis.latest(results)
     cells = latest.cells
-    known_floors = floors() | {c.runtime for c in cells if c.is_floor}
+    # A perf run compares snippets of code, not runtimes: it gets the perf section, never the ring sections.
+    perf_runs = [r for r in results if perf.is_perf(r)]
+    ring_runs = [r for r in results if not perf.is_perf(r)]
+    ring = [c for c in cells if not c.workload.subject]
+    known_floors = floors() | {c.runtime for c in ring if c.is_floor}
     st = styles({c.runtime for c in cells}, known_floors)
-    drawn = _charts(cells)
+    drawn = _charts(ring)
     groups = warnings.group(results, cells)
+    seeded = ring and any(k in drawn for k in _SEEDED)
+    nav = [("perf", "Perf")] if perf_runs else []
+    if ring_runs:
+        nav += [("charts", "Charts")] + ([("then-and-now", "Then and now")] if seeded else []) + [("tables", "Tables")]
+    nav += [("warnings", "Warnings"), ("environment", "Environment")]
     specs: list[tuple[str, dict]] = []
     body = (
         summary.section(
             results,
             _lede(results, latest),
             cells,
-            analysis.summarize(cells, known_floors),
+            analysis.summarize(ring, known_floors),
             [g for g in groups if g["cells"]],
             st,
             Quote(latest.run_of),
+            more=[perf.finding(r) for r in perf_runs],
+            nav=nav,
         )
-        + _charts_section(drawn, st, specs)
-        + thennow.section(drawn, cells, st, specs)
-        + cell_tables.section(results, {r.run_id: cmd for r, cmd in runs}, st)
+        + perf.section(perf_runs, commands, st, specs)
+        + (_charts_section(drawn, st, specs) if ring_runs else "")
+        + (thennow.section(drawn, ring, st, specs) if seeded else "")
+        + (cell_tables.section(ring_runs, commands, st) if ring_runs else "")
         + f"<section id='warnings'><h2>Warnings</h2>{warnings.html(groups)}</section>"
         + _environment(results)
     )

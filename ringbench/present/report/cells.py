@@ -11,19 +11,31 @@ from ..style import Style
 from .html import cell_id, e, swatch
 
 
+def _per_cell(cells: list[Cell], body: list[list[str]]) -> list[list[list[str]]]:
+    """The rows of a table, grouped by the cell they belong to: one row a cell, and below a perf cell measured
+    on K nodes (perf --nodes) its K node rows (tables.perf_nodes), in the order the table gives them."""
+    out, i = [], 0
+    for c in cells:
+        k = 1 + (len(tables.perf_nodes(c)) if c.workload.subject else 0)
+        out.append(body[i : i + k])
+        i += k
+    return out
+
+
 def table_rows(
     cells: list[Cell], baseline: str | None = None
-) -> tuple[list[str], list[list[str]], list[str], list[dict[str, str]]]:
-    """The one place the report asks for table rows: the terminal's compact table as text, the notes
-    printed under it, and per row the wide table's further columns (shown with the row's details)."""
+) -> tuple[list[str], list[list[list[str]]], list[str], list[list[dict[str, str]]]]:
+    """The one place the report asks for table rows: the terminal's compact table as text, grouped per cell
+    (a cell's own row first, then its node rows), the notes printed under it, and per row the wide
+    table's further columns (shown with the row's details)."""
     cols, body, notes = tables.rows(cells, baseline)
     wide_cols, wide_body, _ = tables.rows(cells, baseline, wide=True)
     header = [c.header for c in cols]
     more = [
-        {col.header: v for col, v in zip(wide_cols, row, strict=False) if col.header not in header and v}
-        for row in wide_body
+        [{col.header: v for col, v in zip(wide_cols, row, strict=False) if col.header not in header and v} for row in g]
+        for g in _per_cell(cells, wide_body)
     ]
-    return header, body, notes, more
+    return header, _per_cell(cells, body), notes, more
 
 
 def details(c: Cell) -> str:
@@ -59,11 +71,13 @@ def details(c: Cell) -> str:
     hist = c.extra.get("history") if c.extra else None
     if hist:
         peak = c.extra.get("peak_concurrency")
+        perf = bool(c.workload.subject)  # a perf squeeze adds workers and counts iterations
+        rate = tables.qps_text if perf else (lambda x: f"{x:,.0f}")
         parts.append(
-            "<table class='mini'><caption>squeeze steps</caption><thead><tr><th>tokens</th><th>hops/s</th>"
-            "<th>sd</th><th>samples</th><th></th></tr></thead><tbody>"
+            f"<table class='mini'><caption>squeeze steps</caption><thead><tr><th>{'workers' if perf else 'tokens'}"
+            f"</th><th>{'QPS' if perf else 'hops/s'}</th><th>sd</th><th>samples</th><th></th></tr></thead><tbody>"
             + "".join(
-                f"<tr><td>{h['concurrency']}</td><td>{h['hops_per_s']:,.0f}</td><td>{h['sd']:,.0f}</td>"
+                f"<tr><td>{h['concurrency']}</td><td>{rate(h['hops_per_s'])}</td><td>{rate(h['sd'])}</td>"
                 f"<td>{h['samples']}</td><td>{'← peak' if h['concurrency'] == peak else ''}</td></tr>"
                 for h in hist
             )
@@ -83,30 +97,37 @@ def _wide(extra: dict[str, str]) -> str:
     return f"<table class='mini'><tbody>{items}</tbody></table>"
 
 
+def _tds(c: Cell, row: list[str], st: dict[str, Style]) -> str:
+    perf = bool(c.workload.subject)  # a snippet's row: its code first, no runtime swatch
+    first = f"{swatch(st[c.runtime])}{e(row[0])}" if c.runtime in st and not perf else e(row[0])
+    cols = list(row[1:])
+    span = 1
+    while not c.ok and len(cols) > 1 and cols[-1] == "":
+        cols.pop()  # a failed cell's reason runs across the columns it has no figures for
+        span += 1
+    return (
+        f"<td{' class=code' if perf else ''}>{first}</td>"
+        + "".join(f"<td>{e(x)}</td>" for x in cols[:-1])
+        + (f"<td colspan='{span}' class='reason'>{e(cols[-1])}</td>" if span > 1 else f"<td>{e(cols[-1])}</td>")
+    )
+
+
 def cell_table(run: Run, st: dict[str, Style]) -> str:
     header, rows, notes, more = table_rows(run.cells, run.baseline)
     if not rows:
         return "<p>nothing measured</p>"
     head = "<th class='x'></th>" + "".join(f"<th>{e(h)}</th>" for h in header)
     bodies = []
-    for c, row, extra in zip(run.cells, rows, more, strict=False):
+    for c, group, extra in zip(run.cells, rows, more, strict=True):
         cls = "" if c.ok else " class='bad'"
-        first = f"{swatch(st[c.runtime])}{e(row[0])}" if c.runtime in st else e(row[0])
-        cols = list(row[1:])
-        span = 1
-        while not c.ok and len(cols) > 1 and cols[-1] == "":
-            cols.pop()  # a failed cell's reason runs across the columns it has no figures for
-            span += 1
-        tds = (
-            f"<td>{first}</td>"
-            + "".join(f"<td>{e(x)}</td>" for x in cols[:-1])
-            + (f"<td colspan='{span}' class='reason'>{e(cols[-1])}</td>" if span > 1 else f"<td>{e(cols[-1])}</td>")
-        )
+        node_rows = "".join(
+            f"<tr class='node'><td class='x'></td>{_tds(c, row, st)}</tr>" for row in group[1:]
+        )  # perf --nodes: each node alone, under the snippet's sum
         bodies.append(
             f"<tbody{cls} data-cell='{e(cell_id(run.run_id, c))}'><tr class='row'><td class='x'>"
             "<button aria-label='details' title='details'>▸</button>"
-            f"</td>{tds}</tr><tr class='det' hidden><td colspan='{len(header) + 1}'>"
-            f"{_wide(extra)}{details(c)}</td></tr>"
+            f"</td>{_tds(c, group[0], st)}</tr><tr class='det' hidden><td colspan='{len(header) + 1}'>"
+            f"{_wide(extra[0])}{details(c)}</td></tr>{node_rows}"
             "</tbody>"
         )
     return (

@@ -380,14 +380,23 @@ def state(cells: list[Cell], warned: list[dict]) -> str:
 
 
 def section(
-    runs: list[Run], lede: str, cells: list[Cell], found: Findings, warned: list[dict], st: dict[str, Style], q: Quote
+    runs: list[Run],
+    lede: str,
+    cells: list[Cell],
+    found: Findings,
+    warned: list[dict],
+    st: dict[str, Style],
+    q: Quote,
+    more: Iterable[str] = (),
+    nav: Iterable[tuple[str, str]] = (),
 ) -> str:
-    """The summary section, the first screen of the report."""
-    lines = findings(found, st, q)
+    """The summary section, the first screen of the report. `more`: findings of other sections (perf runs);
+    `nav`: the sections the report has, (element id, name), after the summary."""
+    lines = findings(found, st, q) + list(more)
+    ring = [c for c in cells if not c.workload.subject]
     parts = [
         f"<section id='summary'><h1>ringbench report</h1><p class='lede'>{e(lede)}</p>",
-        "<nav><a href='#summary'>Summary</a><a href='#charts'>Charts</a><a href='#then-and-now'>Then and now</a>"
-        "<a href='#tables'>Tables</a><a href='#warnings'>Warnings</a><a href='#environment'>Environment</a></nav>",
+        "<nav><a href='#summary'>Summary</a>" + "".join(f"<a href='#{i}'>{e(name)}</a>" for i, name in nav) + "</nav>",
         f"<div class='machine'>{machine(runs)}<div>{state(cells, warned)}</div></div>",
         "<ul class='findings'>" + "".join(f"<li>{f}</li>" for f in lines) + "</ul>"
         if lines
@@ -404,9 +413,17 @@ def section(
         )
     if found.growth:
         parts.append("<h3>Growth of message cost with N</h3>" + growth_table(found.growth, st, q))
-    parts.append(
-        "<p class='sub'>Every figure is a median over repeats (each repeat a fresh driver process unless the "
-        "run says otherwise) with its 95 % bootstrap interval; every count was verified by its driver. "
-        f"In the charts: {legend_text((ln, ln.meaning) for ln in LINES[:3])}</p></section>"
-    )
+    notes = []
+    if ring:
+        notes.append(
+            "Every figure is a median over repeats (each repeat a fresh driver process unless the run says "
+            "otherwise) with its 95 % bootstrap interval; every count was verified by its driver. "
+            f"In the charts: {legend_text((ln, ln.meaning) for ln in LINES[:3])}"
+        )
+    if len(ring) < len(cells):
+        notes.append(
+            "A perf figure (QPS) is the median over the counted sample intervals (timed: over the timed samples), "
+            "with its 95 % bootstrap interval."
+        )
+    parts.append(f"<p class='sub'>{' '.join(notes)}</p></section>")
     return "".join(parts)
