@@ -156,6 +156,7 @@ def test_short_run_gets_at_least_one_lap_at_large_n(catalogue, monkeypatch, tmp_
     assert f"{tmp_path}/slow-ring/ring.py" in args[args.index("-p") + 1]
 
 
+@pytest.mark.alone  # the programs' side is real sleeps timed on the wall clock: run alone (make test)
 def test_prepare_run_resume_and_render(sleepy, fake, catalogue, tmp_path):  # noqa: F811
     fake(FAKE_NS_PER_HOP=50_000)
     progs, out, db = tmp_path / "progs", tmp_path / "out.jsonl", tmp_path / "store.db"
@@ -171,8 +172,8 @@ def test_prepare_run_resume_and_render(sleepy, fake, catalogue, tmp_path):  # no
     assert "meta" in recs[0] and recs[0]["meta"]["commit"]
     cells = [r for r in recs if "driver" in r]
     assert [(r["n"], r["report"]["cells"][0]["n"]) for r in cells] == [(10, 10), (20, 20)]
-    for r in cells:  # the program takes twice the driver's time per hop
-        assert 0.2 < r["report"]["cells"][0]["ratio"] < 0.95
+    for r in cells:  # the program takes twice the driver's time per hop (0.5; a loaded machine only lowers it)
+        assert 0.1 < r["report"]["cells"][0]["ratio"] < 0.95
         assert r["command"].startswith("ringbench versus -r sleepy -p ")
         # each comparison is a run in the store, with the figures the record keeps
         run = api.load(r["report"]["run_id"], db)

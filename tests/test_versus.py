@@ -269,6 +269,7 @@ def sleepy(fake, monkeypatch, tmp_path):
     return log
 
 
+@pytest.mark.alone  # the program's side is real sleeps timed on the wall clock: run alone (make test)
 def test_real_processes_end_to_end(sleepy, fake, db):
     fake(FAKE_NS_PER_HOP=50_000)
     # The program sleeps 100 µs per hop and logs its launches to the same file.
@@ -278,11 +279,12 @@ def test_real_processes_end_to_end(sleepy, fake, db):
     assert run.status == "complete"
     p = api.versus_pairs(run)[0]
     assert p.driver.summaries()[OWN_NS_PER_HOP.name].median == 50_000
-    # 4,000 extra hops: 0.2 s more for the driver, 0.4 s more for the program. Only loose bounds:
-    # a busy test machine adds tens of ms to any one run.
+    # 4,000 extra hops: 0.2 s more for the driver, 0.4 s more for the program. Only loose bounds: a busy
+    # machine adds tens of ms to any one run (a sleep only overshoots), and far more on a loaded one; a unit
+    # read wrong would be off by a thousand.
     assert 25_000 < p.driver.headline.median < 100_000
-    assert 60_000 < p.program.headline.median < 170_000
-    assert 0.2 < p.difference.ratio < 0.95 and p.verdict.startswith("driver at least as fast")
+    assert 60_000 < p.program.headline.median < 300_000
+    assert 0.1 < p.difference.ratio < 0.95 and p.verdict.startswith("driver at least as fast")
     logged = [tuple(ln.split()) for ln in sleepy.read_text().splitlines()]
     assert logged == [(side, str(m)) for _, side, m in p.order]
     assert logged[:6] == [("driver", "2"), ("program", "2"), ("driver", "2"), ("program", "2"),
@@ -497,11 +499,11 @@ time.sleep(processes * 5e-7)  # 500 ns a process, plus its start-up
 """
 
 
+@pytest.mark.alone  # the program's side is a real sleep timed on the wall clock: run alone (make test)
 def test_the_tree_is_compared_over_two_tree_sizes_per_process(db, tmp_path):
     """`--workload tree`: a short and a long tree a side; ns/proc = Δt / Δprocesses cancels start-up."""
-    from conftest import real_drivers
-    if "c-coro" not in {d.name for d in real_drivers()}:
-        pytest.skip("needs the c-coro driver built")
+    from conftest import usable
+    usable("c-coro")  # not built: a failure on CI, a skip here
     prog = tmp_path / "tree.py"
     prog.write_text(TREE_PROGRAM)
     run = api.versus("c-coro", f"{sys.executable} {prog} {{n}} {{fanout}}", "1000000", workload="tree",
@@ -510,7 +512,9 @@ def test_the_tree_is_compared_over_two_tree_sizes_per_process(db, tmp_path):
     (pair,) = api.versus_pairs(run)
     assert pair.params == {"n": 1_000_000, "fanout": 10} and pair.m1 == 100_000
     program = pair.program.headline.median
-    assert 300 < program < 1_500  # ~500 ns/proc: what the program sleeps a process, its start-up cancelled
+    # ~500 ns/proc: what the program sleeps a process, its start-up cancelled (a loaded machine's oversleep
+    # allowed; a unit read wrong would be off by a thousand)
+    assert 300 < program < 3_000
     assert pair.driver.headline.median < program and pair.driver.headline_metric.label == "ns/proc"
     assert [r["count"] for r in pair.driver.records] == [1_000_000 * 999_999 // 2] * 2  # the driver proved its sum
     with pytest.raises(api.InputError, match="no -m"):
