@@ -14,7 +14,7 @@ import java.util.function.LongSupplier;
  */
 public final class Driver {
     /** The contract version this library implements. */
-    public static final int CONTRACT = 3;
+    public static final int CONTRACT = 4;
 
     /** Builds the workloads for a run, once the variant and the parameters are known. */
     @FunctionalInterface

@@ -22,7 +22,9 @@ import java.util.List;
  * </ul>
  *
  * Wall time is System.nanoTime (CLOCK_MONOTONIC); CPU time is the whole
- * process's, clock_gettime(CLOCK_PROCESS_CPUTIME_ID). Between the phases,
+ * process's, clock_gettime(CLOCK_PROCESS_CPUTIME_ID); the context switches are
+ * the whole process's too, getrusage(RUSAGE_SELF), read next to the CPU clock,
+ * outside the wall-clock interval (before its start, after its end). Between the phases,
  * untimed, one System.gc() (a full stop-the-world collection: no variant sets
  * -XX:+ExplicitGCInvokesConcurrent). Memory is read around the first spawn
  * phase of the process only (the warm-up's when there is one) and echoed by
@@ -33,6 +35,7 @@ public final class Meter {
     private static final boolean NATIVE_CPU = Native.processCpuNs() > 0;
     private static final com.sun.management.OperatingSystemMXBean OS =
             (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+    private static final boolean NATIVE_CSW = Native.contextSwitches(new long[2]);
 
     private final boolean threads;
 
@@ -44,6 +47,9 @@ public final class Meter {
     // This iteration.
     private long ready = -1, setupNs, setupCpu, runNs, runCpu, betweenNs;
     private long t0, c0, t2, c2;
+    // Context switches: {voluntary, involuntary} at each phase's start, and over each phase.
+    private final long[] s0 = new long[2], s1 = new long[2], s2 = new long[2], s3 = new long[2];
+    private long setupVcsw, setupIvcsw, runVcsw, runIvcsw;
     private long[] g0, g1, g2, g3;
 
     /** @param threads the driver runs one OS thread per process: report threads_before/threads_after */
@@ -57,9 +63,25 @@ public final class Meter {
     /** Process CPU time, ns. */
     public static long cpu() { return NATIVE_CPU ? Native.processCpuNs() : OS.getProcessCpuTime(); }
 
+    /** Where the {@code *_vcsw} and {@code *_ivcsw} figures come from. */
+    public static String contextSwitchSource() {
+        return NATIVE_CSW ? "getrusage(RUSAGE_SELF)" : "/proc/self/task/*/status";
+    }
+
+    /**
+     * The process's voluntary and involuntary context switches so far into {@code out}:
+     * getrusage(RUSAGE_SELF) (every thread, ended ones included), or, only if that call
+     * cannot be made, the sum over /proc/self/task (the live threads only); zeros if neither.
+     */
+    public static void contextSwitches(long[] out) {
+        if (NATIVE_CSW && Native.contextSwitches(out)) return;
+        if (!Proc.contextSwitches(out)) out[0] = out[1] = 0;
+    }
+
     void reset() {
         ready = -1;
         setupNs = setupCpu = runNs = runCpu = betweenNs = 0;
+        setupVcsw = setupIvcsw = runVcsw = runIvcsw = 0;
         g0 = g1 = g2 = g3 = null;
     }
 
@@ -67,6 +89,7 @@ public final class Meter {
     public void spawnBegins() {
         g0 = gcSnapshot();
         readBefore();
+        contextSwitches(s0);
         c0 = cpu();
         t0 = System.nanoTime();
     }
@@ -74,9 +97,13 @@ public final class Meter {
     /** The spawn phase ends: main has seen {@code ready} ready signals. Then, untimed, the collection. */
     public void spawnEnds(long ready) {
         long t1 = System.nanoTime(), c1 = cpu();
+        contextSwitches(s1);
         this.ready = ready;
         setupNs = t1 - t0;
         setupCpu = c1 - c0;
+        // Never negative: only the /proc fallback can lose counts (of threads that ended).
+        setupVcsw = Math.max(0, s1[0] - s0[0]);
+        setupIvcsw = Math.max(0, s1[1] - s0[1]);
         g1 = gcSnapshot();
         collect();
         g2 = gcSnapshot();
@@ -84,6 +111,7 @@ public final class Meter {
 
     /** The message phase begins (continuous mode: the first token is about to go in). */
     public void runBegins() {
+        contextSwitches(s2);
         c2 = cpu();
         t2 = System.nanoTime();
     }
@@ -93,7 +121,14 @@ public final class Meter {
         long t3 = System.nanoTime(), c3 = cpu();
         runNs = t3 - t2;
         runCpu = c3 - c2;
+        runSwitches();
         g3 = gcSnapshot();
+    }
+
+    private void runSwitches() {
+        contextSwitches(s3);
+        runVcsw = Math.max(0, s3[0] - s2[0]);
+        runIvcsw = Math.max(0, s3[1] - s2[1]);
     }
 
     /** Nanoseconds since {@link #runBegins()} (continuous mode's elapsed_ns). */
@@ -112,6 +147,7 @@ public final class Meter {
         long t3 = System.nanoTime(), c3 = cpu();
         runNs = t3 - t2;
         runCpu = c3 - c2;
+        runSwitches();
         if (rssPeak < 0) rssPeak = Proc.hwm();
         g3 = gcSnapshot();
         collect();
@@ -165,6 +201,7 @@ public final class Meter {
     void result(Out.Rec r) {
         if (ready >= 0) r.n("ready", ready);
         r.n("setup_ns", setupNs).n("run_ns", runNs).n("setup_cpu_ns", setupCpu).n("run_cpu_ns", runCpu)
+                .n("setup_vcsw", setupVcsw).n("setup_ivcsw", setupIvcsw).n("run_vcsw", runVcsw).n("run_ivcsw", runIvcsw)
                 .n("rss_before", rssBefore).n("rss_after", rssAfter);
         if (rssPeak >= 0) r.n("rss_peak", rssPeak);
         r.n("runtime_mem_before", heapBefore).n("runtime_mem_after", heapAfter);

@@ -23,8 +23,19 @@ public final class Native {
             FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.ADDRESS));
     private static final MethodHandle GETPAGESIZE = LINKER.downcallHandle(
             LINKER.defaultLookup().find("getpagesize").orElseThrow(), FunctionDescriptor.of(ValueLayout.JAVA_INT));
+    private static final int RUSAGE_SELF = 0;
+    private static final MethodHandle GETRUSAGE = LINKER.downcallHandle(
+            LINKER.defaultLookup().find("getrusage").orElseThrow(),
+            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.ADDRESS));
     /** struct timespec { long tv_sec; long tv_nsec; }, read under the class lock. */
     private static final MemorySegment TIMESPEC = Arena.global().allocate(16, 8);
+    /**
+     * struct rusage on Linux x86-64 and aarch64 (glibc): two struct timeval (16 bytes each),
+     * then 14 longs from ru_maxrss to ru_nivcsw; ru_nvcsw is the 13th, at byte 128, ru_nivcsw
+     * at 136. Read under the class lock.
+     */
+    private static final MemorySegment RUSAGE = Arena.global().allocate(144, 8);
+    private static final long RU_NVCSW = 128, RU_NIVCSW = 136;
 
     private Native() {}
 
@@ -39,6 +50,24 @@ public final class Native {
             return TIMESPEC.get(ValueLayout.JAVA_LONG, 0) * 1_000_000_000L + TIMESPEC.get(ValueLayout.JAVA_LONG, 8);
         } catch (Throwable t) {
             return -1;
+        }
+    }
+
+    /**
+     * The voluntary and involuntary context switches of the whole process, getrusage(RUSAGE_SELF)'s
+     * ru_nvcsw and ru_nivcsw, into {@code out[0]} and {@code out[1]}: every thread's, the ended ones
+     * included (the kernel adds a thread's counts to the process's when it exits). False if the call
+     * fails.
+     */
+    public static synchronized boolean contextSwitches(long[] out) {
+        try {
+            int rc = (int) GETRUSAGE.invokeExact(RUSAGE_SELF, RUSAGE);
+            if (rc != 0) return false;
+            out[0] = RUSAGE.get(ValueLayout.JAVA_LONG, RU_NVCSW);
+            out[1] = RUSAGE.get(ValueLayout.JAVA_LONG, RU_NIVCSW);
+            return true;
+        } catch (Throwable t) {
+            return false;
         }
     }
 

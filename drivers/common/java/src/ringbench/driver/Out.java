@@ -103,5 +103,9 @@ public final class Out {
         }
 
         public void emit() { line(b.append('}').toString()); }
+
+        /** The record as it would be written now, without writing it (for the tests). */
+        @Override
+        public String toString() { return b + "}"; }
     }
 }
