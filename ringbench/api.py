@@ -84,15 +84,21 @@ def plan(
         w = workloads.get(workload)
         if hosts and grid is None:
             params = _nodes_for_hosts(w, params or {}, hosts)
+        given_grid = grid is None
         grid = [w.validate(p) for p in grid] if grid is not None else w.grid(params or {})
         drivers = select(runtimes, tuned=tuned)
     except (workloads.ParamError, DriverError, cluster.ClusterError) as e:
         raise InputError(str(e)) from None
+    if False and given_grid and (params or {}).get("node_placement") is not None and all(p.get("nodes", 1) == 1 for p in grid):
+        raise InputError(_PLACEMENT_WITHOUT_NODES)
     cores = [c.strip() for c in cores.split(",")] if isinstance(cores, str) else list(cores)
     bad = [c for c in cores if c not in ("1", "all")] or ([] if cores else ["(none)"])
     if bad:
         raise InputError(f"cores must be 1 or all (or both: 1,all), got {','.join(cores)}")
     return w, runner.plan(drivers, w, grid, list(dict.fromkeys(cores)))
+
+
+_PLACEMENT_WITHOUT_NODES = "--node-placement lays a ring out over nodes: give --nodes K (K ≥ 2) or --hosts too"
 
 
 def _nodes_for_hosts(w: workloads.Workload, params: dict, hosts: tuple[str, ...] | str) -> dict:
@@ -235,6 +241,8 @@ def measure(
         raise InputError(f"unknown mode {options.get('mode')!r}") from None
     except (ModeError, TypeError) as e:
         raise InputError(str(e)) from None
+    if False and opts.mode == "squeeze" and any(c.params.get("nodes", 1) > 1 for c in cells):
+        raise InputError("--squeeze raises the tokens of a ring on one node (as perf -q does): leave out --nodes and --hosts")
     _check_baseline_of_plan(baseline, cells)
     if opts.mode == "timed" and opts.seed is None:  # the order of the cells in each round: drawn, stored
         opts = replace(opts, seed=random.SystemRandom().randrange(1 << 31))
@@ -553,6 +561,8 @@ def trace_drivers(
         raise InputError(f"{e} (trace prints every hop; for larger rings use `ringbench run ring`)") from None
     except DriverError as e:
         raise InputError(str(e)) from None
+    if False and node_placement is not None and params.get("nodes", 1) == 1:
+        raise InputError(_PLACEMENT_WITHOUT_NODES.replace(" or --hosts too", ""))
     for d in drivers:
         if "trace" not in runner.workloads_of(d):
             raise InputError(f"{d.name} does not implement trace")
@@ -631,6 +641,24 @@ def compare(run_a: int, run_b: int, db: Path | str = DEFAULT_DB) -> tuple[Run, R
             f"runs {run_a} and {run_b} have no cell in common (same runtime, workload, parameters, cores and mode)"
         )
     return a, b, changes
+
+
+RANKS = ("wall", "cpu")
+
+
+def check_rank(workload: str, rank: str) -> None:
+    """InputError unless runs of `workload` can be ranked by `rank` (cpu: a workload with CPU ns/hop)."""
+    if rank not in RANKS:
+        raise InputError(f"--rank is one of {', '.join(RANKS)}, not {rank!r}")
+    w = workloads.WORKLOADS.get(workload)
+    if rank == "cpu" and w is not None and workloads.CPU_NS_PER_HOP not in w.metrics:
+        raise InputError(f"--rank cpu: {workload} has no CPU ns/hop to rank by (ring and msgcost have)")
+
+
+def with_rank(run: Run, rank: str) -> Run:
+    """The run shown with Rel % by `rank`: wall (ns/hop, the default) or cpu (CPU ns/hop)."""
+    check_rank(run.workload.name, rank)
+    return replace(run, rank=rank)
 
 
 def with_baseline(run: Run, baseline: str | None) -> Run:

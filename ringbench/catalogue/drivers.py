@@ -105,11 +105,19 @@ class Driver:
     hop: str = "mailbox"  # the kind of hop (contract section 1): mailbox, channel, rendezvous, handoff, floor
     mailbox: str = "stock"  # "stock" (the runtime's own channel or mailbox) or "hand-written"
     tuned: bool = False  # a tuning variant: never ranked beside stock rows; measured when named or with --tuned
+    # "hand-written": a variant ranked apart from the runtimes' own mailboxes (a mailbox of the driver's own
+    # where the runtime's library has one); "" for every other
+    ranked: str = ""
     single_threaded: bool = False  # one OS thread runs every process whatever --cores says
     collector: str = ""  # the collector the manifest names ("" when the runtime has none)
     jit: bool = False  # compiles hot code as it runs: warm-ups pass messages for results.modes.JIT_WARMUP_S first
     check: str = ""  # the language's own checks, run in the folder by `make test`
     limits: tuple[Limit, ...] = ()
+    # Environment variables (fnmatch patterns) that tune the runtime when set (recorded, warned about, removed
+    # by --clean-env), and those that change its build (removed from the build's environment): the manifest's
+    # `tuning_env` and `build_env`, contract section 1.
+    tuning_env: tuple[str, ...] = ()
+    build_env: tuple[str, ...] = ()
 
     @property
     def is_floor(self) -> bool:
@@ -194,6 +202,8 @@ def _load(folder: Path) -> list[Driver]:
         check=manifest.get("check", ""),
         jit=bool(manifest.get("jit", False)),
         limits=tuple(_limit(folder, k, v) for k, v in manifest.get("limits", {}).items()),
+        tuning_env=_patterns(folder, manifest, "tuning_env"),
+        build_env=_patterns(folder, manifest, "build_env"),
     )
     command = tuple(manifest["command"])
     env = {k: str(v) for k, v in manifest.get("env", {}).items()}
@@ -221,10 +231,25 @@ def _load(folder: Path) -> list[Driver]:
             env={**env, **{k: str(x) for k, x in v.get("env", {}).items()}},
             **{k: v.get(k, default) for k, default in kind.items()},
             tuned=bool(v.get("tuned", False)),
+            ranked=_ranked(folder, vname, v),
             **common,
         )
         for vname, v in variants.items()
     ]
+
+
+def _patterns(folder: Path, manifest: dict, key: str) -> tuple[str, ...]:
+    value = manifest.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(x, str) and x for x in value):
+        raise DriverError(f"{folder}/driver.toml: {key} must be a list of variable names or patterns")
+    return tuple(value)
+
+
+def _ranked(folder: Path, vname: str, v: dict) -> str:
+    value = v.get("ranked", "")
+    if value not in ("", "hand-written"):
+        raise DriverError(f'{folder}/driver.toml [variants.{vname}]: ranked must be "hand-written" or absent')
+    return value
 
 
 def _limit(folder: Path, name: str, v: dict) -> Limit:

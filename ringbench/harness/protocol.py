@@ -15,6 +15,10 @@ from ..results.sampling import intervals
 
 RECORD_TYPES = {"describe", "result", "stats", "sample", "node", "hop", "error"}
 RESULT_FIELDS = ("count", "setup_ns", "run_ns", "setup_cpu_ns", "run_cpu_ns", "rss_before", "rss_after")
+# Contract 4: the process's voluntary and involuntary context switches over each phase. A contract-4
+# driver's describe says 4 and conformance holds it to them; records of contract 3 (old stores, imports)
+# lack them, so they are checked wherever one is present.
+SWITCH_FIELDS = ("setup_vcsw", "setup_ivcsw", "run_vcsw", "run_ivcsw")
 ERROR_KINDS = {"bad_param", "unknown_workload", "unsupported", "limit", "failure"}
 # A message hop costs at least a few instructions; below this a driver is not measuring.
 MIN_NS_PER_HOP = 0.5
@@ -73,6 +77,9 @@ def check_result(rec: Mapping, want: Expectation) -> dict:
         if rec.get(k) != v:
             raise DriverFailed("garbled", f"result echoes {k}={rec.get(k)!r}, asked {k}={v}")
     values = {f: _int_field(rec, f) for f in RESULT_FIELDS}
+    if any(f in rec for f in SWITCH_FIELDS):
+        for f in SWITCH_FIELDS:
+            _int_field(rec, f)
     if values["count"] != want.count:
         raise DriverFailed("wrong_count", f"driver counted {values['count']:,}, expected {want.count:,}")
     for k, v in (want.proves or {}).items():

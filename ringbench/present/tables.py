@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from ..catalogue.workloads import RSS_PER_PROC
+from ..catalogue.workloads import CPU_NS_PER_HOP, CPU_PER_WALL, RSS_PER_PROC, Metric
 from ..results import modes, nodes, stats
 from ..results.model import Cell
 from ..results.relative import Relative, ordered, own_comparison, ranked, references, relatives
@@ -149,18 +149,53 @@ def reason_line(c: Cell) -> str:
     return (c.reason or "").splitlines()[0] if c.reason else c.status
 
 
+def rank_metric(cells: list[Cell], rank: str) -> Metric | None:
+    """The figure Rel % ranks by: None for the headline (wall time), CPU ns/hop for `--rank cpu`.
+    ValueError when the cells have no such figure."""
+    if rank == "wall":
+        return None
+    if rank != "cpu":
+        raise ValueError(f"--rank is wall or cpu, not {rank!r}")
+    if cells and CPU_NS_PER_HOP not in cells[0].mode_object.metrics(cells[0].workload):
+        raise ValueError(f"--rank cpu: a {cells[0].workload.name} run has no CPU ns/hop to rank by")
+    return CPU_NS_PER_HOP
+
+
+# CPU/wall above this in the message phase: the process kept more than one core busy on average. Judged
+# only on phases of at least MIN_PHASE_FOR_CPU_NS: a process CPU clock ticks in microseconds at best, so a
+# shorter phase's CPU/wall is mostly rounding.
+MORE_THAN_ONE_CORE = 1.05
+MIN_PHASE_FOR_CPU_NS = 1_000_000
+MORE_THAN_ONE_CORE_MARK = "⁺"
+
+
+def more_than_one_core(c: Cell) -> bool:
+    """Whether the cell's message phases took more than one core's worth of CPU time (median CPU/wall)."""
+    long_enough = [r for r in c.records if r.get("run_ns", 0) >= MIN_PHASE_FOR_CPU_NS]
+    ratios = [v for v in map(CPU_PER_WALL.of, long_enough) if v is not None]
+    return bool(ratios) and stats.summarize(ratios).median > MORE_THAN_ONE_CORE
+
+
+def _cpu_text(c: Cell, summaries: dict) -> str:
+    """CPU ns/hop, marked where the message phase took more than one core's worth of CPU time."""
+    if CPU_NS_PER_HOP.name not in summaries:
+        return "–"
+    return fmt(summaries[CPU_NS_PER_HOP.name].median) + (MORE_THAN_ONE_CORE_MARK if more_than_one_core(c) else "")
+
+
 def rows(
-    cells: list[Cell], baseline: str | None = None, wide: bool = False
+    cells: list[Cell], baseline: str | None = None, wide: bool = False, rank: Metric | None = None
 ) -> tuple[list[Column], list[list[str]], list[str]]:
     """(columns, text rows, notes under the table): the one place a table's content is decided. Rows come
-    in the order of `cells` (`relative.ordered` puts each group's reference first, as tables print them)."""
+    in the order of `cells` (`relative.ordered` puts each group's reference first, as tables print them).
+    `rank`: the figure Rel % ranks by (`rank_metric`), the headline when None."""
     if not cells:
         return [Column("nothing measured", False)], [], []
     if cells[0].workload.subject:  # rows that compare snippets of code: erlperf's table
         return perf_rows(cells, baseline, wide)
     w = cells[0].workload
     mode = cells[0].mode_object
-    rel = relatives(cells, baseline)
+    rel = relatives(cells, baseline, rank)
     params = _param_columns(cells)
     head = mode.headline(w).label
     timed = mode.settles
@@ -175,7 +210,7 @@ def rows(
         Column(head),
         Column("±95%"),
         *(Column(m.header) for m in beside),
-        Column(own.comparison_header if own else "Rel %"),
+        Column(own.comparison_header if own else "Rel %" if rank is None else "Rel %\nCPU"),
     ]
     extra_cols = _wide_columns(cells) if wide else []
     cols += extra_cols
@@ -195,26 +230,38 @@ def rows(
         row += [headline, _ci_text(c, hl.median)]
         summaries = c.summaries()
         row += [
-            _memory_text(c) if m is RSS_PER_PROC else fmt(summaries[m.name].median) if m.name in summaries else "–"
+            _memory_text(c)
+            if m is RSS_PER_PROC
+            else _cpu_text(c, summaries)
+            if m is CPU_NS_PER_HOP
+            else fmt(summaries[m.name].median)
+            if m.name in summaries
+            else "–"
             for m in beside
         ]
         row.append(_rel_text(c, rel.get(i)))
         if wide:
             row += _wide_values(c, rel.get(i), extra_cols)
         out.append(row)
-    return cols, out, notes(cells, rel, show_mem, failed)
+    return cols, out, notes(cells, rel, show_mem, failed, rank)
 
 
 def _wide_metrics(cells: list[Cell]) -> list:
+    """The figures the wide block adds: the mode's other metrics that some cell has (records of an older
+    contract lack context switches)."""
     mode = cells[0].mode_object
     beside = mode.beside(cells[0].workload, cells)
-    return [m for m in mode.metrics(cells[0].workload)[1:] if m not in (RSS_PER_PROC, *beside)]
+    return [
+        m
+        for m in mode.metrics(cells[0].workload)[1:]
+        if m not in (RSS_PER_PROC, *beside) and any(c.ok and c.values(m) for c in cells)
+    ]
 
 
 def _wide_columns(cells: list[Cell]) -> list[Column]:
     return [
-        Column("min–max"),
-        *(Column(m.label) for m in _wide_metrics(cells)),
+        Column("process\nspread"),
+        *(Column(m.header) for m in _wide_metrics(cells)),
         Column("p"),
         Column("count"),
         Column("details", False),
@@ -226,10 +273,10 @@ def _wide_values(c: Cell, r: Relative | None, cols: list[Column]) -> list[str]:
     vals = c.values()
     if not vals:
         return [""] * len(cols)
-    hl = stats.summarize(vals)
     summaries = c.summaries()
+    spread = c.process_spread()
     return [
-        f"{fmt(hl.low)}–{fmt(hl.high)}",
+        "–" if spread is None else f"{spread * 100:.1f}%",
         *(fmt(summaries[m.name].median) if m.name in summaries else "–" for m in _wide_metrics([c])),
         "–" if r is None or r.p_value is None else f"{r.p_value:.3f}",
         f"{c.records[0]['count']:,} ×{len(c.records)}" if c.records else f"{len(c.samples)} samples",
@@ -262,7 +309,26 @@ def hop_text(c: Cell) -> str:
     return HOP_SHORT.get(c.hop, c.hop) + ("*" if hand_written else "")
 
 
-def notes(cells: list[Cell], rel: dict[int, Relative], show_mem: bool, failed: list[Cell] | None = None) -> list[str]:
+def _significance_note(cells: list[Cell]) -> str:
+    if cells and cells[0].mode_object.unit == "process":
+        return (
+            f"✓ significant difference (Welch's t-test on the log of each fresh driver process's median, "
+            f"p < 0.05: the process is the unit), ≈ none, ? too few processes to tell (a test needs "
+            f"{stats.MIN_PROCESSES_FOR_TEST} a side)."
+        )
+    return (
+        f"✓ significant difference (Mann-Whitney U over the samples of one process, p < 0.05), ≈ none, "
+        f"? too few samples to tell (a test needs {stats.MIN_REPEATS_FOR_TEST} a side)."
+    )
+
+
+def notes(
+    cells: list[Cell],
+    rel: dict[int, Relative],
+    show_mem: bool,
+    failed: list[Cell] | None = None,
+    rank: Metric | None = None,
+) -> list[str]:
     out = []
     for k, c in enumerate(failed or [], 1):
         out.append(f"[{k}] {c.label.strip()}: {reason_line(c)}")
@@ -271,12 +337,19 @@ def notes(cells: list[Cell], rel: dict[int, Relative], show_mem: bool, failed: l
     if own and rel:
         out.append(own.comparison_note())
     elif refs:
+        what = "throughput" if rank is None else "CPU time per hop (ranked by CPU cost, --rank cpu),"
         out.append(
-            f"Rel % = throughput against {'; '.join(refs)} (the ref row of each group), among rows that "
-            f"differ in the runtime alone; – a row with nothing to compare. ✓ significant difference "
-            f"(Mann-Whitney U, p < 0.05), ≈ none, ? too few repeats to tell (a test needs "
-            f"{stats.MIN_REPEATS_FOR_TEST} a side)."
+            f"Rel % = {what} against {'; '.join(refs)} (the ref row of each group), among rows that "
+            f"differ in the runtime alone; – a row with nothing to compare. " + _significance_note(cells)
         )
+    if any(CPU_NS_PER_HOP in c.mode_object.beside(c.workload, cells) for c in cells[:1]):
+        out.append(
+            "CPU ns/hop = CPU time of the whole driver process over the message phase, per hop; "
+            f"{MORE_THAN_ONE_CORE_MARK} = more than one core's worth (CPU/wall > {MORE_THAN_ONE_CORE:g}: "
+            "idle workers spinning or work spread over cores)."
+        )
+    if any(c.ranked_with for c in cells):
+        out.append("Variants with a mailbox of the driver's own where the runtime's library has one are ranked apart.")
     kinds = sorted({c.hop for c in cells if not ranked(c)})
     if kinds:
         out.append(

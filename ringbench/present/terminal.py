@@ -72,9 +72,10 @@ def show_run(run: Run, wide: bool = False) -> None:
         show_perf(run, wide)
         return
     o = run.options
-    cells = ordered(run.cells, run.baseline)
+    rank = tables.rank_metric(run.cells, run.rank)
+    cells = ordered(run.cells, run.baseline, rank)
     title = f"{run.workload.name} ({o.mode}), run {run.run_id} ({run.status})"
-    cols, body, notes = tables.rows(cells, run.baseline)
+    cols, body, notes = tables.rows(cells, run.baseline, rank=rank)
     out.print(_table(title, cols, body))
     out.print(
         shown(run.mode_object.describe(o, run.workload))

@@ -84,6 +84,12 @@ class Cell:
         return bool(self.settings.get("tuned"))
 
     @property
+    def ranked_with(self) -> str:
+        """ "" for a runtime's own mailbox or channel; "hand-written" for a variant ranked apart (manifest
+        `ranked`: a mailbox of the driver's own where the runtime's library has one)."""
+        return str(self.settings.get("ranked", ""))
+
+    @property
     def single_threaded(self) -> bool:
         return bool(self.settings.get("single_threaded"))
 
@@ -237,6 +243,7 @@ class Run:
     started_at: str = ""
     finished_at: str | None = None
     planned: int | None = None  # cells planned, when known
+    rank: str = "wall"  # what Rel % ranks by when shown: "wall" (the headline) or "cpu" (CPU ns/hop); not stored
 
     @property
     def mode_object(self) -> Mode:

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from ..catalogue.workloads import Metric, Workload
+from . import stats
 from .model import Cell, difference
 
 REFERENCE_RUNTIME = "erlang"
@@ -90,7 +91,9 @@ def group_key(c: Cell) -> str:
     if own:
         return own.group_key(c)
     conditions = {k: v for k, v in c.params.items() if k not in c.workload.subject}
-    return json.dumps([c.workload.name, conditions, c.cores, c.tuned], sort_keys=True)
+    # A variant ranked apart (a hand-written mailbox where the runtime's library has one: `ranked` in its
+    # manifest) is ranked among its kind, never beside the runtimes' stock mailboxes.
+    return json.dumps([c.workload.name, conditions, c.cores, c.tuned, c.ranked_with], sort_keys=True)
 
 
 def _matches(runtime: str, name: str) -> bool:
@@ -114,11 +117,16 @@ def check_baseline(baseline: str | None, cells: list[Cell]) -> None:
         raise BaselineError(f"--baseline {baseline}: {NOT_RANKED.get(named[0].hop, 'it is not ranked')}")
 
 
-def _reference(group: list[Cell], baseline: str | None) -> Cell | None:
+def _median(c: Cell, metric: Metric | None) -> float | None:
+    vals = c.values(metric) if c.ok else []
+    return stats.summarize(vals).median if vals else None
+
+
+def _reference(group: list[Cell], baseline: str | None, metric: Metric | None = None) -> Cell | None:
     own = own_comparison(group[0])
     if own:
         return own.reference(group)
-    ok = [(c, h.median) for c in group if c.ok and (h := c.headline)]
+    ok = [(c, m) for c in group if (m := _median(c, metric)) is not None]
     # Rows that compare a subject (perf's snippets) all run on one runtime: the fastest is the reference.
     for wanted in () if group[0].workload.subject else (baseline, REFERENCE_RUNTIME):
         if wanted:
@@ -131,17 +139,18 @@ def _reference(group: list[Cell], baseline: str | None) -> Cell | None:
     return best(ok, key=lambda cm: cm[1])[0]
 
 
-def relatives(cells: list[Cell], baseline: str | None = None) -> dict[int, Relative]:
-    """Per index of a ranked ok cell in a group of two or more: its comparison with the group's reference."""
+def relatives(cells: list[Cell], baseline: str | None = None, metric: Metric | None = None) -> dict[int, Relative]:
+    """Per index of a ranked ok cell in a group of two or more: its comparison with the group's reference,
+    by the headline figure or by `metric` (`--rank cpu`: CPU ns per hop)."""
     groups: dict[str, list[int]] = {}
     for i, c in enumerate(cells):
-        if ranked(c) and c.ok and c.headline:
+        if ranked(c) and _median(c, metric) is not None:
             groups.setdefault(group_key(c), []).append(i)
     out: dict[int, Relative] = {}
     for key, members in groups.items():
         if len(members) < 2:
             continue
-        ref = _reference([cells[i] for i in members], baseline)
+        ref = _reference([cells[i] for i in members], baseline, metric)
         if ref is None:
             continue
         for i in members:
@@ -152,9 +161,9 @@ def relatives(cells: list[Cell], baseline: str | None = None) -> dict[int, Relat
                     ratio_ci=(1.0, 1.0),
                 )  # fmt: skip
                 continue
-            d = difference(ref, c)
+            d = difference(ref, c, metric)
             lo, hi = d.ratio_ci
-            higher_better = not c.lower_is_better
+            higher_better = not (metric or c.headline_metric).lower_is_better
             pct = (d.ratio if higher_better else 1 / d.ratio) * 100
             ci = (lo * 100, hi * 100) if higher_better else (100 / hi, 100 / lo)
             out[i] = Relative(
@@ -174,9 +183,9 @@ def references(cells: list[Cell], rel: dict[int, Relative]) -> list[str]:
     return list(seen)
 
 
-def ordered(cells: list[Cell], baseline: str | None = None) -> list[Cell]:
+def ordered(cells: list[Cell], baseline: str | None = None, metric: Metric | None = None) -> list[Cell]:
     """The cells in table order: each comparison group's reference first, then the rest as measured."""
-    rel = relatives(cells, baseline)
+    rel = relatives(cells, baseline, metric)
     first = {r.group: i for i, r in rel.items() if r.is_reference}
     position: dict[int, float] = {i: float(i) for i in range(len(cells))}
     for group, ref_i in first.items():
