@@ -1,4 +1,4 @@
-# The Crystal driver of ringbench (driver contract version 3), as a library:
+# The Crystal driver of ringbench (driver contract version 4), as a library:
 # ringbench_crystal.cr runs it, spec/ tests it.
 #
 #   ringbench-crystal describe
@@ -18,7 +18,7 @@ require "./sys"
 require "./workloads"
 
 module Ringbench
-  CONTRACT = 3
+  CONTRACT = 4
   NAME     = "crystal"
   USAGE    = "usage: ringbench-crystal describe | run <workload> key=value ..."
 
@@ -104,8 +104,10 @@ module Ringbench
       WORKLOAD_KEYS[workload].each { |ks| out.int(ks.name, p[ks.name]) }
       out.int("count", r.count)
       out.int("ready", r.ready) unless workload == "tree" # a tree's processes never idle
-      out.int("setup_ns", r.setup_ns).int("run_ns", r.run_ns)
-        .int("setup_cpu_ns", r.setup_cpu).int("run_cpu_ns", r.run_cpu)
+      out.int("setup_ns", r.setup.ns).int("run_ns", r.run.ns)
+        .int("setup_cpu_ns", r.setup.cpu_ns).int("run_cpu_ns", r.run.cpu_ns)
+        .int("setup_vcsw", r.setup.vcsw).int("setup_ivcsw", r.setup.ivcsw)
+        .int("run_vcsw", r.run.vcsw).int("run_ivcsw", r.run.ivcsw)
         .int("rss_before", FIRST.rss_before).int("rss_after", FIRST.rss_after)
       out.int("rss_peak", FIRST.rss_peak) if workload == "tree"
       out.int("runtime_mem_before", FIRST.mem_before).int("runtime_mem_after", FIRST.mem_after).emit

@@ -1,4 +1,4 @@
-# ringbench-crystal: the Crystal driver of ringbench (driver contract version 3).
+# ringbench-crystal: the Crystal driver of ringbench (driver contract version 4).
 #
 #   ringbench-crystal describe
 #   ringbench-crystal run <workload> key=value ...

@@ -15,24 +15,40 @@ lib LibGCX
 end
 
 module Ringbench
-  # A mark is taken at each phase boundary: the monotonic clock and the CPU
-  # time of the whole process. Neither allocates.
-  record Mark, t : Time::Span, cpu : Int64
+  # A mark is taken at each phase boundary: the monotonic clock, and from one
+  # getrusage call the CPU time and the context switches of the whole process
+  # (every thread). getrusage is read before the clock at a phase's start and
+  # after it at its end, so the wall interval holds no getrusage call.
+  # Nothing allocates.
+  record Mark, t : Time::Span, cpu : Int64, vcsw : Int64, ivcsw : Int64
 
-  def self.cpu_ns : Int64
+  # What one timed phase measured (contract section 4).
+  record Span, ns : Int64 = 0_i64, cpu_ns : Int64 = 0_i64, vcsw : Int64 = 0_i64, ivcsw : Int64 = 0_i64
+
+  # {CPU ns, voluntary, involuntary context switches} of the whole process.
+  def self.rusage : {Int64, Int64, Int64}
     LibC.getrusage(LibC::RUSAGE_SELF, out ru)
-    (ru.ru_utime.tv_sec.to_i64 + ru.ru_stime.tv_sec.to_i64) * 1_000_000_000 +
-      (ru.ru_utime.tv_usec.to_i64 + ru.ru_stime.tv_usec.to_i64) * 1_000
+    cpu = (ru.ru_utime.tv_sec.to_i64 + ru.ru_stime.tv_sec.to_i64) * 1_000_000_000 +
+          (ru.ru_utime.tv_usec.to_i64 + ru.ru_stime.tv_usec.to_i64) * 1_000
+    {cpu, ru.ru_nvcsw.to_i64, ru.ru_nivcsw.to_i64}
   end
 
-  def self.now : Mark
-    c = cpu_ns
-    Mark.new(Time.monotonic, c)
+  # The mark that starts a phase: getrusage, then the clock.
+  def self.begin_mark : Mark
+    cpu, v, iv = rusage
+    Mark.new(Time.monotonic, cpu, v, iv)
   end
 
-  # Wall and CPU ns from a to b.
-  def self.between(a : Mark, b : Mark) : {Int64, Int64}
-    {(b.t - a.t).total_nanoseconds.to_i64, b.cpu - a.cpu}
+  # The mark that ends a phase: the clock, then getrusage.
+  def self.end_mark : Mark
+    t = Time.monotonic
+    cpu, v, iv = rusage
+    Mark.new(t, cpu, v, iv)
+  end
+
+  # What was measured from a to b.
+  def self.between(a : Mark, b : Mark) : Span
+    Span.new((b.t - a.t).total_nanoseconds.to_i64, b.cpu - a.cpu, b.vcsw - a.vcsw, b.ivcsw - a.ivcsw)
   end
 
   # ------------------------------------------------------------- memory

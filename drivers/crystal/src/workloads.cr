@@ -4,10 +4,8 @@ module Ringbench
   class Result
     property count = 0_i64
     property ready = 0_i64
-    property setup_ns = 0_i64
-    property run_ns = 0_i64
-    property setup_cpu = 0_i64
-    property run_cpu = 0_i64
+    property setup = Span.new    # the spawn phase (tree: 0)
+    property run = Span.new      # the message phase (spawn: 0)
     property fibers_peak = 0_i64 # at the end of the spawn phase (tree: 0, no such instant)
 
     # Ends the spawn phase once main has seen every ready signal: stops the
@@ -15,8 +13,8 @@ module Ringbench
     # Boehm's GC_gcollect) and the first spawn's *_after memory.
 
     def spawn_done(t0 : Mark, ready : Int64) : Nil
-      t1 = Ringbench.now
-      @setup_ns, @setup_cpu = Ringbench.between(t0, t1)
+      t1 = Ringbench.end_mark
+      @setup = Ringbench.between(t0, t1)
       @ready = ready
       @fibers_peak = Ringbench.fiber_count
       GC.collect
@@ -26,8 +24,8 @@ module Ringbench
     # Ends a tree's one timed phase: the clock stops, VmHWM is read, then
     # (untimed) the collection and the first tree's *_after memory.
     def tree_done(t0 : Mark) : Nil
-      t1 = Ringbench.now
-      @run_ns, @run_cpu = Ringbench.between(t0, t1)
+      t1 = Ringbench.end_mark
+      @run = Ringbench.between(t0, t1)
       peak = Ringbench.status_field("VmHWM")
       GC.collect
       FIRST.rss_peak = peak unless FIRST.after
@@ -39,13 +37,13 @@ module Ringbench
   # spawn phase's clock.
   def self.spawn_start : Mark
     memory_before_spawn
-    now
+    begin_mark
   end
 
   def self.tree_start : Mark
     reset_peak_rss unless FIRST.before
     memory_before_spawn
-    now
+    begin_mark
   end
 
   def self.verify(workload : String, got : Int64, want : Int64) : Nil
@@ -193,17 +191,17 @@ module Ringbench
 
     # Message phase.
     v = n.to_i64 * m
-    t2 = now
+    t2 = begin_mark
     at.each { |i| inboxes[i].send(v) }
     tokens.times { e.done.receive }
-    t3 = now
+    t3 = end_mark
 
     # Proof, untimed: the stop message collects every receipt count.
     inboxes[0].send(0_i64)
     r.count = e.sum.receive
     verify("ring", r.count, n.to_i64 * m * tokens)
     e.retire(n) { |i| inboxes[i].send(0_i64) }
-    r.run_ns, r.run_cpu = between(t2, t3)
+    r.run = between(t2, t3)
     r
   end
 
@@ -348,14 +346,14 @@ module Ringbench
     spawn_or_limit(ping_a(start, b_in, a_in, m, g, done))
     spawn_or_limit(ping_b(b_in, a_in, g, res))
     r.spawn_done(t0, g.wait)
-    t2 = now
+    t2 = begin_mark
     start.send(nil)
     done.receive
-    t3 = now
+    t3 = end_mark
     b_in.send(0_i64)
     r.count = res.receive
     verify("pingpong", r.count, m)
-    r.run_ns, r.run_cpu = between(t2, t3)
+    r.run = between(t2, t3)
     r
   end
 
@@ -389,12 +387,12 @@ module Ringbench
     spawn_or_limit(fanin_receiver(inbox, n.to_i64 * m, g, done))
     n.times { spawn_or_limit(fanin_sender(start, inbox, m, g)) }
     r.spawn_done(t0, g.wait)
-    t2 = now
+    t2 = begin_mark
     start.close # the start signal, to every sender at once
     r.count = done.receive
-    t3 = now
+    t3 = end_mark
     verify("fanin", r.count, n.to_i64 * m)
-    r.run_ns, r.run_cpu = between(t2, t3)
+    r.run = between(t2, t3)
     r
   end
 
@@ -473,14 +471,14 @@ module Ringbench
       inbox = nxt
     end
     r.spawn_done(t0, g.wait)
-    t2 = now
+    t2 = begin_mark
     first.send(TraceMsg.new(total, -1))
     done.receive
-    t3 = now
+    t3 = end_mark
     first.send(TraceMsg.new(0_i64, -1))
     r.count = sum.receive
     verify("trace", r.count, total)
-    r.run_ns, r.run_cpu = between(t2, t3)
+    r.run = between(t2, t3)
     r
   end
 end
