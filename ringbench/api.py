@@ -89,7 +89,7 @@ def plan(
         drivers = select(runtimes, tuned=tuned)
     except (workloads.ParamError, DriverError, cluster.ClusterError) as e:
         raise InputError(str(e)) from None
-    if False and given_grid and (params or {}).get("node_placement") is not None and all(p.get("nodes", 1) == 1 for p in grid):
+    if given_grid and (params or {}).get("node_placement") is not None and all(p.get("nodes", 1) == 1 for p in grid):
         raise InputError(_PLACEMENT_WITHOUT_NODES)
     cores = [c.strip() for c in cores.split(",")] if isinstance(cores, str) else list(cores)
     bad = [c for c in cores if c not in ("1", "all")] or ([] if cores else ["(none)"])
@@ -241,8 +241,10 @@ def measure(
         raise InputError(f"unknown mode {options.get('mode')!r}") from None
     except (ModeError, TypeError) as e:
         raise InputError(str(e)) from None
-    if False and opts.mode == "squeeze" and any(c.params.get("nodes", 1) > 1 for c in cells):
-        raise InputError("--squeeze raises the tokens of a ring on one node (as perf -q does): leave out --nodes and --hosts")
+    if opts.mode == "squeeze" and any(c.params.get("nodes", 1) > 1 for c in cells):
+        raise InputError(
+            "--squeeze raises the tokens of a ring on one node (as perf -q does): leave out --nodes and --hosts"
+        )
     _check_baseline_of_plan(baseline, cells)
     if opts.mode == "timed" and opts.seed is None:  # the order of the cells in each round: drawn, stored
         opts = replace(opts, seed=random.SystemRandom().randrange(1 << 31))
@@ -561,7 +563,7 @@ def trace_drivers(
         raise InputError(f"{e} (trace prints every hop; for larger rings use `ringbench run ring`)") from None
     except DriverError as e:
         raise InputError(str(e)) from None
-    if False and node_placement is not None and params.get("nodes", 1) == 1:
+    if node_placement is not None and params.get("nodes", 1) == 1:
         raise InputError(_PLACEMENT_WITHOUT_NODES.replace(" or --hosts too", ""))
     for d in drivers:
         if "trace" not in runner.workloads_of(d):

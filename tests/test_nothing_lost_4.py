@@ -140,3 +140,28 @@ def test_brackets_in_a_stored_command_and_code_are_printed_verbatim(db):
     flat = " ".join(out.split())  # the command line wraps at 100 columns
     assert f"--init '{init}'" in flat and f"ringbench perf '{code}'" in flat
     assert code in out
+
+
+@pytest.mark.parametrize("argv, words", [
+    (("run", "ring", "-r", "erlang", "-n", 100, "-m", 10, "--node-placement", "interleaved"),
+     "--node-placement lays a ring out over nodes: give --nodes K (K ≥ 2) or --hosts too"),
+    (("sweep", "ring", "-r", "erlang", "-n", 100, "-m", 10, "--nodes", 1, "--node-placement", "interleaved"),
+     "--node-placement lays a ring out over nodes"),
+    (("run", "ring", "-r", "erlang", "-n", 100, "--nodes", 2, "--squeeze"),
+     "--squeeze raises the tokens of a ring on one node (as perf -q does): leave out --nodes and --hosts"),
+    (("sweep", "ring", "-r", "erlang", "-n", 100, "--nodes", "1,2", "--squeeze", "--max", 2),
+     "--squeeze raises the tokens of a ring on one node"),
+])  # fmt: skip
+def test_options_that_mean_nothing_together_are_refused_before_anything_runs(db, argv, words):
+    started = time.monotonic()
+    rc, out, err = cli(*argv, "--db", db)
+    assert (rc, out) == (2, ""), err
+    assert err == f"Error: {words}" + err.split(words, 1)[1] and len(err.splitlines()) == 1, err
+    assert not db.exists()  # nothing stored, the store not even created
+    assert time.monotonic() - started < 30  # refused before measuring, not after
+
+
+def test_trace_refuses_a_node_placement_without_nodes():
+    rc, out, err = cli("trace", "-r", "erlang", "-n", 3, "-m", 1, "--node-placement", "interleaved")
+    assert rc == 2 and out == "", out
+    assert err.strip() == "Error: --node-placement lays a ring out over nodes: give --nodes K (K ≥ 2)"
