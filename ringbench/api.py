@@ -31,7 +31,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .catalogue import workloads
-from .catalogue.drivers import Driver, DriverError, discover, hop_group, select
+from .catalogue.drivers import Driver, DriverError, build_record, discover, hop_group, select
 from .catalogue.drivers import build as build_driver
 from .harness import cluster, environment, runner
 from .harness.launch import run_driver
@@ -161,9 +161,16 @@ def resume_estimate(run_id: int, db: Path | str = DEFAULT_DB) -> Estimate:
     return estimate(max(left, 0), vars(run.options))
 
 
-def build(names: list[str], on_each: Callable[[str, str | None], None] = lambda name, problem: None) -> list[str]:
+def build(
+    names: list[str],
+    on_each: Callable[[str, str | None], None] = lambda name, problem: None,
+    keep_env: bool = False,
+    on_env: Callable[[str, dict], None] = lambda name, record: None,
+) -> list[str]:
     """Build the named drivers (all when none is named) with their own tools; `on_each(folder, problem)`
-    reports each (problem None when built); returns the folders that failed. Unknown names: InputError."""
+    reports each (problem None when built); returns the folders that failed. Unknown names: InputError.
+    A build runs without the variables its manifest's `build_env` names (RUSTFLAGS, GOFLAGS, CFLAGS…)
+    unless `keep_env`; `on_env(folder, record)` hears of each build that found some set."""
     drivers = discover()
     folders = {d.base: d for d in drivers.values()}
     wanted = list(names) or list(folders)
@@ -174,8 +181,10 @@ def build(names: list[str], on_each: Callable[[str, str | None], None] = lambda 
     for name in wanted:
         d = folders.get(name) or drivers[name]
         try:
-            build_driver(d)
+            record = build_driver(d, keep_env)
             on_each(d.base, None)
+            if record.get("removed") or record.get("kept"):
+                on_env(d.base, record)
         except DriverError as e:
             failed.append(d.base)
             on_each(d.base, str(e))
@@ -538,6 +547,9 @@ def runtimes() -> list[dict]:
             "workloads": [],
             "features": [],
             "problem": None,
+            "tuning_env": list(d.tuning_env),
+            "build_env": list(d.build_env),
+            "build": build_record(d),
         }
         if info["built"] and not info["missing"]:
             try:
@@ -545,7 +557,7 @@ def runtimes() -> list[dict]:
                 info.update(
                     version=desc.get("version"), workloads=desc.get("workloads", []), features=desc.get("features", [])
                 )
-            except DriverFailed as e:
+            except (DriverFailed, OSError) as e:  # OSError: an artifact that cannot be executed
                 info["problem"] = str(e)
         rows.append(info)
     return rows

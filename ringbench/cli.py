@@ -29,6 +29,7 @@ from .present.text import shown as escape  # stored text verbatim: no markup, co
 
 EXIT_BUDGET = 3
 EXIT_INTERRUPTED = 130
+EXIT_PIPE_CLOSED = 141  # 128 + SIGPIPE: the reader of the output went away (the work itself was finished)
 
 
 class BadInput(click.UsageError):
@@ -53,6 +54,9 @@ class _Group(click.Group):
             raise _store_error(e) from None
         except api.InputError as e:
             raise BadInput(str(e)) from None
+        except BrokenPipeError:  # click.echo to a closed pipe: the output ends there, quietly
+            terminal.output_ended()
+            raise click.exceptions.Exit(EXIT_PIPE_CLOSED) from None
         except OSError as e:
             raise Failure(f"{e.filename or ''}: {e.strerror or e}".lstrip(": ")) from None
 
@@ -97,7 +101,17 @@ def cli() -> None:
 
 
 def main() -> None:
-    """The console script: click's own usage errors as one line, like every other error."""
+    """The console script: click's own usage errors as one line, like every other error; a reader that
+    closed the pipe ends the output quietly, exit 141 where the command had succeeded."""
+    try:
+        _main()
+    except SystemExit as e:
+        if terminal.was_output_ended() and e.code in (0, None):
+            sys.exit(EXIT_PIPE_CLOSED)
+        raise
+
+
+def _main() -> None:
     try:
         rc = cli.main(standalone_mode=False)
     except click.exceptions.Abort:
@@ -552,7 +566,12 @@ def trace(runtime, n, m, nodes, node_placement, timeout):
 
 @cli.command()
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output, with workloads and features.")
-def runtimes(as_json):
+@click.option(
+    "-v", "--verbose", is_flag=True,
+    help="Also each driver's environment: the variables that tune its runtime, those that change its build, "
+    "and what its last build removed or kept.",
+)  # fmt: skip
+def runtimes(as_json, verbose):
     """List every driver found under drivers/: built or not, kind of hop, version, workloads."""
     rows = api.runtimes()
     if as_json:
@@ -561,18 +580,33 @@ def runtimes(as_json):
         click.echo(json.dumps(rows, indent=1))
         return
     terminal.show_runtimes(rows)
+    if verbose:
+        terminal.show_runtime_env(rows)
 
 
 @cli.command()
 @click.argument("names", nargs=-1)
-def build(names):
-    """Build the named drivers (default: every driver) with each runtime's own tools."""
+@click.option(
+    "--keep-env", is_flag=True,
+    help="Keep the variables that change a build (RUSTFLAGS, GOFLAGS, CFLAGS…: each manifest's build_env) "
+    "instead of removing them; the build is then recorded as tuned and every run of it warns.",
+)  # fmt: skip
+def build(names, keep_env):
+    """Build the named drivers (default: every driver) with each runtime's own tools, in an environment
+    without the variables that would change the build (a stock build is the ecosystem's standard release
+    build). `ringbench runtimes -v` shows what each build found."""
 
     def each(name: str, problem: str | None) -> None:
         err.print(f"  {name}: [green]built[/green]" if problem is None else f"  {name}: [red]{escape(problem)}[/red]")
 
+    def env(name: str, record: dict) -> None:
+        for how, what in (("removed from", "removed"), ("kept in", "kept")):
+            if record.get(what):
+                names_ = ", ".join(f"{k}={v}" for k, v in record[what].items())
+                err.print(escape(f"  {name}: {names_} {how} the build's environment"), highlight=False)
+
     with err.status("building …"):
-        failed = api.build(list(names), each)
+        failed = api.build(list(names), each, keep_env, env)
     if failed:
         err.print(f"[red]{len(failed)} driver(s) failed to build: {', '.join(failed)}[/red]")
         sys.exit(1)

@@ -5,6 +5,8 @@ A driver with variants appears as one runtime per variant, named `<name>/<varian
 
 from __future__ import annotations
 
+import fnmatch
+import json
 import math
 import os
 import shutil
@@ -308,14 +310,44 @@ def select(spec: str, drivers: dict[str, Driver] | None = None, tuned: bool = Fa
     return chosen
 
 
-def build(d: Driver) -> None:
-    """Run the manifest's build command in the driver folder; raise DriverError on failure."""
+# Where each driver's build record is kept: the environment its last build ran with (results/ is the
+# checkout's own output, not tracked).
+BUILDS_DIR = REPO / "results" / "builds"
+
+
+def _matching(environ: dict[str, str], patterns: tuple[str, ...]) -> dict[str, str]:
+    return {k: v for k, v in sorted(environ.items()) if any(fnmatch.fnmatchcase(k, p) for p in patterns)}
+
+
+def build_record(d: Driver) -> dict:
+    """What the driver's last build ran with: {"removed": {...}, "kept": {...}} — the variables of the
+    manifest's build_env that were set, taken out of the build's environment or (`--keep-env`) kept.
+    {} when the driver was built before builds were recorded."""
+    try:
+        return json.loads((BUILDS_DIR / f"{d.base}.json").read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def build(d: Driver, keep_env: bool = False) -> dict:
+    """Run the manifest's build command in the driver folder, without the variables of its `build_env`
+    (a stock build is the ecosystem's standard release build) unless `keep_env`; record and return what
+    was removed or kept. Raise DriverError on failure."""
     missing = d.missing_tools()
     if missing:
         raise DriverError(f"cannot build {d.base}: {', '.join(missing)} not on PATH")
     if not d.build:
-        return
-    proc = subprocess.run(d.build, shell=True, cwd=d.folder, capture_output=True, text=True)
+        return {}
+    env = dict(os.environ)
+    found = _matching(env, d.build_env)
+    if not keep_env:
+        for k in found:
+            del env[k]
+    record = {"command": d.build, "removed": {} if keep_env else found, "kept": found if keep_env else {}}
+    proc = subprocess.run(d.build, shell=True, cwd=d.folder, capture_output=True, text=True, env=env)
     if proc.returncode != 0:
         tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-15:])
         raise DriverError(f"build of {d.base} failed (exit {proc.returncode}): `{d.build}`\n{tail}")
+    BUILDS_DIR.mkdir(parents=True, exist_ok=True)
+    (BUILDS_DIR / f"{d.base}.json").write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
+    return record

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import fnmatch
+import functools
 import os
 import platform
 import subprocess
@@ -11,7 +12,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from ..catalogue.drivers import REPO
+from ..catalogue.drivers import REPO, discover
 
 
 def _cpu_model() -> str:
@@ -71,13 +72,22 @@ _ORCHESTRATOR_ENV = (
 _SECRET_ENV = ("RINGBENCH_COOKIE",)
 
 
+@functools.cache
+def tuning_patterns() -> tuple[str, ...]:
+    """Every pattern of a variable that tunes a runtime: the machine-wide ones above and each driver's own,
+    which its manifest declares (`tuning_env`), for every driver found."""
+    own = (p for d in discover().values() for p in d.tuning_env)
+    return tuple(dict.fromkeys((*TUNING_ENV, *own)))
+
+
 def tuning_env(environ: dict[str, str] | None = None) -> dict[str, str]:
     """The variables of `environ` (default: this process's) that can change a runtime's behaviour."""
     environ = dict(os.environ) if environ is None else environ
+    patterns = tuning_patterns()
     return {
         k: v
         for k, v in sorted(environ.items())
-        if k not in _ORCHESTRATOR_ENV and any(fnmatch.fnmatchcase(k, pat) for pat in TUNING_ENV)
+        if k not in _ORCHESTRATOR_ENV and any(fnmatch.fnmatchcase(k, pat) for pat in patterns)
     }
 
 

@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import partial
 
-from ..catalogue.drivers import Driver
+from ..catalogue.drivers import Driver, build_record
 from ..catalogue.workloads import Workload
 from ..results.model import Cell
 from ..results.modes import JIT_WARMUP_CAP_S, Options
@@ -148,6 +148,8 @@ def cell_settings(spec: CellSpec, opts: Options) -> dict:
         "mailbox": d.mailbox,
         "tuned": d.tuned,
         "ranked": d.ranked,
+        # what the driver's build kept of the variables that change a build (`ringbench build --keep-env`)
+        "build_env_kept": build_record(d).get("kept", {}),
         "single_threaded": d.single_threaded,
         "collector": collector,
         # the JIT floor before the settle window: hops and spawned processes in timed phases (0 without a

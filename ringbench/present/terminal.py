@@ -39,8 +39,34 @@ def _width() -> int | None:
     return (int(cols) if cols.isdigit() and int(cols) > 40 else 100) - 2
 
 
-out = Console(width=_width(), soft_wrap=False)
-err = Console(stderr=True, width=_width() if not sys.stderr.isatty() else None)
+_output_ended = False
+
+
+def output_ended(stream=None) -> None:
+    """The reader of `stream` (stdout by default) went away (`ringbench run … | head -3`): what is still
+    printed there goes to /dev/null, quietly, and the work goes on, so a run is stored whole."""
+    global _output_ended
+    _output_ended = True
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, (stream or sys.stdout).fileno())
+    os.close(devnull)
+
+
+def was_output_ended() -> bool:
+    """Whether a reader closed its end of our output (the CLI then exits 141, as a shell reports SIGPIPE)."""
+    return _output_ended
+
+
+class _Console(Console):
+    def on_broken_pipe(self) -> None:
+        # rich's own raises SystemExit(1), which would end a measurement in the middle and leave its run
+        # abandoned in the store.
+        self.quiet = True
+        output_ended(self.file)
+
+
+out = _Console(width=_width(), soft_wrap=False)
+err = _Console(stderr=True, width=_width() if not sys.stderr.isatty() else None)
 
 
 def _table(title: str, columns: list[tables.Column], body: list[list[str]], wrap_left: bool = False) -> Table:
@@ -181,6 +207,26 @@ def show_runtimes(rows: list[dict]) -> None:
 
 
 # -- history -----------------------------------------------------------------------------------------
+def show_runtime_env(rows: list[dict]) -> None:
+    """Per driver folder: the variables that tune its runtime and change its build (its manifest), and what
+    its last build found set (removed from the build, or kept with --keep-env)."""
+    seen: set[str] = set()
+    for r in rows:
+        base = r["runtime"].split("/")[0]
+        if base in seen:
+            continue
+        seen.add(base)
+        build = r.get("build") or {}
+        found = "; ".join(
+            f"{how} {', '.join(f'{k}={v}' for k, v in build[what].items())}"
+            for how, what in (("removed", "removed"), ("kept", "kept"))
+            if build.get(what)
+        )
+        last = found or ("nothing set" if build else "not recorded (built before builds were recorded)")
+        out.print(shown(f"{base}: run {' '.join(r['tuning_env']) or '–'}"), highlight=False)
+        out.print(shown(f"  build {' '.join(r['build_env']) or '–'}; last build: {last}"), highlight=False)
+
+
 def grid_text(s: dict) -> str:
     values: dict[str, list] = {}
     for g in s.get("grid", []):

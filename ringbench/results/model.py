@@ -258,6 +258,20 @@ class Run:
         from .nodes import warnings as node_warnings  # (nodes reads this module's Cell)
 
         out += node_warnings(self.cells, self.environment)
+        kept = {
+            c.runtime.split("/")[0]: c.settings["build_env_kept"]
+            for c in self.cells
+            if c.settings.get("build_env_kept")
+        }
+        for base, env in kept.items():
+            names = ", ".join(f"{k}={v}" for k, v in env.items())
+            out.append(
+                noise.RunWarning(
+                    "env",
+                    f"{base} was built with {names} (ringbench build --keep-env): not the standard release build",
+                    f"rebuild it without them: ringbench build {base}",
+                )
+            )
         done = sum(c.status in ("ok", "refused") for c in self.cells)
         planned = self.planned or len(self.cells)
         if self.status in ("budget", "interrupted", "abandoned"):
