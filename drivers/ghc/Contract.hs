@@ -1,5 +1,5 @@
 {-# LANGUAGE BangPatterns #-}
--- | What is the contract rather than the idiom (docs/driver-contract.md, version 3): the verbs and
+-- | What is the contract rather than the idiom (docs/driver-contract.md, version 4): the verbs and
 -- the one option, parameters and bounds, the records, the errors, the iteration loop, the clocks,
 -- the one collection between phases, the memory rule and the ready gate. The workloads are in
 -- Stock.hs (Chan) and Handoff.hs (MVar). Nothing here runs inside a timed phase except the clock
@@ -34,6 +34,9 @@ import GHC.Environment (getFullArgs)
 import GHC.RTS.Flags (GCFlags (..), getGCFlags)
 import GHC.Stats
 import Numeric (showHex)
+import Data.Int (Int64)
+import Foreign.Marshal.Array (allocaArray, peekArray)
+import Foreign.Ptr (Ptr)
 import System.CPUTime (getCPUTime)
 import System.IO
 import System.Mem (performMajorGC)
@@ -202,6 +205,18 @@ nowNs = toInteger <$> getMonotonicTimeNSec
 cpuNs :: IO Integer
 cpuNs = (`div` 1000) <$> getCPUTime
 
+foreign import ccall unsafe "ringbench_ctx_switches" c_ctxSwitches :: Ptr Int64 -> IO ()
+
+-- | (voluntary, involuntary) context switches of the whole process so far: getrusage(RUSAGE_SELF)
+-- through rusage.c.
+ctxSwitches :: IO (Integer, Integer)
+ctxSwitches = allocaArray 2 $ \buf -> do
+  c_ctxSwitches buf
+  vs <- peekArray 2 buf
+  case vs of
+    [v, iv] -> return (toInteger v, toInteger iv)
+    _ -> return (0, 0)
+
 -- ---------------------------------------------------------------- memory (section 3)
 
 -- | Fields of /proc/self/status in bytes (VmRSS, VmHWM).
@@ -218,21 +233,25 @@ resetPeak = writeFile "/proc/self/clear_refs" "5"
 -- ---------------------------------------------------------------- phases
 
 -- | One iteration's timings and the process's first-spawn memory.
-data Phases = Phases { setupNs, setupCpu, runNs, runCpu :: !Integer, readyCount :: !Int
-                     , spawnLive :: !Integer }
+data Phases = Phases { setupNs, setupCpu, runNs, runCpu :: !Integer
+                     , setupVcsw, setupIvcsw, runVcsw, runIvcsw :: !Integer -- context switches
+                     , readyCount :: !Int, spawnLive :: !Integer }
 
 noPhases :: Phases
-noPhases = Phases 0 0 0 0 0 0
+noPhases = Phases 0 0 0 0 0 0 0 0 0 0
+
+-- | What one phase measured: wall ns, CPU ns, voluntary and involuntary context switches.
+data Span = Span !Integer !Integer !Integer !Integer
 
 data Meter = Meter
   { phases :: IORef Phases
-  , marks :: IORef (Integer, Integer) -- wall and CPU at the start of the current phase
+  , marks :: IORef Span               -- the readings at the start of the current phase
   , before :: IORef Integer            -- rss before the first spawn (or tree)
   , memory :: IORef (Maybe [(String, Value)])
   }
 
 newMeter :: IO Meter
-newMeter = Meter <$> newIORef noPhases <*> newIORef (0, 0) <*> newIORef 0 <*> newIORef Nothing
+newMeter = Meter <$> newIORef noPhases <*> newIORef (Span 0 0 0 0) <*> newIORef 0 <*> newIORef Nothing
 
 phasesOf :: Meter -> IO Phases
 phasesOf = readIORef . phases
@@ -240,18 +259,22 @@ phasesOf = readIORef . phases
 firstMemory :: Meter -> IO [(String, Value)]
 firstMemory mt = maybe [] id <$> readIORef (memory mt)
 
+-- | A phase starts: the context switches, the CPU clock, then the wall clock; it ends in the
+-- reverse order, so each reading stays outside the intervals read after it.
 mark :: Meter -> IO ()
 mark mt = do
+  (v, iv) <- ctxSwitches
   c <- cpuNs
   t <- nowNs
-  writeIORef (marks mt) (t, c)
+  writeIORef (marks mt) (Span t c v iv)
 
-elapsed :: Meter -> IO (Integer, Integer)
+elapsed :: Meter -> IO Span
 elapsed mt = do
   t <- nowNs
   c <- cpuNs
-  (t0, c0) <- readIORef (marks mt)
-  return (t - t0, c - c0)
+  (v, iv) <- ctxSwitches
+  Span t0 c0 v0 iv0 <- readIORef (marks mt)
+  return (Span (t - t0) (c - c0) (v - v0) (iv - iv0))
 
 rememberBefore :: Meter -> IO ()
 rememberBefore mt = do
@@ -279,10 +302,11 @@ spawnBegins mt = writeIORef (phases mt) noPhases >> rememberBefore mt >> mark mt
 -- full collection (performMajorGC) and the first spawn's rss_after.
 spawnEnds :: Meter -> Int -> IO ()
 spawnEnds mt r = do
-  (t, c) <- elapsed mt
+  Span t c v iv <- elapsed mt
   performMajorGC
   live <- liveBytes
-  modifyIORef' (phases mt) (\p -> p { setupNs = t, setupCpu = c, readyCount = r, spawnLive = live })
+  modifyIORef' (phases mt) (\p -> p { setupNs = t, setupCpu = c, setupVcsw = v, setupIvcsw = iv
+                                     , readyCount = r, spawnLive = live })
   rememberAfter mt []
 
 runBegins :: Meter -> IO ()
@@ -290,8 +314,8 @@ runBegins = mark
 
 runEnds :: Meter -> IO ()
 runEnds mt = do
-  (t, c) <- elapsed mt
-  modifyIORef' (phases mt) (\p -> p { runNs = t, runCpu = c })
+  Span t c v iv <- elapsed mt
+  modifyIORef' (phases mt) (\p -> p { runNs = t, runCpu = c, runVcsw = v, runIvcsw = iv })
 
 -- | The tree's one timed phase begins: on the first tree rss_before and the peak mark reset.
 treeBegins :: Meter -> IO ()

@@ -96,7 +96,7 @@ describe :: String -> IO ()
 describe variant = do
   collector <- collectorName
   emit "describe"
-    [ ("contract", I 3), ("name", S "ghc"), ("runtime", S "GHC")
+    [ ("contract", I 4), ("name", S "ghc"), ("runtime", S "GHC")
     , ("version", S (showVersion fullCompilerVersion)), ("workloads", L workloads)
     , ("features", L ["tokens", "continuous", "stats"]), ("variant", S variant)
     , ("clock", S clockName), ("collector", S collector) ]
@@ -147,7 +147,9 @@ run variant workload p = do
             ++ [(k, I (toInteger (g k))) | k <- keys]
             ++ [("count", I count)] ++ readyField
             ++ [ ("setup_ns", I (setupNs ph)), ("run_ns", I (runNs ph))
-               , ("setup_cpu_ns", I (setupCpu ph)), ("run_cpu_ns", I (runCpu ph)) ]
+               , ("setup_cpu_ns", I (setupCpu ph)), ("run_cpu_ns", I (runCpu ph))
+               , ("setup_vcsw", I (setupVcsw ph)), ("setup_ivcsw", I (setupIvcsw ph))
+               , ("run_vcsw", I (runVcsw ph)), ("run_ivcsw", I (runIvcsw ph)) ]
             ++ mem
           when wantStats $ do
             figures <- runtimeStats start ph

@@ -9,4 +9,4 @@ if [ "$have" != "$want" ]; then
     exit 1
 fi
 mkdir -p bin/obj
-exec ghc -O2 -threaded -rtsopts -v0 -outputdir bin/obj -o bin/ringbench-ghc Main.hs hooks.c
+exec ghc -O2 -threaded -rtsopts -v0 -outputdir bin/obj -o bin/ringbench-ghc Main.hs hooks.c rusage.c

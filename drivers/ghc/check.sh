@@ -10,7 +10,7 @@
 set -eu
 cd "$(dirname "$0")"
 ghc -Wall -Wcompat -Werror -fno-code -v0 -outputdir bin/check Main.hs
-gcc -Wall -Wextra -Werror -fsyntax-only -I"$(ghc --print-libdir)/include" hooks.c
+gcc -Wall -Wextra -Werror -fsyntax-only -I"$(ghc --print-libdir)/include" hooks.c rusage.c
 B=bin/ringbench-ghc
 out=$( (ulimit -v 600000; $B +RTS -N1 -RTS --variant=handoff run spawn n=3000000) ) && rc=0 || rc=$?
 case "$rc:$out" in
