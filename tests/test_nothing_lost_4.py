@@ -165,3 +165,24 @@ def test_trace_refuses_a_node_placement_without_nodes():
     rc, out, err = cli("trace", "-r", "erlang", "-n", 3, "-m", 1, "--node-placement", "interleaved")
     assert rc == 2 and out == "", out
     assert err.strip() == "Error: --node-placement lays a ring out over nodes: give --nodes K (K ≥ 2)"
+
+
+def _closed_pipe(*args):
+    """The real CLI with its stdout a pipe whose reader has gone (`… | head -0`): exit status and stderr."""
+    proc = subprocess.Popen(RINGBENCH + [str(a) for a in args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env={**os.environ, "COLUMNS": "100"})
+    proc.stdout.close()
+    _, err = proc.communicate(timeout=300)
+    return proc.returncode, err.decode()
+
+
+def test_a_closed_pipe_ends_output_quietly_and_the_run_is_complete(db):
+    rc, err = _closed_pipe("run", "ring", "-r", "go/stock,c-coro", "-n", 100, "-m", 100, "--repeat", 2, "--db", db)
+    assert rc == 141, err
+    for words in ("Traceback", "Exception ignored", "Error", "BrokenPipe"):
+        assert words not in err, err
+    assert [(r["status"], r["planned"]) for r in q(db, "SELECT status, planned FROM runs")] == [("complete", 2)]
+    assert cells_stored(db) == 2
+    for argv in (("show", 1), ("show", 1, "--json"), ("export", 1, "--format", "csv"), ("history",)):
+        rc, err = _closed_pipe(*argv, "--db", db)
+        assert (rc, err) == (141, ""), argv
