@@ -375,3 +375,22 @@ def test_a_report_of_ring_and_perf_runs_keeps_them_apart(perf_db, multi, tmp_pat
     assert "unique_integer" not in ring_tables and "rand:uniform" not in ring_tables
     charts_part = page.split("id='charts'")[1].split("id='then-and-now'")[0]
     assert "unique_integer" not in charts_part
+
+
+def test_headings_say_how_each_run_measured(fake, db):
+    """A continuous ring has no M, calibrated or not: its headings say it was sampled while the ring ran; a
+    timed run's with a given M name that M (issue 40: 'M calibrated per runtime' on a continuous run)."""
+    fake(FAKE_NS_PER_HOP=100)
+    r = ringbench_cli("run", "ring", "-r", "fake", "-n", "1000,2000", "--continuous", "--samples", 4,
+                      "--sample-ms", 50, "--db", db)
+    assert r.exit_code == 0, r.output
+    r = ringbench_cli("run", "ring", "-r", "fake", "-n", "1000,2000", "-m", 10, "--db", db)
+    assert r.exit_code == 0, r.output
+    page = render(db, [1, 2])
+    lines = [html.unescape(re.sub(r"<[^>]+>", "", li)) for li in _findings(page)]
+    assert "calibrated" not in text(page)
+    assert any(x.startswith("Message cost, all cores, continuous (sampled while the ring runs): fastest fake")
+               for x in lines), lines
+    assert any(x.startswith("Message cost, all cores, M = 10: fastest fake") for x in lines), lines
+    head = page.split("<table class='leaders'>")[1].split("</thead>")[0]
+    assert "continuous (sampled while the ring runs)" in head and "M = 10" in head

@@ -277,7 +277,9 @@ def columns(leads: Iterable[Lead]) -> list[Column]:
     for group in by.values():
         ld = group[0]
         w = ld.workload
-        calibrated = (w.calibrates,) if w.calibrates and w.calibrates not in ld.params else ()
+        # calibrated: a parameter absent from those asked that a calibration chose (a continuous ring has no M)
+        chosen = any(w.calibrates in f.cell.extra.get("calibrated", {}) for x in group for f in x.ranked)
+        calibrated = (w.calibrates,) if w.calibrates and w.calibrates not in ld.params and chosen else ()
         out.append(
             Column(
                 ld.metric,

@@ -42,8 +42,18 @@ def _span(ns: list[int]) -> str:
     return fmt_count(ns[0]) if len(ns) == 1 else f"{fmt_count(ns[0])}–{fmt_count(ns[-1])}"
 
 
-def where(cores: str, fixeds: list[dict], workload: Workload, calibrated: Iterable[str] = ()) -> str:
-    """'1 core, M = 10 and 100' or '1 core, M calibrated per runtime': what a comparison holds fixed."""
+# How a mode measured, in the words of a heading; timed (repeats of a fixed or calibrated M) needs none.
+MODE_WORDS = {
+    "continuous": "continuous (sampled while the ring runs)",
+    "squeeze": "squeeze (tokens added until throughput stops growing)",
+}
+
+
+def where(
+    cores: str, fixeds: list[dict], workload: Workload, calibrated: Iterable[str] = (), mode: str = "timed"
+) -> str:
+    """'1 core, M = 10 and 100', '1 core, M calibrated per runtime' or 'all cores, continuous (…)': what a
+    comparison holds fixed and how it was measured."""
     texts = list(dict.fromkeys(params_text(f, workload) for f in fixeds))
     if len(texts) > 1:
         differ = [k for k in fixeds[0] if len({json.dumps(f.get(k)) for f in fixeds}) > 1]
@@ -54,12 +64,13 @@ def where(cores: str, fixeds: list[dict], workload: Workload, calibrated: Iterab
             texts = [", ".join(x for x in (same, f"{param_name(k)} = {vals}") if x)]
     parts = [cores_text(cores), " and ".join(t for t in texts if t)]
     parts += [f"{param_name(p)} calibrated per runtime" for p in calibrated]
+    parts.append(MODE_WORDS.get(mode, ""))
     return ", ".join(p for p in parts if p)
 
 
 def describe(ld: Lead) -> str:
     """'message cost, 1 core, M = 100': what one lead compares, N aside."""
-    return f"{_title(ld.metric)}, {where(ld.cores, [without(ld.params, 'n')], ld.workload)}"
+    return f"{_title(ld.metric)}, {where(ld.cores, [without(ld.params, 'n')], ld.workload, (), ld.mode)}"
 
 
 def _range(figs: list[Figure], q: Quote) -> str:
@@ -96,7 +107,7 @@ def _merged(cols: Iterable[Column]) -> list[list[Column]]:
 
 def _cost_line(label: str, cols: list[Column], q: Quote, several_workloads: bool) -> str:
     c0 = cols[0]
-    w = where(c0.cores, [c.fixed for c in cols], c0.workload, c0.calibrated)
+    w = where(c0.cores, [c.fixed for c in cols], c0.workload, c0.calibrated, c0.mode)
     w += f" ({c0.workload.name} workload)" if several_workloads else ""
     leads = [ld for c in cols for ld in c.leads]
     return (
@@ -108,7 +119,8 @@ def _cost_line(label: str, cols: list[Column], q: Quote, several_workloads: bool
 def _extremes_line(label: str, ex: Extremes, st: dict[str, Style], q: Quote) -> str:
     ld = ex.lead
     text = (
-        f"<b>{e(label)}, N = {fmt_count(ld.n or 0)}, {e(where(ld.cores, [without(ld.params, 'n')], ld.workload))}</b>"
+        f"<b>{e(label)}, N = {fmt_count(ld.n or 0)}, "
+        f"{e(where(ld.cores, [without(ld.params, 'n')], ld.workload, (), ld.mode))}</b>"
         f" ({e(ld.workload.name)} workload): "
     )
     if len(ld.ranked) > 1:
@@ -143,7 +155,8 @@ def _message(found: Findings, q: Quote) -> list[str]:
         if col:
             out.append(
                 f"<b>{e(group.capitalize())} idioms</b> (ranked apart: a {e(group)} hop is not a message through a "
-                f"mailbox or channel), {e(where(col.cores, [col.fixed], col.workload, col.calibrated))}: fastest "
+                f"mailbox or channel), {e(where(col.cores, [col.fixed], col.workload, col.calibrated, col.mode))}: "
+                "fastest "
                 f"{_runs_of_leader(list(col.leads))} ({_range([ld.best for ld in col.leads], q)})."
             )
     if found.floor:
@@ -220,7 +233,7 @@ def _the_rest(found: Findings, q: Quote) -> list[str]:
         out.append(f"<b>Selective receive:</b> replies taken in reverse order cost, against arrival order: {orders}.")
     for wl, leads in found.others:
         bits = [
-            f"{e(ld.best.runtime)} ({q(ld.best)}, {e(where(ld.cores, [ld.params], wl))}"
+            f"{e(ld.best.runtime)} ({q(ld.best)}, {e(where(ld.cores, [ld.params], wl, (), ld.mode))}"
             + (f"; next {e(ld.runner_up.runtime)}, {ratio(ld.factor)}" if ld.runner_up else "")
             + ")"
             for ld in leads
@@ -276,7 +289,7 @@ def leaders_table(cols: tuple[Column, ...], st: dict[str, Style], q: Quote) -> s
         return ""
     ns = sorted({ld.n or 0 for c in cols for ld in c.leads})
     head = "".join(
-        f"<th>{e(_title(c.metric))}, {e(where(c.cores, [c.fixed], c.workload, c.calibrated))}"
+        f"<th>{e(_title(c.metric))}, {e(where(c.cores, [c.fixed], c.workload, c.calibrated, c.mode))}"
         f"<div class='sub'>{e(_WHAT.get(c.metric.name, c.metric.label))} · {e(c.workload.name)}</div></th>"
         for c in cols
     )
@@ -415,9 +428,12 @@ def section(
         parts.append("<h3>Growth of message cost with N</h3>" + growth_table(found.growth, st, q))
     notes = []
     if ring:
+        sampled = any(not per_repeat(c) for c in ring)
         notes.append(
             "Every figure is a median over repeats (each repeat a fresh driver process unless the run says "
-            "otherwise) with its 95 % bootstrap interval; every count was verified by its driver. "
+            "otherwise)"
+            + (" or, in a continuous run, over its counted sample intervals," if sampled else "")
+            + " with its 95 % bootstrap interval; every count was verified by its driver. "
             f"In the charts: {legend_text((ln, ln.meaning) for ln in LINES[:3])}"
         )
     if len(ring) < len(cells):
