@@ -239,3 +239,16 @@ def test_the_estimate_counts_a_probe_for_each_grid_point(fake_jit):
     _, two = api.plan("ring", "fake", params={"n": "10,20"}, cores="1,all")
     assert api.estimate(two, opts).seconds - 2 * api.estimate(one, opts).seconds == pytest.approx(0)
     assert api.estimate(one, opts).seconds == pytest.approx(2 * timed.seconds(o) + timed.probe_seconds(o))
+
+
+def test_the_wide_table_shows_each_process_median_and_their_spread(fake, db):
+    from conftest import run_cli
+    fake(FAKE_NS_PER_HOP=100, FAKE_JITTER="1,1.2,0.9")  # successive driver processes: 100, 120, 90 ns/hop
+    r = run_cli("run", "ring", "-r", "fake", "-n", 10, "-m", 10, "--repeat", 6, "--processes", 3, "--wide",
+                "--db", db)
+    assert r.exit_code == 0, r.output
+    (cell,) = ringbench.load(1, db).cells
+    meds = modes.process_medians(cell)
+    assert sorted(meds) == pytest.approx([90, 100, 120])
+    shown = " / ".join(f"{m:,.0f}" if m >= 100 else f"{m:.3g}" for m in meds)
+    assert f"process medians {shown} (spread 30 %)" in " ".join(r.output.split())

@@ -344,6 +344,11 @@ class Timed(Mode):
             parts.append(f"warm-ups {'/'.join(map(str, warm))}{jit}{'' if settled(cell) else ' (not settled)'}")
         if cell.records:
             parts.append(f"{cell.processes} process(es)")
+        medians = process_medians(cell)
+        if len(medians) > 1:  # how far the fresh processes, the unit of the statistics, lie apart
+            spread = stats.process_spread([[m] for m in medians])
+            shown = " / ".join(f"{m:,.0f}" if m >= 100 else f"{m:.3g}" for m in medians)
+            parts.append(f"process medians {shown}" + (f" (spread {spread * 100:.0f} %)" if spread is not None else ""))
         return "; ".join(parts)
 
     def warnings(self, cell: Cell) -> list[noise.RunWarning]:
@@ -420,6 +425,15 @@ def warmups(cell: Cell) -> list[int]:
 def settled(cell: Cell) -> bool:
     """False when some driver process hit the warm-up cap before its settle window was steady."""
     return all(r.get("settled", True) for r in cell.records)
+
+
+def process_medians(cell: Cell, metric: Metric | None = None) -> list[float]:
+    """The headline (or given) figure's median in each fresh driver process of a timed cell, in the order
+    the processes ran ([] for a mode whose values are not grouped by process): what the test compares, and
+    the between-process spread a reader should see (stats.process_spread of them, Cell.process_spread)."""
+    if cell.mode_object.unit != "process":
+        return []
+    return stats.process_medians(cell.groups(metric))
 
 
 def squeeze_history(cell: Cell) -> list[dict]:
