@@ -38,7 +38,7 @@ from .harness.launch import run_driver
 from .harness.protocol import DriverFailed, Expectation, check_result, check_samples
 from .harness.spec import CellSpec
 from .results import document, noise, stats
-from .results.model import Cell, Run, difference
+from .results.model import Cell, Run, cell_key, difference
 from .results.modes import SETTLE_PCT, ModeError, Options
 from .results.relative import NOT_RANKED, BaselineError, check_baseline
 from .results.store import DEFAULT_DB, Store, StoreError
@@ -255,6 +255,7 @@ def measure(
             "--squeeze raises the tokens of a ring on one node (as perf -q does): leave out --nodes and --hosts"
         )
     _check_baseline_of_plan(baseline, cells)
+    cluster.sweep_stale()  # the cookie files of runs killed before their own cleanup
     if opts.mode == "timed" and opts.seed is None:  # the order of the cells in each round: drawn, stored
         opts = replace(opts, seed=random.SystemRandom().randrange(1 << 31))
     runner.describe_all(cells, opts.clean_env)
@@ -352,7 +353,7 @@ def _check_hosts(cells: list[CellSpec], opts: Options) -> None:
 
 
 def _key(spec: CellSpec, opts: Options) -> str:
-    return json.dumps([spec.driver.name, spec.workload.name, spec.params, spec.cores, opts.mode], sort_keys=True)
+    return cell_key(spec.driver.name, spec.workload.name, spec.params, spec.cores, opts.mode)
 
 
 def resume(run_id: int, db: Path | str = DEFAULT_DB, **kw) -> Run:

@@ -18,12 +18,11 @@ from pathlib import Path
 
 from ..catalogue import workloads
 from . import relative
-from .model import Cell, Run
+from .model import RUN_STATUSES, Cell, Run
 from .modes import MODES, Options
 
 EXPORT_FORMAT = 2
 READABLE_FORMATS = (1, 2)
-RUN_STATUSES = ("running", "complete", "failed", "interrupted", "budget", "abandoned", "imported")
 CELL_STATUSES = ("ok", "failed", "refused", "timeout", "interrupted")
 
 

@@ -25,6 +25,15 @@ from .modes import MODES, Mode, Options
 # Fewer processes than this make a per-process memory figure mostly the noise of a few pages.
 MIN_N_FOR_MEMORY = 1000
 CHECKOUT_DB = REPO / "results" / "ringbench.db"
+# A run's status: running, complete, failed (some cell failed), interrupted, budget (stopped at --budget),
+# imported; "abandoned" is derived on reading (a running run whose process is gone), never written.
+RUN_STATUSES = ("running", "complete", "failed", "interrupted", "budget", "abandoned", "imported")
+WRITTEN_STATUSES = tuple(s for s in RUN_STATUSES if s != "abandoned")
+
+
+def cell_key(runtime: str, workload: str, params: dict, cores: str, mode: str) -> str:
+    """Identity of a cell: what a resume, `compare` and the report match cells of different runs on."""
+    return json.dumps([runtime, workload, params, cores, mode], sort_keys=True)
 
 
 @dataclass
@@ -52,8 +61,8 @@ class Cell:
 
     @property
     def key(self) -> str:
-        """Identity of a cell: what a resume, `compare` and the report match cells of different runs on."""
-        return json.dumps([self.runtime, self.workload.name, self.params, self.cores, self.mode], sort_keys=True)
+        """Identity of a cell (`cell_key`)."""
+        return cell_key(self.runtime, self.workload.name, self.params, self.cores, self.mode)
 
     @property
     def ok(self) -> bool:

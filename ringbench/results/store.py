@@ -42,14 +42,13 @@ from types import TracebackType
 from typing import Concatenate, ParamSpec, TypeVar
 
 from ..catalogue import workloads
-from .model import Cell, Run
+from .model import CHECKOUT_DB, WRITTEN_STATUSES, Cell, Run, cell_key
 from .modes import Options
 
 SCHEMA_VERSION = 3
 # The default store is the checkout's results/ folder wherever the command runs from (a store that
 # silently changed with the current directory would look empty); $RINGBENCH_DB names another.
-DEFAULT_DB = Path(os.environ.get("RINGBENCH_DB") or Path(__file__).resolve().parents[2] / "results" / "ringbench.db")
-RUN_STATUSES = ("running", "complete", "failed", "interrupted", "budget", "imported")
+DEFAULT_DB = Path(os.environ.get("RINGBENCH_DB") or CHECKOUT_DB)
 
 _RUNS = """
 CREATE TABLE runs (
@@ -800,7 +799,7 @@ class Store:
         The owner columns are kept (who measured it last). Refused (kind='owned') while another live
         process owns the run; an unknown status raises StoreError exit 2.
         """
-        if status not in RUN_STATUSES or status in ("running", "imported"):
+        if status not in WRITTEN_STATUSES or status in ("running", "imported"):
             raise StoreError(
                 f"{self.path}: unknown final run status {status!r} (one of complete, failed, interrupted, budget)",
                 2,
@@ -873,7 +872,7 @@ class Store:
             "SELECT runtime, workload, params, cores, mode, status FROM cells WHERE run_id=?", (run_id,)
         ).fetchall()
         return {
-            json.dumps([r["runtime"], r["workload"], json.loads(r["params"]), r["cores"], r["mode"]], sort_keys=True)
+            cell_key(r["runtime"], r["workload"], json.loads(r["params"]), r["cores"], r["mode"])
             for r in rows
             if r["status"] in statuses
         }
