@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 
 import pytest
@@ -186,3 +187,32 @@ def test_a_closed_pipe_ends_output_quietly_and_the_run_is_complete(db):
     for argv in (("show", 1), ("show", 1, "--json"), ("export", 1, "--format", "csv"), ("history",)):
         rc, err = _closed_pipe(*argv, "--db", db)
         assert (rc, err) == (141, ""), argv
+
+
+def test_cookie_folders_of_killed_runs_are_swept_at_the_next_start(tmp_path, db, monkeypatch):
+    """A --hosts run killed with SIGKILL leaves its cluster folder (the cookie, mode 0600): the next run
+    removes it, and leaves alone a live run's folder, another program's and one not named by its owner."""
+    from ringbench.harness import cluster
+
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    with open(f"/proc/{os.getpid()}/stat") as f:
+        my_start = f.read().rsplit(")", 1)[1].split()[19]
+    stale = tmp_path / f"ringbench-cluster-{gone.pid}-12345-abcd"
+    reused = tmp_path / f"ringbench-cluster-{os.getpid()}-1-abcd"  # this pid, another start time: a reused pid
+    live = tmp_path / f"ringbench-cluster-{os.getpid()}-{my_start}-abcd"
+    unnamed = tmp_path / "ringbench-cluster-abcd1234"
+    other = tmp_path / "something-else"
+    for folder in (stale, reused, live, unnamed, other):
+        folder.mkdir(mode=0o700)
+        (folder / "cluster").write_text("hosts=ringbench@x\ncookie=secret\n")
+    rc, _, err = cli("run", "ring", "-r", "c-coro", "-n", 10, "-m", 1, "--repeat", 1, "--db", db,
+                     env={"TMPDIR": str(tmp_path)})
+    assert rc == 0, err
+    assert not stale.exists() and not reused.exists()
+    assert live.exists() and unnamed.exists() and other.exists()
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setenv("RINGBENCH_COOKIE", "secret")
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    with cluster.cluster_file(("ringbench@x",), "") as path:  # named after its owner, so that it can be swept
+        assert os.path.basename(os.path.dirname(path)).startswith(f"ringbench-cluster-{os.getpid()}-{my_start}-")

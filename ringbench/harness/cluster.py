@@ -82,14 +82,61 @@ def _checked(value: str, where: str) -> str:
     return value
 
 
+FOLDER_PREFIX = "ringbench-cluster-"
+
+
+def _started(pid: int) -> int | None:
+    """A live process's start time (clock ticks since boot, /proc/<pid>/stat field 22), None if it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            text = f.read()
+    except OSError:
+        return None
+    fields = text[text.rindex(")") + 2 :].split()  # the command (field 2) may hold spaces and parentheses
+    return None if fields[0] in ("Z", "X", "x") else int(fields[19])
+
+
+def _owner_tag() -> str:
+    pid = os.getpid()
+    return f"{pid}-{_started(pid) or 0}-"
+
+
+def sweep_stale() -> list[str]:
+    """Remove the cluster folders (and the cookie in them) that processes of this user left behind when they
+    were killed (SIGKILL, a power cut) before their own cleanup: only a folder whose owner, the pid and start
+    time in its name, is gone. Returns the folders removed."""
+    tmp = tempfile.gettempdir()
+    removed = []
+    try:
+        names = [n for n in os.listdir(tmp) if n.startswith(FOLDER_PREFIX)]
+    except OSError:
+        return []
+    for name in names:
+        m = re.fullmatch(rf"{FOLDER_PREFIX}(\d+)-(\d+)-.*", name)
+        path = os.path.join(tmp, name)
+        try:
+            mine = os.lstat(path).st_uid == os.getuid() and stat.S_ISDIR(os.lstat(path).st_mode)
+        except OSError:
+            continue
+        if not m or not mine:
+            continue  # another user's, or not named by its owner: left alone
+        started = _started(int(m[1]))
+        if started is None or (int(m[2]) and started != int(m[2])):
+            shutil.rmtree(path, ignore_errors=True)
+            removed.append(path)
+    return removed
+
+
 @contextmanager
 def cluster_file(hosts: tuple[str, ...], cookie_file: str = "") -> Iterator[str]:
-    """The cluster file for one driver process (its path; "" without hosts), removed afterwards."""
+    """The cluster file for one driver process (its path; "" without hosts), removed afterwards. Its folder is
+    named after this process (pid and start time), so a later run can sweep it if this one is killed first."""
     if not hosts:
         yield ""
         return
     secret = cookie(cookie_file)
-    folder = tempfile.mkdtemp(prefix="ringbench-cluster-")  # mode 0700
+    sweep_stale()
+    folder = tempfile.mkdtemp(prefix=FOLDER_PREFIX + _owner_tag())  # mode 0700
     path = os.path.join(folder, "cluster")
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
