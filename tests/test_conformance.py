@@ -132,12 +132,18 @@ def test_describe(d):
 
 @pytest.mark.parametrize("d", DRIVERS, ids=IDS)
 def test_a_variant_is_chosen_by_the_one_option(d):
-    """Contract 3: `--variant=<name>` is the only option a driver takes before its verb."""
+    """Contract 3: `--variant=<name>` is the only option a driver takes before its verb (the manifest's
+    command; that the driver runs the variant it names, test_describe)."""
     options = [a for a in d.command if a.startswith("--")]
     if d.variant:
         assert options == [f"--variant={d.variant}"], options
     else:
         assert options == [], options
+
+
+@pytest.mark.parametrize("d", PARSERS, ids=PARSER_IDS)
+def test_an_unknown_variant_is_bad_param(d):
+    """The family library's parser reads --variant, the same for every variant of a folder: once a folder."""
     code, recs, _ = invoke(d, "--variant=no-such-variant", "describe")
     assert code == 2 and recs and recs[-1]["kind"] == "bad_param", recs
 
@@ -306,7 +312,8 @@ def test_runtime_stats_follow_each_result(d):
     assert code == 0, err
     kinds = [r["type"] for r in recs]
     assert kinds == ["result", "stats", "result", "stats"]
-    assert all(isinstance(v, (int, float)) for r in recs if r["type"] == "stats" for k, v in r.items() if k not in ("type", "workload"))
+    assert all(isinstance(v, (int, float)) for r in recs if r["type"] == "stats"
+               for k, v in r.items() if k not in ("type", "workload"))
     stats = [r for r in recs if r["type"] == "stats"]
     assert [(r.get("workload"), r.get("iteration")) for r in stats] == [("ring", 1), ("ring", 2)], \
         "every stats record names the workload and the iteration it follows (contract 3)"
