@@ -38,7 +38,8 @@ from .harness.launch import run_driver
 from .harness.protocol import DriverFailed, Expectation, check_result, check_samples
 from .harness.spec import CellSpec
 from .results import document, noise, stats
-from .results.model import Cell, Run, cell_key, difference
+from .results.difference import difference
+from .results.model import Cell, Run, cell_key
 from .results.modes import SETTLE_PCT, ModeError, Options
 from .results.relative import NOT_RANKED, BaselineError, check_baseline
 from .results.store import DEFAULT_DB, Store, StoreError
@@ -674,6 +675,11 @@ def with_rank(run: Run, rank: str) -> Run:
     """The run shown with Rel % by `rank`: wall (ns/hop, the default) or cpu (CPU ns/hop)."""
     check_rank(run.workload.name, rank)
     return replace(run, rank=rank)
+
+
+def run_json(run: Run) -> str:
+    """The run as the one JSON document every command prints and `import` reads."""
+    return document.run_to_json(run)
 
 
 def with_baseline(run: Run, baseline: str | None) -> Run:

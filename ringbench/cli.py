@@ -391,7 +391,7 @@ def _say_resume_env(stored: Run) -> None:
 
 def _print_result(result: Run, as_json: bool, wide: bool = False) -> None:
     if as_json:
-        click.echo(result.to_json())
+        click.echo(api.run_json(result))
         return
     terminal.show_run(result, wide)
 
@@ -671,6 +671,17 @@ def compare(run_a, run_b, fail_above, db):
     sys.exit(1 if regressions else 0)
 
 
+def _umask() -> int:
+    """This process's umask, read without changing it where /proc says it (Linux 4.7 on)."""
+    try:
+        with open("/proc/self/status") as f:
+            return next(int(line.split()[1], 8) for line in f if line.startswith("Umask:"))
+    except (OSError, StopIteration, ValueError, IndexError):
+        mask = os.umask(0o022)
+        os.umask(mask)
+        return mask
+
+
 def _write(path: Path, text: str) -> None:
     """Write the file whole or not at all: a temporary file beside it, then renamed over it."""
     if not path.parent.exists():
@@ -682,6 +693,7 @@ def _write(path: Path, text: str) -> None:
     tmp = None
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+        os.fchmod(fd, 0o666 & ~_umask())  # mkstemp's 0600, as a plain open() would have made it
         with os.fdopen(fd, "w") as f:
             f.write(text)
         os.replace(tmp, path)
@@ -911,7 +923,7 @@ def versus(
         why = next((p.failure for p in pairs if p.failure), None) or "a run failed"
         raise Failure(f"{why} ({stored})")
     if as_json:
-        click.echo(run.to_json())
+        click.echo(api.run_json(run))
     elif markdown:
         click.echo(exporting.EXPORTERS["markdown"](run), nl=False)
         click.echo("".join(f"\n- N = {p.params['n']:,}: {p.verdict}\n" for p in pairs if p.verdict), nl=False)
@@ -1009,7 +1021,7 @@ def perf(argv):
         err.print(f"created the store {db}", highlight=False)
     stored = f"stored as run {run.run_id}: `{run.hint('show')}`"
     if as_json:
-        click.echo(run.to_json())
+        click.echo(api.run_json(run))
     else:
         terminal.show_perf(run, wide)
     if run.status == "interrupted":

@@ -5,6 +5,7 @@ import json
 
 import ringbench
 from ringbench.catalogue.drivers import discover
+from ringbench.results import document
 
 
 def test_a_tuning_variable_is_recorded_warned_about_and_kept_out_with_clean_env(fake, db, monkeypatch):
@@ -56,7 +57,7 @@ def test_comparable_cells_take_turns_and_the_order_is_stored(zoo, db, tmp_path, 
     seq = ringbench.measure("ring", "erlang,fastgo", params={"n": 10, "m": 5}, repeat=3, order="sequential", db=db)
     assert {c.runtime: [r["launch"] for r in c.records] for c in seq.cells} == {"erlang": [1, 2, 3],
                                                                               "fastgo": [4, 5, 6]}
-    assert json.loads(run.to_json())["settings"]["order"] == "interleaved"
+    assert json.loads(document.run_to_json(run))["settings"]["order"] == "interleaved"
 
 
 def test_no_runtime_runs_first_in_every_round_and_the_seed_replays_the_order(zoo, db):

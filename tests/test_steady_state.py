@@ -8,7 +8,7 @@ import pytest
 from conftest import run_cli
 
 import ringbench
-from ringbench.results import modes, stats
+from ringbench.results import document, modes, stats
 
 
 def run(db, **kw):
@@ -75,7 +75,7 @@ def test_a_figure_that_alternates_never_settles_and_the_cell_says_so(fake, db):
     assert modes.unsettled(cell.extra["warmup_values"]["1"]).startswith("alternates +18 %")
     (w,) = [w for w in r.warnings if w.kind == "not-settled"]
     assert w.cell.startswith("fake [all]") and "not settled" in w.what
-    shown = json.loads(r.to_json())
+    shown = json.loads(document.run_to_json(r))
     assert any(x["kind"] == "not-settled" for x in shown["warnings"])
 
 

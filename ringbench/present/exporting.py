@@ -14,6 +14,7 @@ import json
 from collections.abc import Callable
 
 from ..results import noise
+from ..results.document import run_to_json
 from ..results.model import Run
 from ..results.relative import ordered
 from . import tables
@@ -32,7 +33,7 @@ def exporter(name: str) -> Callable[[Callable[[Run], str]], Callable[[Run], str]
 
 @exporter("json")
 def to_json(run: Run) -> str:
-    return run.to_json()
+    return run_to_json(run)
 
 
 _CSV_FIELDS = [

@@ -14,6 +14,7 @@ on import. Format 1 (before warnings were derived) is read too.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from ..catalogue import workloads
@@ -24,6 +25,11 @@ from .modes import MODES, Options
 EXPORT_FORMAT = 2
 READABLE_FORMATS = (1, 2)
 CELL_STATUSES = ("ok", "failed", "refused", "timeout", "interrupted")
+
+
+def run_to_json(run: Run, indent: int | None = 1) -> str:
+    """The run as the one JSON document (`run --json`, `show --json`, `export --format json`)."""
+    return json.dumps(run_to_doc(run), indent=indent, sort_keys=True, default=str)
 
 
 def run_to_doc(run: Run) -> dict:

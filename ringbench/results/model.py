@@ -21,6 +21,7 @@ from ..catalogue.drivers import REPO, hop_group
 from ..catalogue.workloads import RSS_PER_PROC, Metric, Workload
 from . import noise, stats
 from .modes import MODES, Mode, Options
+from .nodes import warnings as node_warnings
 
 # Fewer processes than this make a per-process memory figure mostly the noise of a few pages.
 MIN_N_FOR_MEMORY = 1000
@@ -229,14 +230,6 @@ class Cell:
         return self.mode_object.warnings(self) if self.ok else []
 
 
-def difference(before: Cell, after: Cell, metric: Metric | None = None) -> stats.Difference:
-    """Is `after` different from `before`? The one test of every table, comparison and finding: with the
-    fresh driver process as the unit where both cells' values come from fresh processes."""
-    if before.mode_object.unit == after.mode_object.unit == "process":
-        return stats.compare_processes(before.groups(metric), after.groups(metric))
-    return stats.compare(before.values(metric), after.values(metric))
-
-
 @dataclass
 class Run:
     run_id: int
@@ -264,8 +257,6 @@ class Run:
         out = noise.environment({**self.environment, "clean_env": self.options.clean_env})
         for c in self.cells:
             out += c.warnings()
-        from .nodes import warnings as node_warnings  # (nodes reads this module's Cell)
-
         out += node_warnings(self.cells, self.environment)
         kept = {
             c.runtime.split("/")[0]: c.settings["build_env_kept"]
@@ -310,7 +301,3 @@ class Run:
         """A command about this run that works when pasted: `ringbench <verb> <id> [--db PATH]`."""
         return f"ringbench {verb} {self.run_id}{self.db_flag()}"
 
-    def to_json(self, indent: int | None = 1) -> str:
-        from .document import run_to_doc
-
-        return json.dumps(run_to_doc(self), indent=indent, sort_keys=True, default=str)

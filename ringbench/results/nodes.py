@@ -14,10 +14,14 @@ marks it). Both are one machine's figures: no network, the loopback interface be
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..catalogue.workloads import NS_PER_HOP, cross_per_lap
 from . import noise, stats
-from .model import Cell, difference
+from .difference import difference
+
+if TYPE_CHECKING:  # cells are read, never made, here: the model imports this module for its warnings
+    from .model import Cell
 
 PLACEMENT = {0: "contiguous", 1: "interleaved"}
 

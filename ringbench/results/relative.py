@@ -10,7 +10,7 @@ else the fastest. A workload whose rows compare a subject rather than runtimes (
 of one row has no comparison.
 
 Rel % is throughput against the reference (reference time / row time × 100) with a bootstrap 95 %
-interval; significance is model.difference's test: with fresh driver processes as the unit (timed
+interval; significance is difference.difference's test: with fresh driver processes as the unit (timed
 cells), Welch's t-test on the log of the per-process medians, ≥ 3 processes a side; over the samples
 of one process (continuous, perf), Mann-Whitney U, ≥ 5 samples a side.
 
@@ -27,7 +27,8 @@ from typing import Protocol, runtime_checkable
 
 from ..catalogue.workloads import Metric, Workload
 from . import stats
-from .model import Cell, difference
+from .difference import difference
+from .model import Cell
 
 REFERENCE_RUNTIME = "erlang"
 NOT_RANKED = {
