@@ -216,3 +216,18 @@ def test_cookie_folders_of_killed_runs_are_swept_at_the_next_start(tmp_path, db,
     monkeypatch.setattr(tempfile, "tempdir", None)
     with cluster.cluster_file(("ringbench@x",), "") as path:  # named after its owner, so that it can be swept
         assert os.path.basename(os.path.dirname(path)).startswith(f"ringbench-cluster-{os.getpid()}-{my_start}-")
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o077, 0o002])
+def test_written_files_follow_the_umask(tmp_path, umask):
+    """export --out and report write through a temporary file made 0600: the file gets 0666 & ~umask, as a
+    plain open() would have given it."""
+    db = tmp_path / "store.db"
+    rc, _, err = cli("run", "ring", "-r", "c-coro", "-n", 10, "-m", 1, "--repeat", 1, "--db", db)
+    assert rc == 0, err
+    for argv, name in ((("export", 1, "--format", "csv"), "run.csv"), (("report", 1), "report.html")):
+        path = tmp_path / "out" / name
+        p = subprocess.run(RINGBENCH + [str(a) for a in argv] + ["--out", str(path), "--db", str(db)],
+                           capture_output=True, text=True, timeout=300, preexec_fn=lambda: os.umask(umask))
+        assert p.returncode == 0, p.stderr
+        assert oct(os.stat(path).st_mode & 0o777) == oct(0o666 & ~umask), name
