@@ -1,5 +1,5 @@
 // What a JavaScript driver shares with every driver: the contract, not the runtime's idiom
-// (docs/driver-contract.md, version 3). The verbs and the `--variant=` option, parameters and
+// (docs/driver-contract.md, version 4). The verbs and the `--variant=` option, parameters and
 // bounds, the iteration loop, the clocks, the one collection between phases, the memory rule, the
 // records. A driver hands `serve` its description and a `prepare(variant, workload, p)` that returns
 // an object whose async methods are the workloads, each called as method(p, meter, emitHops) and
@@ -9,9 +9,9 @@ import fs from 'node:fs';
 import v8 from 'node:v8';
 import { performance, PerformanceObserver, constants as perf } from 'node:perf_hooks';
 
-export const CONTRACT = 3;
+export const CONTRACT = 4;
 export const CLOCK =
-  'process.hrtime.bigint (uv_hrtime: CLOCK_MONOTONIC); CPU: process.cpuUsage (getrusage, 1 us resolution)';
+  'process.hrtime.bigint (uv_hrtime: CLOCK_MONOTONIC); CPU: process.resourceUsage (getrusage, 1 us resolution)';
 export const COLLECTOR = 'v8 orinoco';
 const EXIT = { bad_param: 2, unknown_workload: 2, unsupported: 2, limit: 3, failure: 1 };
 
@@ -241,9 +241,16 @@ function collect() {
   globalThis.gc();
 }
 
-function cpuNs() {
-  const u = process.cpuUsage();
-  return (u.user + u.system) * 1000;
+// The CPU time (ns, 1 us resolution) and the voluntary and involuntary context switches of the whole
+// process (every thread), from one getrusage call (uv_getrusage). A phase reads it before its start
+// clock and after its end clock, so no getrusage call falls inside the wall interval.
+function usage() {
+  const u = process.resourceUsage();
+  return {
+    cpu: (u.userCPUTime + u.systemCPUTime) * 1000,
+    vcsw: u.voluntaryContextSwitches,
+    ivcsw: u.involuntaryContextSwitches,
+  };
 }
 
 const now = process.hrtime.bigint;
@@ -266,6 +273,7 @@ export class Meter {
   reset() {
     this.ready = null;
     this.setupNs = this.setupCpuNs = this.runNs = this.runCpuNs = 0;
+    this.setupVcsw = this.setupIvcsw = this.runVcsw = this.runIvcsw = 0; // tree: setup stays 0
     this.windows.fill(0);
   }
 
@@ -289,16 +297,18 @@ export class Meter {
   spawnBegins() {
     this.rememberBefore();
     this.windows[0] = performance.now();
-    this.c0 = cpuNs();
+    this.u0 = usage();
     this.t0 = now();
   }
 
   spawnEnds(ready) {
     const t1 = now();
-    const c1 = cpuNs();
+    const u1 = usage();
     this.windows[1] = performance.now();
     this.setupNs = Number(t1 - this.t0);
-    this.setupCpuNs = c1 - this.c0;
+    this.setupCpuNs = u1.cpu - this.u0.cpu;
+    this.setupVcsw = u1.vcsw - this.u0.vcsw;
+    this.setupIvcsw = u1.ivcsw - this.u0.ivcsw;
     this.ready = ready;
     collect();
     this.rememberAfter({});
@@ -306,16 +316,18 @@ export class Meter {
 
   runBegins() {
     this.windows[2] = performance.now();
-    this.c2 = cpuNs();
+    this.u2 = usage();
     this.t2 = now();
   }
 
   runEnds() {
     const t3 = now();
-    const c3 = cpuNs();
+    const u3 = usage();
     this.windows[3] = performance.now();
     this.runNs = Number(t3 - this.t2);
-    this.runCpuNs = c3 - this.c2;
+    this.runCpuNs = u3.cpu - this.u2.cpu;
+    this.runVcsw = u3.vcsw - this.u2.vcsw;
+    this.runIvcsw = u3.ivcsw - this.u2.ivcsw;
   }
 
   treeBegins() {
@@ -405,6 +417,7 @@ function resultRecord(workload, iteration, p, count, meter) {
   if (meter.ready !== null) rec.ready = meter.ready;
   Object.assign(rec, {
     setup_ns: meter.setupNs, run_ns: meter.runNs, setup_cpu_ns: meter.setupCpuNs, run_cpu_ns: meter.runCpuNs,
+    setup_vcsw: meter.setupVcsw, setup_ivcsw: meter.setupIvcsw, run_vcsw: meter.runVcsw, run_ivcsw: meter.runIvcsw,
   });
   Object.assign(rec, meter.memory ?? {});
   return rec;
