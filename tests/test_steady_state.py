@@ -128,37 +128,40 @@ def _jit_folder(tmp_path, name: str, floor: int | None = None):
 
 @pytest.fixture
 def fake_jit(fake, tmp_path, monkeypatch):
-    """The fake driver as a JIT runtime (`jit = true`), beside the fake itself; fakejit2m has a floor of
-    2,000,000 hops of its own (`jit_warmup_hops`), fakejit200 one of 200."""
+    """The fake driver as a JIT runtime (`jit = true`), beside the fake itself; fakejit400k has a floor of
+    400,000 hops of its own (`jit_warmup_hops`), fakejit200 one of 200."""
     from conftest import FAKE_DIR
     _jit_folder(tmp_path, "fakejit")
-    _jit_folder(tmp_path, "fakejit2m", 2_000_000)
+    _jit_folder(tmp_path, "fakejit400k", 400_000)
     _jit_folder(tmp_path, "fakejit200", 200)
     monkeypatch.setenv("RINGBENCH_DRIVER_PATH", f"{FAKE_DIR}:{tmp_path / 'drv'}")
     return fake
 
 
-def test_a_jit_runtime_passes_its_floor_in_hops_before_the_settle_window(fake_jit, db):
-    # 1 ms an iteration (100 ns × 10 hops × 1,000 laps: 10,000 hops); a plateau at 2× until the 100th
+def test_a_jit_runtime_passes_its_floor_before_the_settle_window(fake_jit, db):
+    # 1 ms an iteration (100 ns × 10 hops × 1,000 laps: 10,000 hops); a plateau at 2× until the 30th
     # iteration, then the last tier. A flat plateau passes any window; the floor (here the manifest's
-    # 2,000,000 hops: 200 iterations) takes the process past it, then the window of 8 settles.
-    curve = ",".join(["2"] * 100 + ["1"])
+    # 400,000 hops: 40 iterations) takes the process past it, then the window of 8 settles.
+    curve = ",".join(["2"] * 30 + ["1"])
     fake_jit(FAKE_NS_PER_HOP=100, FAKE_CURVE=curve)
-    r = ringbench.measure("ring", "fakejit2m", db=db, params={"n": 10, "m": 1000}, repeat=2, processes=1)
+    r = ringbench.measure("ring", "fakejit400k", db=db, params={"n": 10, "m": 1000}, repeat=2, processes=1)
     (cell,) = r.cells
     assert cell.headline.median == pytest.approx(100)  # measured after the tier-up, not on the plateau
-    assert modes.warmups(cell) == [200 + modes.SETTLE_WINDOW] and modes.settled(cell)
-    assert {rec["floor_warmups"] for rec in cell.records} == {200}
-    assert cell.settings["jit_warmup_hops"] == 2_000_000
+    assert modes.warmups(cell) == [40 + modes.SETTLE_WINDOW] and modes.settled(cell)
+    assert {rec["floor_warmups"] for rec in cell.records} == {40}
+    assert cell.settings["jit_warmup_hops"] == 400_000
+    assert cell.settings["jit_warmup_iterations"] == modes.JIT_WARMUP_ITERATIONS
     assert cell.settings["jit_warmup_cap_s"] == modes.JIT_WARMUP_CAP_S
-    assert "≥ 2 M hops or 2 s: JIT" in cell.mode_object.details(cell)
+    assert "JIT floor 0.4 M hops, 50 iterations or 2 s" in cell.mode_object.details(cell)
     # the same curve on a runtime without a JIT settles on the plateau (the reason for the floor)
     (plain,) = ringbench.measure("ring", "fake", db=db, params={"n": 10, "m": 1000}, repeat=2, processes=1).cells
     assert plain.headline.median == pytest.approx(200) and modes.warmups(plain) == [modes.SETTLE_WINDOW]
     assert plain.settings["jit_warmup_hops"] == 0 and plain.settings["jit_warmup_cap_s"] == 0
-    # without a floor of its own, a JIT runtime's is JIT_WARMUP_HOPS
+    # without a floor of its own, a JIT runtime's is JIT_WARMUP_HOPS; 10 M hops would be 1,000 of these
+    # iterations: JIT_WARMUP_ITERATIONS come first
     (default,) = ringbench.measure("ring", "fakejit", db=db, params={"n": 10, "m": 1000}, repeat=1).cells
     assert default.settings["jit_warmup_hops"] == modes.JIT_WARMUP_HOPS
+    assert default.records[0]["floor_warmups"] == modes.JIT_WARMUP_ITERATIONS
 
 
 def test_a_fixed_warmup_count_is_kept_for_a_jit_runtime(fake_jit, db):
@@ -176,17 +179,17 @@ def test_a_jit_runtime_counts_its_spawned_processes_in_the_floor(fake_jit, db):
     assert modes.warmups(cell) == [10 + modes.SETTLE_WINDOW] and modes.settled(cell)
 
 
-def test_tiny_phases_end_the_floor_at_its_cap_not_after_minutes(fake_jit, db):
-    # 10 hops an iteration against a floor of 10 M hops: a million iterations. The floor ends
-    # JIT_WARMUP_CAP_S after the first iteration (before issue 39 a JIT warmed up until 3 s of timed
-    # phases, 30 µs an iteration here, and so until the 20 s settle_s cap: each process took 20 s).
+def test_tiny_phases_end_the_floor_after_its_iterations_not_after_minutes(fake_jit, db):
+    # 10 hops an iteration against a floor of 10 M hops: a million iterations. The floor ends after
+    # JIT_WARMUP_ITERATIONS (at most JIT_WARMUP_CAP_S after the first iteration; before issue 39 a JIT
+    # warmed up until 3 s of timed phases, 30 µs an iteration here, and so until the 20 s settle_s cap).
     import time
     fake_jit(FAKE_NS_PER_HOP=100)
     t0 = time.monotonic()
     (cell,) = ringbench.measure("ring", "fakejit", db=db, params={"n": 10, "m": 1}, repeat=1).cells
     took = time.monotonic() - t0
-    assert modes.settled(cell) and cell.records[0]["floor_warmups"] > modes.SETTLE_WINDOW
-    assert took < modes.JIT_WARMUP_CAP_S + 8, took  # the cap, the window, start-up on a busy machine
+    assert modes.settled(cell) and cell.records[0]["floor_warmups"] == modes.JIT_WARMUP_ITERATIONS
+    assert took < modes.JIT_WARMUP_CAP_S + 8, took  # start-up and the window on a busy machine
 
 
 def test_a_jit_runtimes_probe_is_sized_to_the_target_by_a_cold_process_first(fake_jit, db, tmp_path):

@@ -5,8 +5,9 @@ Timed mode, one process: the driver is asked for many iterations (`warmup=0`); t
 are warm-ups until the last `SETTLE_WINDOW` of them neither drift nor alternate by more than
 `settle_pct` (`results.modes.unsettled`; or exactly `--warmup N` of them), at most `settle_max`
 iterations or `settle_s` seconds; a JIT runtime's warm-ups first pass its floor, `JIT_WARMUP_HOPS`
-(or its manifest's `jit_warmup_hops`) hops and spawned processes in the workload's timed phases, or
-`JIT_WARMUP_CAP_S` seconds after its first iteration, whichever comes first (the settle window and
+(or its manifest's `jit_warmup_hops`) hops and spawned processes in the workload's timed phases,
+`JIT_WARMUP_ITERATIONS` iterations, or `JIT_WARMUP_CAP_S` seconds after its first iteration,
+whichever comes first (the settle window and
 `settle_max` start after that); then the measured repeats; then the process is stopped (its whole
 group killed, as in continuous mode). A calibrated `m` comes from the settled iterations of a short
 probe process, never from a cold one.
@@ -26,7 +27,7 @@ from pathlib import Path
 from ..catalogue.drivers import Driver
 from ..catalogue.workloads import Workload
 from ..results import sampling
-from ..results.modes import JIT_WARMUP_CAP_S, JIT_WARMUP_HOPS, Options, unsettled
+from ..results.modes import JIT_WARMUP_CAP_S, JIT_WARMUP_HOPS, JIT_WARMUP_ITERATIONS, Options, unsettled
 from .cluster import cluster_file
 from .launch import cores_value, run_driver
 from .protocol import DriverFailed, Expectation, check_result, check_samples
@@ -171,8 +172,8 @@ def _settled_process(
     want = Expectation(w.verb, p, w.expected(p), w.hops(p), w.ready(p) if w.ready else None, w.proves(p))
     fixed = opts.warmup
     cap = fixed if fixed is not None else opts.settle_max
-    # A JIT first passes its floor (units of work in the timed phases, or JIT_WARMUP_CAP_S after its first
-    # iteration), uncounted by `cap`.
+    # A JIT first passes its floor (units of work in the timed phases, JIT_WARMUP_ITERATIONS iterations, or
+    # JIT_WARMUP_CAP_S after its first iteration), uncounted by `cap`.
     floor = jit_floor(spec.driver) if fixed is None else 0
     units = w.hops(p) + (w.ready(p) if w.ready else 0)  # one iteration's: hops, and processes spawned
     floor_done = 0  # warm-up iterations the floor took
@@ -199,7 +200,8 @@ def _settled_process(
             warm.append(figure(rec) or 0.0)
             now = time.monotonic()
             first_at = now if first_at is None else first_at
-            in_floor = passed < floor and now - first_at < JIT_WARMUP_CAP_S  # the floor not passed before it
+            # this iteration is the floor's if the floor was not passed before it
+            in_floor = passed < floor and len(warm) <= JIT_WARMUP_ITERATIONS and now - first_at < JIT_WARMUP_CAP_S
             passed += units
             if in_floor:
                 floor_done = len(warm)

@@ -29,7 +29,7 @@ from functools import partial
 from ..catalogue.drivers import Driver, build_record
 from ..catalogue.workloads import Workload
 from ..results.model import Cell
-from ..results.modes import JIT_WARMUP_CAP_S, Options
+from ..results.modes import JIT_WARMUP_CAP_S, JIT_WARMUP_ITERATIONS, Options
 from . import limits
 from .environment import tuning_env
 from .launch import describe, driver_process
@@ -153,8 +153,9 @@ def cell_settings(spec: CellSpec, opts: Options) -> dict:
         "single_threaded": d.single_threaded,
         "collector": collector,
         # the JIT floor before the settle window: hops and spawned processes in timed phases (0 without a
-        # JIT or with --warmup N), or its cap in seconds after the process's first iteration
+        # JIT or with --warmup N), or iterations, or its cap in seconds after the process's first iteration
         "jit_warmup_hops": jit_floor(d) if opts.warmup is None else 0,
+        "jit_warmup_iterations": JIT_WARMUP_ITERATIONS if d.jit and opts.warmup is None else 0,
         "jit_warmup_cap_s": JIT_WARMUP_CAP_S if d.jit and opts.warmup is None else 0,
         "limits_raised": how.limits_raised,
     }
