@@ -5,6 +5,7 @@ issue 40). Each test drives the real command line in a process of its own, with 
 Timings here are bounds a slow machine still meets (a Ctrl-C answered within a few seconds, not the ten an
 orchestrator waiting for its runner took); the figures themselves are never checked."""
 
+import json
 import os
 import signal
 import subprocess
@@ -144,3 +145,33 @@ def test_code_that_does_not_compile_leaves_no_store_file(tmp_path, env):
     assert proc.returncode == 2, (out, err)
     assert "invalid syntax" in err
     assert sorted(os.listdir(tmp_path)) == ["tmp"]  # no store, no -wal/-shm beside it
+
+
+# -- the records' own channel ---------------------------------------------------------------------------
+# A runner that writes, past the runtime's own stdout handling, a line that would pass for a record.
+FAKE = '{"type":"finished","snippet":1}'
+WRITES_TO_STDOUT = {
+    "erlang": [f"erlang:display('{FAKE}')."],
+    "elixir": [f":erlang.display(:'{FAKE}')"],
+    "python": [f"os.write(1, b'{FAKE}\\n')", "--init", "import os"],
+    "pypy": [f"os.write(1, b'{FAKE}\\n')", "--init", "import os"],
+    "node": [f"require('fs').writeSync(1, '{FAKE}\\n')"],
+}
+
+
+@pytest.mark.parametrize("runner", sorted(WRITES_TO_STDOUT))
+def test_what_a_snippet_writes_to_stdout_never_reaches_the_records(tmp_path, env, runner):
+    """The records travel on a descriptor of their own: a snippet writing to fd 1 (erlang:display/1,
+    os.write(1, ...), fs.writeSync(1, ...)) is passed on to stderr, and the run is measured in full (it used
+    to end with "garbled: output is not JSON", or take the line for a record)."""
+    need(runner)
+    db = tmp_path / "s.db"
+    proc = start(env, "-r", runner, *WRITES_TO_STDOUT[runner], "-l", 3, "-s", 2, "--json", "--db", db)
+    out, err = proc.communicate(timeout=180)
+    assert proc.returncode == 0, err
+    assert "Traceback" not in err
+    assert err.count("finished") >= 6, err  # 3 iterations a sample, 2 samples: every write passed on
+    assert json.loads(out)["status"] == "complete"  # stdout is the --json document alone
+    (cell,) = q(db, "SELECT status FROM cells")
+    assert cell["status"] == "ok"
+    assert [r["count"] for r in q(db, "SELECT count FROM results")] == [3, 3]

@@ -4,7 +4,8 @@ in erlperf's three modes: continuous (sampled), timed (-l) and squeeze (-q).
 A request names a runner (`-r erlang`: the driver whose manifest says `perf = "erlang"`) and snippets, each
 a runner with its hooks. The snippets are measured one after another, never two at once: all in one
 runtime process (default), or each in a fresh one (`isolated`, erlperf's -i). The job goes to the driver as
-one JSON file (`perf <job.json>`); the driver's records come back on stdout, checked here, and the
+one JSON file (`perf <job.json>`); the driver's records come back on a pipe of their own (the job's
+`records` descriptor: a snippet's stdout is passed on with its stderr), checked here, and the
 decisions stay here: with --cv, whether the last samples agree (results.sampling.converged, answered `more`
 or `enough` on the driver's stdin); in squeeze, whether throughput stopped growing (results.sampling.Squeeze,
 the same search as the ring's). Every process is started as a driver is (`launch.start`: a process group
@@ -451,10 +452,16 @@ class _Process:
         # Nodes on other hosts: the cluster file (hosts and cookie, mode 0600) lives as long as the process.
         self.cluster = contextlib.ExitStack()
         _sweep_stale()
+        # The records travel on a pipe of their own, inherited as the job's `records` descriptor: what a snippet
+        # writes to stdout (erlang:display, os.write(1, ...), fs.writeSync(1, ...)) cannot reach them; it is
+        # passed on, as the snippets' stderr is.
+        records_r, records_w = os.pipe()
+        job = {**job, "records": records_w}
         with signals_held():  # the files exist only with their owner: made whole, removed on every path
             try:
                 path = self.cluster.enter_context(cluster.cluster_file(req.hosts, req.cookie_file))
             except cluster.ClusterError as e:
+                _close(records_r, records_w)
                 raise BadCode(str(e)) from None
             self.folder = tempfile.mkdtemp(prefix=f"{TEMP_PREFIX}{os.getpid()}-")
             self.job_path = os.path.join(self.folder, "job.json")
@@ -462,6 +469,7 @@ class _Process:
                 Path(self.job_path).write_text(json.dumps(job, indent=1))
             except BaseException:
                 self._remove_files()
+                _close(records_r, records_w)
                 raise
         self.lines: queue.Queue[str | None] = queue.Queue()
         self.tail: list[str] = []
@@ -471,25 +479,33 @@ class _Process:
             self.proc = launch.start(
                 self.argv, self.how.env, str(req.driver.folder), self.how.cpu, stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace", bufsize=1,
+                pass_fds=(records_w,),
             )  # fmt: skip
         except BaseException:
             with signals_held():
                 self._remove_files()
+                _close(records_r, records_w)
             raise
+        os.close(records_w)  # the runner's is the one write end: the pipe ends when the runner does
+        records = os.fdopen(records_r, encoding="utf-8", errors="replace")
         out, err = self.proc.stdout, self.proc.stderr
         assert out is not None and err is not None
 
-        def read_out() -> None:
-            for line in out:
-                self.lines.put(line)
+        def read_records() -> None:
+            with records:
+                for line in records:
+                    self.lines.put(line)
             self.lines.put(None)
 
-        def read_err() -> None:
-            for line in err:
-                self.tail = (self.tail + [line.rstrip("\n")])[-20:]
-                on_stderr(line.rstrip("\n"))
+        def passed_on(stream) -> Callable[[], None]:
+            def read() -> None:
+                for line in stream:
+                    self.tail = (self.tail + [line.rstrip("\n")])[-20:]
+                    on_stderr(line.rstrip("\n"))
 
-        self.readers = [threading.Thread(target=f, daemon=True) for f in (read_out, read_err)]
+            return read
+
+        self.readers = [threading.Thread(target=f, daemon=True) for f in (read_records, passed_on(out), passed_on(err))]
         for t in self.readers:
             t.start()
 
@@ -601,6 +617,12 @@ def _sweep_stale() -> None:
             _remove(os.path.join(root, name))
         except OSError:
             continue  # alive (another user's, say): not ours to touch
+
+
+def _close(*fds: int) -> None:
+    for fd in fds:
+        with contextlib.suppress(OSError):
+            os.close(fd)
 
 
 def _remove(folder: str) -> None:

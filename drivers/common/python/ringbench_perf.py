@@ -15,7 +15,7 @@ chunk.
 Workers are threads (they share the GIL, as Python threads do) or, with `processes`, forked OS
 processes counting into shared memory. init, done and the sampling run in the main thread; timed mode
 runs its one worker in the main thread too. What a snippet prints goes to stderr: records are written
-to the original stdout.
+to the job's `records` descriptor (without it, to the original stdout).
 
 The module runs on CPython 3.11 (python-threads) and on PyPy 3.9 (the pypy driver): standard library
 only, no syntax or keyword newer than 3.9.
@@ -43,6 +43,7 @@ from ringbench_driver_common import DriverError
 
 KEYS = ("perf", "mode", "snippets", "concurrency", "loop", "samples", "sample_ms", "warmup", "ask", "max_samples",
         "min", "max", "processes", "code_path", "stats", "cores")
+OPTIONAL_KEYS = ("records",)  # the descriptor the records go to (stdout without it)
 SNIPPET_KEYS = ("snippet", "runner", "init", "init_runner", "done", "file")
 MODES = ("continuous", "timed", "squeeze", "check")
 HOOKS = ("init", "init_runner", "done")
@@ -77,7 +78,9 @@ def read_job(path):
         raise DriverError("bad_param", f"the job file is not JSON: {e}") from None
     if not isinstance(job, dict):
         raise DriverError("bad_param", "the job file is not a JSON object")
-    _exact_keys(job, KEYS, "the job")
+    _exact_keys({k: v for k, v in job.items() if k not in OPTIONAL_KEYS}, KEYS, "the job")
+    if "records" in job:
+        _int(job, "records", 3, 1 << 20)
     _int(job, "perf", 1, 1)
     if job["mode"] not in MODES:
         raise DriverError("bad_param", f"unknown mode {job['mode']!r} (continuous, timed, squeeze or check)")
@@ -720,13 +723,21 @@ def run(argv, processes_ok):
     """`perf <job.json>`: returns the exit status (errors end the driver through DriverError or die)."""
     if len(argv) != 1:
         raise DriverError("bad_param", "usage: driver.py [--variant=NAME] perf <job.json>")
-    # Records go to the original stdout; what the snippets print (print(), C-level writes) goes to stderr.
+    job = read_job(argv[0])
+    # Records go to the job's `records` descriptor (inherited from the orchestrator; without the key, to the
+    # original stdout); what the snippets print (print(), C-level writes to fd 1) goes to stderr.
     common.flush()
-    records = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    fd = job.get("records")
+    if fd is None:
+        fd = os.dup(1)
+    os.set_inheritable(fd, False)  # a command a snippet starts does not hold the records open
+    try:
+        records = os.fdopen(fd, "w", encoding="utf-8")
+    except OSError as e:
+        raise DriverError("bad_param", f"records: descriptor {fd} is not open for writing: {e.strerror}") from None
     os.dup2(2, 1)
     common.RECORDS = records
     sys.stdout = sys.stderr
-    job = read_job(argv[0])
     if job["processes"] and not processes_ok:
         raise DriverError("unsupported", "this driver's workers are threads only")
     for p in reversed(job["code_path"]):

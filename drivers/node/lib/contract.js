@@ -42,9 +42,17 @@ function json(rec) {
   return `{${parts.join(',')}}`;
 }
 
+// Where records go: stdout, or a perf job's `records` descriptor (contract section 11), which a
+// snippet's own writes to stdout cannot reach.
+let recordsFd = 1;
+
+export function setRecordsFd(fd) {
+  recordsFd = fd;
+}
+
 // One JSON Lines record, written at once (fs.writeSync): never inside a timed phase.
 export function emit(rec) {
-  writeAll(json(rec) + '\n');
+  writeAll(json(rec) + '\n', recordsFd);
 }
 
 export function printSample(seq, elapsedNs, count) {

@@ -17,7 +17,7 @@ import v8 from 'node:v8';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { URL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { DriverError, emit, procStatus } from './contract.js';
+import { DriverError, emit, procStatus, setRecordsFd } from './contract.js';
 import { HOOKS, Snippet, setupIsolate } from './perf-code.js';
 
 const KEYS = ['perf', 'mode', 'snippets', 'concurrency', 'loop', 'samples', 'sample_ms', 'warmup', 'ask',
@@ -53,7 +53,9 @@ export function readJob(file) {
     throw bad(e.code ? `cannot read the job file ${file}: ${e.message}` : `the job file is not JSON: ${e.message}`);
   }
   if (job === null || typeof job !== 'object' || Array.isArray(job)) throw bad('the job file is not a JSON object');
-  exactKeys(job, KEYS, 'the job');
+  const { records, ...rest } = job; // optional: the descriptor the records go to (stdout without it)
+  exactKeys(rest, KEYS, 'the job');
+  if (records !== undefined) int(job, 'records', 3, 2 ** 20);
   int(job, 'perf', 1, 1);
   if (!MODES.includes(job.mode)) throw bad(`unknown mode ${JSON.stringify(job.mode)} (continuous, timed, squeeze or check)`);
   for (const [key, lo, hi] of [['concurrency', 1, 2 ** 27], ['loop', 0, 2 ** 62], ['samples', 1, 1e6],
@@ -317,6 +319,7 @@ class HeapStats {
 export async function perf(argv) {
   if (argv.length !== 1) throw bad('usage: driver.js [--variant=NAME] perf <job.json>');
   const job = readJob(argv[0]);
+  if (job.records !== undefined) setRecordsFd(job.records);
   let require;
   try {
     require = await setupIsolate(job.code_path);

@@ -10,20 +10,33 @@
 %% json module): objects as maps with binary keys, arrays as lists, strings
 %% as UTF-8 binaries, true, false and null as atoms.
 -module(ringbench_json).
--export([emit/1, encode/1, decode/1]).
+-export([emit/1, encode/1, decode/1, records/1]).
 
 -type value() :: integer() | float() | binary() | atom() | [integer() | float() | binary() | atom()].
 -type record() :: [{atom() | binary(), value()}].
 -export_type([record/0]).
 
 %% io:put_chars/2 returns when the io server has handed the line to the
-%% port, so each record is out as soon as emit/1 returns.
+%% port (or, after records/1, written it to the file), so each record is
+%% out as soon as emit/1 returns.
 -spec emit(record()) -> ok.
 emit(Record) ->
-    try io:put_chars(standard_io, [encode(Record), $\n])
+    try io:put_chars(persistent_term:get({?MODULE, records}, standard_io), [encode(Record), $\n])
     catch _:_ ->
         %% stdout is gone (the reader closed the pipe): nothing can be reported
         erlang:halt(1)
+    end.
+
+%% Records from now on go to file descriptor Fd, inherited open from the
+%% orchestrator (a perf job's `records`, contract section 11), rather than
+%% to stdout, which a snippet's erlang:display/1 or io:format(user, ...)
+%% writes to. The file's io server is linked to the caller, which lives as
+%% long as the driver.
+-spec records(pos_integer()) -> ok | {error, term()}.
+records(Fd) ->
+    case file:open("/dev/fd/" ++ integer_to_list(Fd), [write, binary]) of
+        {ok, Device} -> persistent_term:put({?MODULE, records}, Device);
+        {error, _} = Error -> Error
     end.
 
 -spec encode(record()) -> iodata().

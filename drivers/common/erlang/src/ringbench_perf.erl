@@ -83,8 +83,9 @@
 -define(KEYS, [<<"perf">>, <<"mode">>, <<"snippets">>, <<"concurrency">>, <<"loop">>, <<"samples">>,
                <<"sample_ms">>, <<"warmup">>, <<"ask">>, <<"max_samples">>, <<"min">>, <<"max">>,
                <<"processes">>, <<"code_path">>, <<"stats">>, <<"cores">>]).
-%% Optional (contract section 11, "Across nodes"): sent only with K > 1.
--define(OPTIONAL_KEYS, [<<"nodes">>]).
+%% Optional (contract section 11): `nodes` sent only with K > 1 ("Across
+%% nodes"); `records`, the descriptor the records go to (stdout without it).
+-define(OPTIONAL_KEYS, [<<"nodes">>, <<"records">>]).
 -define(SNIPPET_KEYS, [<<"snippet">>, <<"runner">>, <<"init">>, <<"init_runner">>, <<"done">>,
                        <<"file">>]).
 -define(LOOP, ringbench_perf_loop).
@@ -186,6 +187,16 @@ read_job(Path) ->
             end,
     Mode =:= squeeze andalso Nodes > 1 andalso
         bad("squeeze runs on one node: its steps add one worker to one VM (nodes must be 1)", []),
+    case maps:is_key(<<"records">>, J) of
+        true ->
+            Fd = int(J, <<"records">>, 3, 1 bsl 20),
+            case ringbench_json:records(Fd) of
+                ok -> ok;
+                {error, Reason} ->
+                    bad("records: descriptor ~b cannot be written: ~ts", [Fd, file:format_error(Reason)])
+            end;
+        false -> ok
+    end,
     #job{mode = Mode, snippets = Snippets,
          concurrency = int(J, <<"concurrency">>, 1, 1 bsl 27),
          loop = int(J, <<"loop">>, 0, 1 bsl 62),
