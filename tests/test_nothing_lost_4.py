@@ -231,3 +231,19 @@ def test_written_files_follow_the_umask(tmp_path, umask):
                            capture_output=True, text=True, timeout=300, preexec_fn=lambda: os.umask(umask))
         assert p.returncode == 0, p.stderr
         assert oct(os.stat(path).st_mode & 0o777) == oct(0o666 & ~umask), name
+
+
+def test_internal_names_are_never_shown_and_tokens_are_called_tokens(db):
+    """A ring over 2 nodes, interleaved, with 1 and 2 tokens: progress, table, notes, warnings, history and
+    show say `interleaved` and `tokens`, never `node_placement=1`, `burst=0` or a K column for tokens."""
+    rc, out, err = cli("run", "ring", "-r", "erlang", "-n", 100, "-m", 10, "--nodes", 2, "--node-placement",
+                       "interleaved", "--tokens", "1,2", "--repeat", 1, "--db", db)
+    assert rc == 0, err
+    texts = [out, err, cli("history", "--db", db)[1], cli("show", 1, "--wide", "--db", db)[1]]
+    for text in texts:
+        assert "node_placement" not in text and "burst=" not in text, text
+        assert not any(line.split()[3:4] == ["K"] for line in text.splitlines() if "Runtime" in line), text
+    assert "erlang/stock [all] n=100 m=10 tokens=2 nodes=2 interleaved: ok" in err
+    assert "ring m=10 n=100 interleaved nodes=2" in " ".join(texts[2].split()), texts[2]
+    heads = [line.split() for line in out.splitlines() if line.lstrip().startswith("Runtime")]
+    assert all("tokens" in h for h in heads) and len(heads) == 2, out

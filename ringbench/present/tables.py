@@ -85,7 +85,7 @@ def params_text(c: Cell) -> str:
 
 
 def _param_header(name: str) -> str:
-    return {"n": "N", "m": "M", "tokens": "K", "burst": "placement", "node_placement": "layout"}.get(name, name)
+    return {"n": "N", "m": "M", "burst": "placement", "node_placement": "layout"}.get(name, name)
 
 
 def _param_text(name: str, v: int | None) -> str:
@@ -393,7 +393,7 @@ def markdown(cells: list[Cell], baseline: str | None = None, wide: bool = True) 
 
 def squeeze_rows(cell: Cell) -> tuple[list[str], list[list[str]]]:
     """The squeeze search as a table: one row per step, the peak marked."""
-    head = ["tokens K", "hops/s (mean)", "sd", "samples", ""]
+    head = ["tokens", "hops/s (mean)", "sd", "samples", ""]
     body = [
         [str(h["concurrency"]), f"{h['hops_per_s']:,.0f}", f"{h['sd']:,.0f}", str(h["samples"]), "← peak" * h["peak"]]
         for h in modes.squeeze_history(cell)
@@ -438,9 +438,9 @@ def nodes_rows(cells: list[Cell]) -> tuple[list[Column], list[list[str]], list[s
         Column("Runtime", False),
         Column("Cores"),
         Column("N"),
-        Column("K"),
+        Column("tokens"),
         Column("nodes"),
-        Column("placement", False),
+        Column("layout", False),
         Column("cross\nhops %"),
         Column("ns/hop"),
         Column("in-node\nns/hop"),

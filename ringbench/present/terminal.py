@@ -227,6 +227,18 @@ def show_runtime_env(rows: list[dict]) -> None:
         out.print(shown(f"  build {' '.join(r['build_env']) or '–'}; last build: {last}"), highlight=False)
 
 
+def _words(workload: str) -> dict[str, tuple[str, ...]]:
+    """A workload's parameters that the command line takes as words (burst: spread or burst; node_placement:
+    contiguous or interleaved), as a user gives them, never their internal numbers."""
+    w = WORKLOADS.get(workload)
+    return {p.name: p.words for p in w.params if p.words} if w else {}
+
+
+def _value_text(words: dict[str, tuple[str, ...]], k: str, v: object) -> str:
+    ws = words.get(k, ())
+    return ws[v] if isinstance(v, int) and 0 <= v < len(ws) else tables.short_count(v)  # type: ignore[arg-type]
+
+
 def grid_text(s: dict) -> str:
     values: dict[str, list] = {}
     for g in s.get("grid", []):
@@ -234,11 +246,19 @@ def grid_text(s: dict) -> str:
             values.setdefault(k, [])
             if v not in values[k]:
                 values[k].append(v)
+    words = _words(s.get("workload", ""))
     return " ".join(
-        f"{k}={','.join(tables.short_count(v) for v in vs)}"
+        ",".join(_value_text(words, k, v) for v in vs) if k in words else f"{k}={','.join(map(tables.short_count, vs))}"
         for k, vs in values.items()
         if not (k in ("tokens", "burst") and vs in ([1], [0]))
     )
+
+
+def spec_label(spec) -> str:
+    """A cell under way, as the progress display names it: its parameters as the command line gives them."""
+    words = _words(spec.workload.name)
+    ps = " ".join(_value_text(words, k, v) if k in words else f"{k}={v:,}" for k, v in spec.params.items())
+    return f"{spec.driver.name} [{spec.cores} core{'s' if spec.cores != '1' else ''}] {spec.workload.name} {ps}"
 
 
 def _runtimes_text(names: list[str]) -> str:
@@ -386,7 +406,7 @@ class ProgressDisplay:
         self.bar.start()
 
     def _describe(self, spec, text: str) -> str:
-        line = f"{spec.label} · {text}"
+        line = f"{spec_label(spec)} · {text}"
         return shown(line if len(line) <= self.width else line[: self.width - 1] + "…")
 
     def step(self, spec, what: str, i: int, n: int) -> None:

@@ -214,8 +214,11 @@ class Cell:
         if self.workload.label:
             return self.workload.label(self.params)
         defaults = {p.name: p.default[0] for p in self.workload.params if p.default and len(p.default) == 1}
+        words = {p.name: p.words for p in self.workload.params if p.words}  # interleaved, not node_placement=1
         return f"{self.runtime} [{self.cores}] " + " ".join(
-            f"{k}={v}" for k, v in self.used_params.items() if defaults.get(k) != v
+            words[k][v] if k in words and v in range(len(words[k])) else f"{k}={v}"
+            for k, v in self.used_params.items()
+            if defaults.get(k) != v
         )
 
     @property
