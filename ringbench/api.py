@@ -637,6 +637,13 @@ class Change:
         r = self.diff.ratio if self.lower_is_better else 1 / self.diff.ratio
         return (r - 1) * 100
 
+    @property
+    def slower_ci(self) -> tuple[float, float]:
+        """The bootstrap 95 % interval of `slower_pct`, in the same sense."""
+        lo, hi = self.diff.ratio_ci
+        pair = (lo, hi) if self.lower_is_better else (1 / hi, 1 / lo)
+        return (pair[0] - 1) * 100, (pair[1] - 1) * 100
+
     def regression(self, fail_above: float) -> bool:
         return bool(self.diff.significant) and self.slower_pct > fail_above
 
@@ -940,7 +947,8 @@ def perf(
     snippet has compiled: `on_ready(run_id)`). A snippet that raises, hangs (killed after `timeout`
     seconds without a record) or crashes the runtime stops the run at once: its cell is stored as
     failed, with the message and no figure, the run's status is "failed", and the snippets after it are
-    not run. `on_event(what, details)` reports progress; `on_stderr(line)` what the snippets print.
+    not run; a snippet whose done hook fails (or ends the runtime) after it was measured keeps its
+    figures (its cell ok, the message in extra["done_failed"]). `on_event(what, details)` reports progress; `on_stderr(line)` what the snippets print.
     """
     items = [code] if isinstance(code, str | Mapping) else list(code)
     opts = {**_erlperf_options(run_options, concurrency_test), **{k: v for k, v in options.items() if v is not None}}

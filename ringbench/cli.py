@@ -481,7 +481,12 @@ def sweep(workload, resume, budget, **kw):
     _execute(workload or "", kw, many_cells=True, defaults=_TIMED, resume=resume, budget=_duration(budget, "--budget"))
 
 
-_BENCH = {"repeat": 6, "processes": 2, "target_ms": 40.0, "clean_env": True}
+# The process is the unit of the statistics (a test needs stats.MIN_PROCESSES_FOR_TEST = 3 fresh processes
+# a side), so 3 processes a cell; 2 repeats each; 30 ms message phases. By the bench's own estimate
+# (api.estimate) about 310 s for the 48 cells of 24 ranked variants, which ran 15 % under it before
+# (238 s measured, 280 s estimated): the JIT floors about 140 s (60 processes and 10 probes at 2 s),
+# process start-up about 80 s, the iterations (a window of 8 warm-ups and 2 repeats) about 65 s.
+_BENCH = {"repeat": 6, "processes": 3, "target_ms": 30.0, "clean_env": True}
 
 
 @cli.command()
@@ -498,16 +503,19 @@ def bench(n, m, all_idioms, **kw):
 
     Every built runtime as it comes, in each idiom that is ranked (mailboxes and channels; the floor
     for scale; hand-offs and rendezvous with --all-idioms, tuned variants with --tuned, both ranked
-    apart). Each cell: 6 repeats in 2 fresh driver processes (3 each, after warm-up until the
-    runtime has settled: a JIT runtime first spends 3 s in the timed phases), M calibrated so a
-    repeat's message phase lasts about 40 ms; drivers start without the variables that tune a
-    runtime. 4-6 minutes on a 2-core machine with every driver built, most of it the JIT
-    runtimes' 40 processes of 4-6 s each. Same as `ringbench run ring --runtime
-    RANKED --cores 1,all -n 1000 --repeat 6 --processes 2 --target 40ms --clean-env`, RANKED the
-    built variants that are neither hand-offs nor rendezvous.
+    apart). Each cell: 6 repeats in 3 fresh driver processes (2 each: the process is the unit of
+    the intervals and tests, and a test needs 3 a side), after warm-up until the runtime has
+    settled (its last 8 iterations without drift or alternation; a JIT runtime first passes its
+    floor: 10 M hops, 50 iterations or 2 s), M calibrated so a repeat's message phase lasts about
+    30 ms; drivers start without the variables that tune a runtime. About 4-5 minutes on a 2-core
+    machine with every driver built, half of it the JIT runtimes' warm-ups. Same as `ringbench run
+    ring --runtime RANKED --cores 1,all -n 1000 --repeat 6 --processes 3 --target 30ms --clean-env`,
+    RANKED the built variants that are neither hand-offs nor rendezvous.
     """
     if kw["runtime"] == "all" and not all_idioms:
         kw["runtime"] = ",".join(api.ranked_runtimes(kw["tuned"])) or "all"
+    if kw.get("repeat") is not None and kw.get("processes") is None and not kw.get("in_process"):
+        kw["processes"] = min(kw["repeat"], _BENCH["processes"])  # --repeat 2: a process each
     kw.update({name: None for name in workloads.cli_params()}, n=n, m=m)
     waited = []
     api.wait_until_idle(
@@ -1030,6 +1038,10 @@ def perf(argv):
     if run.status == "failed":
         why = next((c for c in run.cells if not c.ok), None)
         line = f"{tables.perf_code(why)}: {tables.reason_line(why)}" if why else "a snippet failed"
+        hook = next((c for c in run.cells if c.extra.get("done_failed")), None)
+        if why is None and hook is not None:  # measured in full, then its done hook failed: figures kept
+            first = str(hook.extra["done_failed"]).splitlines()[0]
+            line = f"{tables.perf_code(hook)}: {first} (its figures are kept)"
         raise Failure(f"{line} ({stored})")
     err.print(escape(stored), highlight=False, soft_wrap=True)
     sys.exit(0)

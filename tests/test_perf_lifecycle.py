@@ -175,3 +175,37 @@ def test_what_a_snippet_writes_to_stdout_never_reaches_the_records(tmp_path, env
     (cell,) = q(db, "SELECT status FROM cells")
     assert cell["status"] == "ok"
     assert [r["count"] for r in q(db, "SELECT count FROM results")] == [3, 3]
+
+
+# -- a snippet that ends the runtime ----------------------------------------------------------------------
+@pytest.mark.parametrize("runner,argv,where,kept", [
+    ("erlang", ["ok.", "--done", "halt()."], "done hook", True),
+    ("erlang", ["halt()."], "runner", False),
+    ("erlang", ["ok.", "--init", "halt()."], "init hook", False),
+    ("python", ["pass", "--init", "import os", "--done", "os._exit(0)"], "done hook", True),
+    ("python", ["os._exit(0)", "--init", "import os"], "runner", False),
+])  # fmt: skip
+def test_a_snippet_that_ends_the_runtime_is_said_in_plain_words(tmp_path, env, runner, argv, where, kept):
+    """`halt().`, `os._exit(0)`: the runtime exited with its status, in the snippet's phase (it used to be
+    "garbled: the runtime process ended in the middle of snippet 1"); ended in the done hook, the snippet
+    was measured in full and its figures are kept (they used to be thrown away)."""
+    need(runner)
+    db = tmp_path / "s.db"
+    proc = start(env, "-r", runner, *argv, "-d", 50, "-s", 2, "-w", 0, "--db", db)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 1, (out, err)
+    line = [x for x in err.splitlines() if x.strip()][-1]
+    assert f"the runtime exited with status 0 in snippet 1's {where}" in line, line
+    assert "garbled" not in line
+    (run,) = q(db, "SELECT status FROM runs")
+    assert run["status"] == "failed"
+    (cell,) = q(db, "SELECT id, status FROM cells")
+    samples = q(db, "SELECT * FROM samples WHERE cell_id = ?", cell["id"])
+    if kept:
+        assert cell["status"] == "ok" and len(samples) == 3, (cell["status"], len(samples))
+        assert "its figures are kept" in line
+        row = next(x for x in out.splitlines() if x.lstrip().startswith(argv[0] + " "))
+        assert row.split()[1:3] != ["1", "–"] and len(row.split()) >= 5, row  # a figure, shown
+    else:
+        assert cell["status"] == "failed" and not samples
+    assert not processes_left(env)

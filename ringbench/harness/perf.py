@@ -655,6 +655,15 @@ def _summed(per_node: list[dict], loop: int, snippet: int) -> dict:
     }  # fmt: skip
 
 
+# A snippet's phases (its `phase` records) in words: "in snippet 1's done hook".
+PHASE_WORDS = {"init": "init hook", "init_runner": "init_runner hook", "running": "runner", "done": "done hook"}
+
+
+def _exit_words(rc: int) -> str:
+    """How the runtime ended, in words: "exited with status 0", "was killed by SIGKILL"."""
+    return f"was {_status_text(rc)}" if rc < 0 else f"exited with status {rc}"
+
+
 def _status_text(rc: int) -> str:
     if rc < 0:
         try:
@@ -687,12 +696,14 @@ class _Run:
             self.proc.close(kill=True)
             raise
         rc = self.proc.close()
+        if failure is None and self.current is not None:  # a snippet ended the runtime (halt(), os._exit(0))
+            g = self.current
+            where = PHASE_WORDS.get(g.phase, f"{g.phase} phase" if g.phase else "start")
+            failure = DriverFailed("exited", f"the runtime {_exit_words(rc)} in snippet {g.k}'s {where}")
         if failure is None and rc != 0:
             failure = DriverFailed("crashed", f"the runtime process ended ({_status_text(rc)}) without an error record")
         if failure is None and not self.ready:
             failure = DriverFailed("garbled", "the runtime process ended without `ready`")
-        if failure is None and self.current is not None:
-            failure = DriverFailed("garbled", f"the runtime process ended in the middle of snippet {self.current.k}")
         if failure is None and self.finished < len(self.numbered):
             failure = DriverFailed("garbled", f"the runtime process ended after {self.finished} of "
                                    f"{len(self.numbered)} snippets")  # fmt: skip
@@ -855,6 +866,14 @@ class _Run:
     def _finished(self) -> None:
         g = self.current
         assert g is not None
+        self._check_complete(g)
+        self.sink(self._cell(g, "ok", None))
+        self.on_event("finished", {"snippet": g.k, "code": g.snippet.shown})
+        self.current = None
+        self.finished += 1
+
+    def _check_complete(self, g: _Gathered) -> None:
+        """The snippet's figures are whole: its total, and every sample or timed sample asked; else DriverFailed."""
         req = self.req
         if g.total is None:
             raise DriverFailed("garbled", "a snippet finished without its total")
@@ -875,10 +894,6 @@ class _Run:
             if g.samples and g.total < g.samples[-1]["count"]:
                 last = g.samples[-1]["count"]
                 raise DriverFailed("wrong_count", f"total {g.total:,} below the last sample's {last:,}")
-        self.sink(self._cell(g, "ok", None))
-        self.on_event("finished", {"snippet": g.k, "code": g.snippet.shown})
-        self.current = None
-        self.finished += 1
 
     def _check_nodes(self, g: _Gathered) -> None:
         """Every node's total, summing to the snippet's; every node's samples as many as the sum's."""
@@ -902,19 +917,30 @@ class _Run:
                 raise BadCode(f"{self.req.runner}: {e}{tail}") from None
             raise Failed(f"{self.req.runner}: {e}")
         where = "running" if g.phase == "running" else f"in its {g.phase}"
-        reason = f"{e.kind}: {e.message}" + (f" (snippet {g.k} was {where})" if e.kind == "timeout" else "")
-        if e.kind in ("crashed", "timeout", "garbled") and self.proc.stderr_tail:
+        reason = e.message if e.kind == "exited" else f"{e.kind}: {e.message}"
+        reason += f" (snippet {g.k} was {where})" if e.kind == "timeout" else ""
+        if e.kind in ("crashed", "timeout", "garbled", "exited") and self.proc.stderr_tail:
             reason += f"\n{self.proc.stderr_tail}"
-        self.sink(self._cell(g, "timeout" if e.kind == "timeout" else "failed", reason))
         self.current = None
+        if g.phase == "done" and g.total is not None:
+            try:  # the measuring was over when the done hook failed: its figures are whole, and kept
+                self._check_complete(g)
+            except DriverFailed:
+                pass
+            else:
+                self.sink(self._cell(g, "ok", None, done_failed=reason))
+                raise Failed(f"snippet {g.k} ({g.snippet.shown}): {reason.splitlines()[0]} (its figures are kept)")
+        self.sink(self._cell(g, "timeout" if e.kind == "timeout" else "failed", reason))
         raise Failed(f"snippet {g.k} ({g.snippet.shown}): {reason.splitlines()[0]}")
 
-    def _cell(self, g: _Gathered, status: str, reason: str | None) -> Cell:
+    def _cell(self, g: _Gathered, status: str, reason: str | None, done_failed: str | None = None) -> Cell:
         req = self.req
         extra: dict = {
             "snippet": g.k, "warmup": req.warmup, "isolated": req.isolated, "workers": req.workers,
             "launch": self.launch_no, "command": self.proc.shown(), "job": req.job([(g.k, g.snippet)]),
         }  # fmt: skip
+        if done_failed is not None:  # measured in full, then the done hook failed (the run failed with it)
+            extra["done_failed"] = done_failed
         if g.total is not None:
             extra["total"] = g.total
         if g.stats:
