@@ -169,3 +169,35 @@ def test_tree_chart_draws_time_and_peak_memory_per_runtime(multi, tmp_path):
     r = ringbench_cli("plot", 6, "--kind", "tree", "--out", out, "--db", multi)
     assert r.exit_code == 0, r.output
     assert out.read_bytes()[:4] == b"\x89PNG"
+
+
+# -- the chart type fits the data -----------------------------------------------------------------------
+def test_one_n_draws_sorted_dots_not_a_strip_of_lines(multi, tmp_path):
+    """Every series with one point at one N: a row per runtime and core setting, sorted, named on its axis
+    (no legend to scroll), titled at that N; both backends draw it; across N it stays lines (issue 40)."""
+    cells = [c for c in api.load(1, multi).cells if c.params.get("n") == 1000 and c.params.get("m") == 100]
+    ch = charts.build(cells, "hops-vs-n")
+    assert ch.shape == "dots" and ch.title == "Message cost at N = 1k (M = 100)"
+    ys = [s.points[0].y for s in ch.series]
+    assert ys == sorted(ys) and len(ys) == 14  # 7 runtimes × 2 core settings, cheapest first
+    assert ch.legend().startswith("Filled markers: one core; open markers: all cores; grey: the floor")
+    fig = draw_plotly.draw(ch)
+    assert fig["layout"]["showlegend"] is False
+    assert {t["mode"] for t in fig["data"]} == {"markers"} and all(len(t["x"]) == 1 for t in fig["data"])
+    assert fig["layout"]["yaxis"]["categoryarray"] == [s.label for s in ch.series][::-1]  # cheapest at the top
+    assert fig["layout"]["xaxis"]["type"] == "log" and fig["layout"]["xaxis"]["title"]["text"] == "time per hop"
+    out = tmp_path / "dots.png"
+    assert plots.plot(cells, "hops-vs-n", out) == out and out.read_bytes()[:4] == b"\x89PNG"
+    assert charts.build(api.load(1, multi).cells, "hops-vs-n").shape == "lines"  # three N: lines
+
+
+def test_a_one_point_chart_has_two_value_ticks_in_view(multi):
+    """One runtime at one N (or points closer than two ticks): the value axis is given a range that shows at
+    least two labelled ticks (autorange around one point showed none)."""
+    one = [c for c in api.load(1, multi).cells
+           if (c.runtime, c.cores, c.params.get("n"), c.params.get("m")) == ("go", "1", 1000, 100)]
+    ax = draw_plotly.draw(charts.build(one, "hops-vs-n"))["layout"]["xaxis"]
+    lo, hi = (10 ** v for v in ax["range"])
+    assert sum(lo <= t <= hi for t in ax["tickvals"]) >= 2 and len(ax["ticktext"]) == len(ax["tickvals"])
+    y = charts.build(one, "hops-vs-n").series[0].points[0].y
+    assert lo < y < hi

@@ -107,8 +107,10 @@ class Chart:
     xlog: bool = True
     ylog: bool = True
     interval: str = "95 % interval of the median"
-    shape: str = "lines"  # lines, heatmap (small multiples of `grid`) or surface (one panel of `grid`, 3-D)
+    shape: str = "lines"  # lines; dots (one x: a dot per series, sorted); heatmap (small multiples of `grid`)
+    # or surface (one panel of `grid`, 3-D)
     grid: Grid | None = None
+    higher_better: bool = False  # throughput: a dot chart puts the highest first
 
     @property
     def series(self) -> list[Series]:
@@ -131,7 +133,22 @@ class Chart:
             ln = line_of(s.cores, s.floor, s.contrast, s.historical)
             meaning = s.variant if s.contrast else ln.meaning
             lines.append((ln, f"{now}, {meaning}" if now and not s.historical else meaning))
+        if self.shape == "dots":  # no lines: the markers alone say one core or all, grey the floor
+            meant: dict[bool, dict[str, None]] = {False: {}, True: {}}
+            for s in self.series:
+                hollow = line_of(s.cores, s.floor, s.contrast, s.historical).hollow
+                meant[hollow][s.variant if s.contrast else "one core" if s.cores == "1" else "all cores"] = None
+            parts = [f"{'open' if h else 'filled'} markers: {' or '.join(ws)}" for h, ws in meant.items() if ws]
+            if any(s.floor for s in self.series):
+                parts.append("grey: the floor (a stackless state machine, not a runtime)")
+            text = "; ".join(parts)
+            return text[:1].upper() + text[1:] + "." if text else ""
         return legend_text(lines)
+
+    @property
+    def values_axis(self) -> str:
+        """The axis the measured values are on: y for lines, x for a dot chart (rows are the series)."""
+        return "x" if self.shape == "dots" else "y"
 
 
 # -- helpers ---------------------------------------------------------------------------------
@@ -452,6 +469,7 @@ def squeeze(cells: list[Cell]) -> Chart:
         caption="Each step adds tokens until throughput stops growing; mean hops per second with ± one "
         "standard deviation of the samples. Higher is better.",
         interval="± one standard deviation",
+        higher_better=True,
     )
 
 
@@ -477,6 +495,7 @@ def _perf_squeeze(cells: list[Cell]) -> Chart:
         caption="Each step adds a worker until QPS stops growing (erlperf's squeeze); mean QPS of the step's "
         "samples with ± one standard deviation. Higher is better; the table's figure is the peak step's.",
         interval="± one standard deviation",
+        higher_better=True,
     )
 
 
@@ -676,11 +695,37 @@ KINDS: dict[str, Kind] = {
 }
 
 
+def fit(ch: Chart) -> Chart:
+    """Lines only across x: a chart whose every series has one point, all at one x (one N), is a dot chart,
+    a row per series sorted by its value (best first), titled at that x ('Spawn cost at N = 1k') instead
+    of against it. A line through one point draws nothing but a strip of overlapping markers."""
+    if ch.shape != "lines" or not ch.series:
+        return ch
+    xs = {p.x for s in ch.series for p in s.points}
+    if len(xs) != 1 or any(len(s.points) > 1 for s in ch.series):
+        return ch
+    x = xs.pop()
+    name = ch.xlabel.split(" (")[0]
+    at = f"{name} = {fmt_count(x)}"
+    title = ch.title.replace(f" against {name}", f" at {at}") if f" against {name}" in ch.title else ch.title
+    if title == ch.title:
+        title = f"{ch.title} ({at})"
+    for panel in ch.panels:
+        panel.series = sorted(
+            (s for s in panel.series if s.points),
+            key=lambda s: -s.points[0].y if ch.higher_better else s.points[0].y,
+        )
+    ch.shape, ch.title = "dots", title
+    ch.caption = ch.caption.replace("The dashed grey line is the floor", "The grey dot is the floor")
+    return ch
+
+
 def build(cells: list[Cell], kind: str, fixed_n: int | None = None, fixed_m: int | None = None, panels: int = 1):
-    """The chart of one kind (PlotError when the cells hold nothing it can show)."""
+    """The chart of one kind (PlotError when the cells hold nothing it can show), as lines across x or, where
+    every series has one point at one x, as a dot chart (fit)."""
     if kind not in KINDS:
         raise PlotError(f"unknown plot kind {kind!r}; kinds: {', '.join(KINDS)}")
-    return KINDS[kind].build(cells, fixed_n, fixed_m, panels)
+    return fit(KINDS[kind].build(cells, fixed_n, fixed_m, panels))
 
 
 def report_kinds() -> list[Kind]:

@@ -17,7 +17,18 @@ from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter  # noqa: E402
 
 from .charts import Chart, Grid, PlotError  # noqa: E402
-from .style import FORMATTERS, Style, cores_text, fmt_count, fmt_ns, line_of, log_ticks, styles, x_ticks  # noqa: E402
+from .style import (  # noqa: E402
+    FORMATTERS,
+    Style,
+    cores_text,
+    fmt_count,
+    fmt_ns,
+    line_of,
+    log_span,
+    log_ticks,
+    styles,
+    x_ticks,
+)
 
 _LINESTYLE = {"solid": "-", "dot": ":", "dash": "--", "dashdot": "-."}
 
@@ -28,7 +39,8 @@ def draw(ch: Chart, floors: Iterable[str] = ()) -> Figure:
         return _heatmaps(ch)
     if ch.shape == "surface":
         return _surface(ch)
-    return _lines(ch, styles(ch.runtimes(), set(floors) | ch.floors()))
+    st = styles(ch.runtimes(), set(floors) | ch.floors())
+    return _dots(ch, st) if ch.shape == "dots" else _lines(ch, st)
 
 
 def close(fig: Figure) -> None:
@@ -108,6 +120,57 @@ def _lines(ch: Chart, st: dict[str, Style]) -> Figure:
         frameon=False,
         ncol=1 + len(handles) // 28,
     )
+    fig.tight_layout()
+    return fig
+
+
+def _dots(ch: Chart, st: dict[str, Style]) -> Figure:
+    """One x (one N): a row per series, best at the top, its median and interval on a horizontal value axis;
+    panels one above the other. The rows name themselves: no legend."""
+    panels = [p for p in ch.panels if p.series]
+    if not panels:
+        raise PlotError("no measured cells fit this plot")
+    tall = [0.6 + 0.26 * len(p.series) for p in panels]
+    fig, axes = plt.subplots(
+        len(panels), 1, figsize=(9, sum(tall) + 0.9 * len(panels)), squeeze=False, height_ratios=tall
+    )
+    for ax, panel in zip(axes[:, 0], panels, strict=True):
+        ylabel, unit = ch.panel_unit(panel)
+        rows = panel.series[::-1]  # the first (best) at the top
+        for i, s in enumerate(rows):
+            sty = s.style or st[s.runtime]
+            line = line_of(s.cores, sty.floor or s.floor, s.contrast, s.historical)
+            p = s.points[0]
+            ax.errorbar(
+                [p.y],
+                [i],
+                xerr=[[p.y - p.lo], [p.hi - p.y]],
+                color=sty.colour,
+                marker=sty.marker,
+                linestyle="none",
+                capsize=2.5,
+                markersize=7,
+                markerfacecolor="white" if line.hollow else sty.colour,
+                markeredgewidth=1.3,
+            )
+        ax.set_yticks(range(len(rows)), [s.label for s in rows], fontsize="small")
+        ax.set_ylim(-0.7, len(rows) - 0.3)
+        vals = [v for s in rows for p in s.points for v in (p.lo, p.y, p.hi)]
+        fmt = FORMATTERS[unit]
+        if ch.ylog:
+            ticks, lo, hi = log_span(vals)
+            ax.set_xscale("log")
+            ax.xaxis.set_minor_formatter(NullFormatter())
+            ax.xaxis.set_major_locator(FixedLocator(ticks))
+            ax.set_xlim(lo, hi)
+        else:
+            ax.set_xlim(left=0)
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _pos, fmt=fmt: fmt(v)))
+        ax.grid(True, axis="x", which="major", alpha=0.3)
+        ax.set_xlabel(ylabel)
+        if panel.title:
+            ax.set_title(panel.title, fontsize="medium")
+    fig.suptitle(ch.title, fontsize="large")
     fig.tight_layout()
     return fig
 

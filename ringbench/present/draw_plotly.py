@@ -13,7 +13,19 @@ import math
 from typing import Any
 
 from .charts import Chart, Grid, PlotError, Point, Series
-from .style import FORMATTERS, Style, cores_text, fmt_count, fmt_ns, line_of, linear_ticks, log_ticks, styles, x_ticks
+from .style import (
+    FORMATTERS,
+    Style,
+    cores_text,
+    fmt_count,
+    fmt_ns,
+    line_of,
+    linear_ticks,
+    log_span,
+    log_ticks,
+    styles,
+    x_ticks,
+)
 
 NOW_GROUP = "measured now (this machine)"
 THEN_GROUP = "published then (other machines)"
@@ -28,13 +40,21 @@ def draw(ch: Chart, st: dict[str, Style] | None = None) -> dict:
     """The figure of any chart; `st`: the report's styles (default: the chart's runtimes' own)."""
     if ch.shape in ("heatmap", "surface"):
         return _heatmaps(ch)
-    return _lines(ch, st if st is not None else styles(ch.runtimes(), ch.floors()))
+    st = st if st is not None else styles(ch.runtimes(), ch.floors())
+    return _dots(ch, st) if ch.shape == "dots" else _lines(ch, st)
 
 
 def _ticks(values: list[float], unit: str, log: bool) -> dict:
+    """An axis's ticks; on a log axis also its range when autorange would show fewer than two of them."""
     fmt = FORMATTERS[unit]
     pos = [v for v in values if v > 0 and math.isfinite(v)]
-    ticks = log_ticks(min(pos), max(pos)) if log and pos else linear_ticks(max(values) if values else 1)
+    if log and pos:
+        ticks, lo, hi = log_span(pos)
+        out: dict[str, Any] = {"tickmode": "array", "tickvals": ticks, "ticktext": [fmt(t) for t in ticks]}
+        if len(log_ticks(min(pos), max(pos))) < 2 or sum(min(pos) <= t <= max(pos) for t in ticks) < 2:
+            out["range"] = [math.log10(lo), math.log10(hi)]
+        return out
+    ticks = linear_ticks(max(values) if values else 1)
     return {"tickmode": "array", "tickvals": ticks, "ticktext": [fmt(t) for t in ticks]}
 
 
@@ -90,7 +110,10 @@ def _log_linear_buttons(axes: list[tuple[str, dict, dict]], start_log: bool) -> 
         a: dict[str, object] = {}
         for ax, *ticks in axes:
             a[f"{ax}.type"] = kind
-            a[f"{ax}.autorange"] = True
+            if "range" in ticks[which]:  # a narrow log axis keeps the range that shows its ticks
+                a[f"{ax}.range"] = ticks[which]["range"]
+            else:
+                a[f"{ax}.autorange"] = True
             a[f"{ax}.tickvals"] = ticks[which]["tickvals"]
             a[f"{ax}.ticktext"] = ticks[which]["ticktext"]
         return a
@@ -212,6 +235,110 @@ def _lines(ch: Chart, st: dict[str, Style]) -> dict:
             "paper_bgcolor": "white",
             "plot_bgcolor": "white",
             "updatemenus": _log_linear_buttons(yaxes, ch.ylog),
+        }
+    )
+    return {"data": traces, "layout": layout}
+
+
+def _dots(ch: Chart, st: dict[str, Style]) -> dict:
+    """One x (one N): a row per series, its median as a marker with its interval, best first, the values
+    on a horizontal axis; panels (tree: time and memory) one above the other. The rows name themselves, so
+    there is no legend; colours and markers are the runtimes' own, open markers all cores."""
+    panels = [p for p in ch.panels if p.series]
+    if not panels:
+        raise PlotError("no measured cells fit this plot")
+    tall = [30 + 22 * len(p.series) for p in panels]  # px a panel's rows take
+    gap = 80  # px between panels: the upper one's value axis and the lower one's title
+    margin_t, margin_b = (40 if len(panels) > 1 else 20), 50
+    area = sum(tall) + gap * (len(panels) - 1)
+    height = area + margin_t + margin_b
+    traces: list[dict] = []
+    layout: dict[str, Any] = {}
+    top = 1.0
+    for i, panel in enumerate(panels):
+        sx = "" if i == 0 else str(i + 1)
+        xa, ya = f"x{sx}", f"y{sx}"
+        ylabel, unit = ch.panel_unit(panel)
+        bottom = max(0.0, top - tall[i] / area)
+        vals = [v for s in panel.series for p in s.points for v in (p.lo, p.y, p.hi)]
+        ticks = _ticks(vals, unit, ch.ylog)
+        labels = [s.label for s in panel.series]
+        layout[f"xaxis{sx}"] = {
+            "type": "log" if ch.ylog else "linear",
+            "anchor": ya,
+            "title": {"text": ylabel, "standoff": 4},
+            **ticks,
+            **_AXIS,
+            "ticks": "outside",
+            **({} if ch.ylog else {"rangemode": "tozero"}),
+        }
+        layout[f"yaxis{sx}"] = {
+            "type": "category",
+            "anchor": xa,
+            "domain": [bottom, top],
+            "categoryorder": "array",
+            "categoryarray": labels[::-1],  # the best at the top
+            "automargin": True,
+            "tickfont": {"size": 11},
+            **_AXIS,
+        }
+        if len(panels) > 1:
+            layout.setdefault("annotations", []).append(
+                {
+                    "text": f"<b>{_e(panel.title)}</b>",
+                    "xref": "paper",
+                    "yref": "paper",
+                    "x": 0.5,
+                    "y": top,
+                    "yanchor": "bottom",
+                    "showarrow": False,
+                    "font": {"size": 12},
+                }
+            )
+        for s in panel.series:
+            sty = s.style or st[s.runtime]
+            line = line_of(s.cores, sty.floor or s.floor, s.contrast, s.historical)
+            p = s.points[0]
+            t: dict[str, Any] = {
+                "type": "scatter",
+                "mode": "markers",
+                "name": s.label,
+                "showlegend": False,
+                "x": [p.y],
+                "y": [s.label],
+                "xaxis": xa,
+                "yaxis": ya,
+                "marker": {
+                    "symbol": sty.symbol + ("-open" if line.hollow else ""),
+                    "size": 9,
+                    "color": sty.colour,
+                    "line": {"color": sty.colour, "width": 1.5},
+                },
+                "hovertemplate": "%{customdata}<extra></extra>",
+                "customdata": [_hover(ch, unit, ylabel, s, p)],
+            }
+            if p.hi != p.lo:
+                t["error_x"] = {
+                    "type": "data",
+                    "symmetric": False,
+                    "array": [p.hi - p.y],
+                    "arrayminus": [p.y - p.lo],
+                    "color": sty.colour,
+                    "thickness": 1.2,
+                    "width": 3,
+                }
+            traces.append(t)
+        top = bottom - gap / area
+    layout.update(
+        {
+            "height": int(height),
+            "margin": {"l": 10, "r": 20, "t": margin_t, "b": margin_b},
+            "showlegend": False,
+            "hovermode": "closest",
+            "hoverlabel": {"align": "left"},
+            "font": _FONT,
+            "paper_bgcolor": "white",
+            "plot_bgcolor": "white",
         }
     )
     return {"data": traces, "layout": layout}

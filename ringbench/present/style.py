@@ -98,6 +98,24 @@ def log_ticks(lo: float, hi: float) -> list[float]:
     return [t for t in ticks if lo / 10 <= t <= hi * 10]
 
 
+def log_span(values: Iterable[float]) -> tuple[list[float], float, float]:
+    """A log axis over `values`: its ticks and the (lo, hi) it spans, widened to the nearest ticks when fewer
+    than two fall among the values (one point, or points close together), so the axis always reads."""
+    pos = sorted(v for v in values if v > 0 and math.isfinite(v))
+    if not pos:
+        return [], 1.0, 10.0
+    lo, hi = pos[0], pos[-1]
+    ticks = log_ticks(lo, hi)
+    if sum(lo <= t <= hi for t in ticks) < 2:
+        lo = min(lo, max((t for t in ticks if t <= lo), default=lo))
+        hi = max(hi, min((t for t in ticks if t >= hi), default=hi))
+        if lo == hi:
+            lo, hi = lo / 2, hi * 2
+            ticks = log_ticks(lo, hi)
+    pad = (math.log10(hi) - math.log10(lo)) * 0.06
+    return [t for t in ticks if lo <= t <= hi], lo / 10**pad, hi * 10**pad
+
+
 def x_ticks(values: list[float], log: bool) -> list[float]:
     """The measured values themselves when there are few (N = 100, 1k, 10k; K = 1 … 8), else log_ticks."""
     distinct = sorted({v for v in values if v > 0})

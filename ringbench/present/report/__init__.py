@@ -67,7 +67,7 @@ def _charts_section(drawn: dict[str, charts.Chart], st: dict[str, Style], specs:
     for key, ch in drawn.items():
         fid = f"chart-{charts.KINDS[key].anchor or key}"
         specs.append((fid, draw_plotly.draw(ch, st)))
-        legend = f" {e(ch.legend())}" if ch.shape == "lines" else ""
+        legend = f" {e(ch.legend())}" if ch.shape in ("lines", "dots") else ""
         parts.append(chart_box(fid, ch.title, e(ch.caption) + legend))
     if not drawn:
         parts.append("<p>No chart fits these runs.</p>")
