@@ -247,3 +247,46 @@ def test_internal_names_are_never_shown_and_tokens_are_called_tokens(db):
     assert "ring m=10 n=100 interleaved nodes=2" in " ".join(texts[2].split()), texts[2]
     heads = [line.split() for line in out.splitlines() if line.lstrip().startswith("Runtime")]
     assert all("tokens" in h for h in heads) and len(heads) == 2, out
+
+
+LONG = "run(L) -> lists:filter(fun(X) -> X rem 2 =:= 0 andalso X rem 3 =:= 0 andalso X rem 5 =:= 0 end, L)."
+
+
+@pytest.fixture(scope="module")
+def perf_runs(tmp_path_factory):
+    """A real erlang perf run of two snippets (one over 100 characters) and the same run imported with every
+    sample's time doubled: run 2 is twice as slow, significantly."""
+    folder = tmp_path_factory.mktemp("perf")
+    db = folder / "store.db"
+    rc, _, err = cli("perf", "run(L) -> [X || X <- L, X rem 2 =:= 0].", "--init_runner", "lists:seq(1, 100).",
+                     LONG, "--init_runner", "lists:seq(1, 100).", "-l", 2000, "-s", 5, "--db", db)
+    assert rc == 0, err
+    doc = json.loads(cli("export", 1, "--db", db)[1])
+    for c in doc["cells"]:
+        for r in c["records"]:
+            r["run_ns"] *= 2
+    (folder / "slower.json").write_text(json.dumps(doc))
+    assert cli("import", folder / "slower.json", "--db", db)[0] == 0
+    return db
+
+
+def test_show_wide_of_a_perf_run_fits_100_columns_with_the_code_whole(perf_runs):
+    rc, out, err = cli("show", 1, "--wide", "--db", perf_runs)
+    assert rc == 0, err
+    assert max(map(len, out.splitlines())) <= 100, out
+    assert LONG in " ".join(out.split()) and "#2  run(L) -> lists:filter(" in out, out
+    assert "CPU/wall" in out  # the details, under the table
+
+
+def test_compare_of_perf_runs_fits_100_columns_and_says_one_figure(perf_runs):
+    rc, out, err = cli("compare", 1, 2, "--fail-above", 5, "--db", perf_runs)
+    assert rc == 1, err
+    assert max(map(len, (out + err).splitlines())) <= 100, out
+    assert LONG in " ".join(out.split()), out
+    rows = [line.split() for line in out.splitlines() if line.lstrip().startswith("erlang/")]
+    gates = [g for g in " ".join(err.split()).split("regression: ") if g]
+    assert len(rows) == len(gates) == 2, (out, err)
+    for row, gate in zip(rows, gates, strict=True):
+        figure = row[5]  # slower, in %: the same number and sign in the gate's line
+        assert float(figure.rstrip("%")) > 90 and row[-1] == "slower", out
+        assert f"{figure.rstrip('%')} % slower" in gate, (figure, gate)

@@ -309,24 +309,34 @@ _VERDICT = {True: "{}", False: "same", None: "few"}
 
 
 def show_compare(run_a: int, run_b: int, changes: list, metric: str) -> None:
-    t = Table(title=f"run {run_a} → run {run_b}", title_justify="left", box=HEAD_RULE, pad_edge=False)
+    """Per cell: the headline in each run and one figure of the change, `slower` (the sense and number the
+    --fail-above gate uses): how much more time a hop or an iteration takes in run B, + slower, − faster."""
+    out.print(f"run {run_a} → run {run_b}", highlight=False)
+    t = Table(box=HEAD_RULE, pad_edge=False)
     rows = []
+    keyed = 0
     for ch in changes:
         c, d = ch.after, ch.diff
         slower = ch.slower_pct
+        lo, hi = ch.slower_ci
         verdict = ("slower" if slower > 0 else "faster") if d.significant else _VERDICT[d.significant]
+        params = _short_params(c)
+        if c.workload.label:  # a perf cell: its code whole on a line of its own, its key in the table
+            keyed += 1
+            out.print(shown(f"#{keyed}  {tables.perf_code(c)}"), highlight=False)
+            params = f"#{keyed}"
         rows.append([
             shown(c.runtime),
             tables.cores_text(c),
-            shown(_short_params(c)),
+            shown(params),
             tables.fmt(ch.before.headline.median),
             tables.fmt(c.headline.median),
-            f"{(d.ratio - 1) * 100:+.1f}%",
-            f"{(d.ratio_ci[0] - 1) * 100:+.0f}..{(d.ratio_ci[1] - 1) * 100:+.0f}%",
+            f"{slower:+.1f}%",
+            f"{lo:+.0f}..{hi:+.0f}%",
             "–" if d.p_value is None else f"{d.p_value:.3f}",
             verdict,
         ])  # fmt: skip
-    heads = ("Runtime", "Cores", "Params", f"run {run_a}", f"run {run_b}", "change", "95% CI", "p", "verdict")
+    heads = ("Runtime", "Cores", "Params", f"run {run_a}", f"run {run_b}", "slower", "95% CI", "p", "verdict")
     for i, col in enumerate(heads):
         # Every column but the parameters keeps its whole width; the parameters wrap, never a figure.
         widest = max([len(col), *(len(r[i]) for r in rows)])
@@ -336,8 +346,10 @@ def show_compare(run_a: int, run_b: int, changes: list, metric: str) -> None:
     for r in rows:
         t.add_row(*r)
     out.print(t)
+    rate = "" if all(ch.lower_is_better for ch in changes) else f" (of a rate, {metric}: run {run_a} / run {run_b} − 1)"
     out.print(
-        f"{metric}, median of repeats; change = run {run_b} / run {run_a} − 1 with its bootstrap 95 % interval. "
+        f"{metric}, median of repeats; slower = the time a hop or an iteration takes in run {run_b} against run "
+        f"{run_a}{rate}, + slower, − faster, with its bootstrap 95 % interval: the figure --fail-above compares. "
         "slower/faster: significant (Mann-Whitney U, p < 0.05, ≥ 5 repeats a side); same: not significant; "
         "few: too few repeats to tell.",
         highlight=False,
@@ -445,6 +457,9 @@ def show_perf(run: Run, wide: bool = False) -> None:
     cells = ordered(run.cells, None)
     cols, body, notes = tables.perf_rows(cells, None, wide)
     out.print(shown(perf_title(run)), highlight=False)
+    details: list[str] = []
+    if wide:  # the code whole, each snippet on lines of its own, #k in the table; the details under it
+        cols, body, details = _perf_wide(cols, body)
     t = Table(box=HEAD_RULE, pad_edge=False, collapse_padding=True)
     figures = sum(max([len(col.header), *(len(r[i]) for r in body)]) + 1 for i, col in enumerate(cols) if i > 0)
     room = max(20, (out.width or 100) - figures - 2) if not wide else None
@@ -458,6 +473,8 @@ def show_perf(run: Run, wide: bool = False) -> None:
     for r in body:
         t.add_row(*map(shown, r))
     out.print(t)
+    for line in details:
+        out.print(shown(line), highlight=False)
     out.print(shown(run.mode_object.describe(run.options, run.workload)) + ".", highlight=False)
     for n in notes:
         out.print(shown(n), highlight=False, width=(out.width or 100) - 6)
@@ -482,6 +499,27 @@ def show_perf(run: Run, wide: bool = False) -> None:
         cols_ = [tables.Column(h, False) for h in ("Code", "step", "sample", "statistics")]
         out.print(_table("runtime statistics (per sample, as the runtime reports them)", cols_, st, wrap_left=True))
     print_warnings(run.warnings)
+
+
+def _perf_wide(
+    cols: list[tables.Column], body: list[list[str]]
+) -> tuple[list[tables.Column], list[list[str]], list[str]]:
+    """The wide perf table within 100 columns: each snippet's code printed whole above the table after its
+    key (#1, #2, …), which stands in the Code column; the details column printed under the table, by key."""
+    has_details = cols[-1].header == "details"
+    keyed: list[list[str]] = []
+    details: list[str] = []
+    k = 0
+    for row in body:
+        if row[0].startswith(tables.NODE_MARK):
+            keyed.append(row[:-1] if has_details else row)
+            continue
+        k += 1
+        out.print(shown(f"#{k}  {row[0]}"), highlight=False)
+        if has_details and row[-1]:
+            details.append(f"#{k}: {row[-1]}")
+        keyed.append([f"#{k}", *(row[1:-1] if has_details else row[1:])])
+    return (cols[:-1] if has_details else cols), keyed, details
 
 
 def _stats_text(s: dict) -> str:
