@@ -9,6 +9,7 @@ import json
 import re
 import signal
 import sqlite3
+import statistics
 import subprocess
 import time
 from pathlib import Path
@@ -17,6 +18,7 @@ import pytest
 from conftest import RINGBENCH, beam_left, beam_processes, q, real_drivers
 
 from ringbench.present import tables
+from ringbench.results import modes
 from ringbench.results.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -97,6 +99,16 @@ def test_continuous_samples_per_node_add_up_and_the_table_shows_each_node(tmp_pa
     # Stored: show has the sum's row and one per node (|| every node's workers, then each node's).
     rc, shown, err = ringbench("show", doc["run_id"], "--db", tmp_path / "db")
     assert rc == 0 and "└ node 0" in shown and "└ node 1" in shown, err
+    # The sum's QPS is the median of the summed samples, which the note says (the node rows' medians need not
+    # add up to it: the note used to say the sum row was the nodes' QPS added).
+    words = " ".join(shown.split())
+    assert "QPS the median of the nodes' QPS added sample by sample" in words, shown
+    assert "need not equal the node rows' medians added" in words, shown
+    rates = [(b["count"] - a["count"]) * 1e9 / (b["elapsed_ns"] - a["elapsed_ns"])
+             for a, b in zip(cell["samples"], cell["samples"][1:], strict=False)]  # fmt: skip
+    with Store(tmp_path / "db") as store:
+        summed = store.load_run(doc["run_id"]).cells[0]
+    assert modes.perf_figures(summed).qps == pytest.approx(statistics.median(rates))
     with Store(tmp_path / "db") as store:
         run = store.load_run(doc["run_id"])
     _, rows, _ = tables.perf_rows(run.cells)

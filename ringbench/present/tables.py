@@ -703,7 +703,8 @@ def perf_notes(cells: list[Cell], rel: dict[int, Relative], failed: list[Cell]) 
     if across:
         out.append(
             f"On {'/'.join(map(str, across))} BEAM nodes at once (--nodes): a snippet's row is the sum over its nodes "
-            "(|| every node's workers, QPS the sum of the nodes', Time = workers / QPS, Rel % on the sum); "
+            "(|| every node's workers; QPS the median of the nodes' QPS added sample by sample, which need not "
+            "equal the node rows' medians added; Time = workers / QPS; Rel % on the sum); "
             f"each '{NODE_MARK} j' row is node j alone (its workers, its QPS on its own clock). Init and done ran "
             "once on each node (their value that node's), init_runner in each worker."
         )
