@@ -177,7 +177,7 @@ def test_clicks_own_usage_errors_are_one_line_too(fake, db):
 
 def test_help_says_each_commands_own_defaults_and_fits_100_columns():
     code, out, _ = cli("bench", "--help", env={"COLUMNS": "100"})
-    assert "[default: 40ms]" in out and "[default: 100ms]" not in out
+    assert "[default: 30ms]" in out and "[default: 100ms]" not in out
     code, out, _ = cli("run", "--help", env={"COLUMNS": "100"})
     assert max(map(len, out.splitlines())) <= 100
 

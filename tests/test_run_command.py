@@ -143,14 +143,23 @@ def test_bench_measures_the_ranked_idioms_and_all_idioms_adds_the_handoffs(fake,
     from ringbench import api
     folder = tmp_path / "drv" / "fakehand"
     folder.mkdir(parents=True)
-    manifest = (FAKE_DIR / "fake" / "driver.toml").read_text().replace('name = "fake"', 'name = "fakehand"\nhop = "handoff"')
+    manifest = (FAKE_DIR / "fake" / "driver.toml").read_text()
+    manifest = manifest.replace('name = "fake"', 'name = "fakehand"\nhop = "handoff"')
     (folder / "driver.toml").write_text(manifest.replace("{dir}/fake.py", str(FAKE_PY)))
     monkeypatch.setenv("RINGBENCH_DRIVER_PATH", f"{FAKE_DIR}:{tmp_path / 'drv'}")
     monkeypatch.setenv("RINGBENCH_DRIVERS_DIR", str(tmp_path / "none"))  # the real drivers out of the way
     assert api.ranked_runtimes() == ["fake"]
     db = tmp_path / "b.db"
     fake(FAKE_NS_PER_HOP=100)
-    for flags, runtimes in [([], {"fake"}), (["--all-idioms"], {"fake", "fakehand"})]:
-        r = run_cli("bench", "-m", 10, "-n", 10, "--cores", 1, "--repeat", 2, "--json", "--db", db, *flags)
+    # by default 6 repeats in 3 fresh processes (a test needs 3 a side: the process is the unit); a
+    # smaller --repeat without --processes takes a process each
+    for flags, runtimes, processes in [([], {"fake"}, [1, 1, 2, 2, 3, 3]),
+                                       (["--all-idioms", "--repeat", 2], {"fake", "fakehand"}, [1, 2])]:
+        r = run_cli("bench", "-m", 10, "-n", 10, "--cores", 1, "--json", "--db", db, *flags)
         assert r.exit_code == 0, r.output
-        assert {c["runtime"] for c in json.loads(r.stdout)["cells"]} == runtimes
+        cells = json.loads(r.stdout)["cells"]
+        assert {c["runtime"] for c in cells} == runtimes
+        assert all([rec["process"] for rec in c["records"]] == processes for c in cells)
+    from ringbench import cli
+    from ringbench.results import stats
+    assert cli._BENCH["processes"] >= stats.MIN_PROCESSES_FOR_TEST
