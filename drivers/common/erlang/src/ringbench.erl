@@ -85,6 +85,10 @@ main(Module, Args) ->
     %% sequence shares its heap or mailbox.
     {Pid, Ref} = spawn_monitor(fun() -> serve(Module, Args) end),
     receive
+        %% Ended from outside with a reason that is an error record (a node
+        %% of the ring went down: ringbench_nodes:watch/1).
+        {'DOWN', Ref, process, Pid, {ringbench_error, Kind, Msg}} ->
+            finish_error(Kind, Msg);
         {'DOWN', Ref, process, Pid, Reason} ->
             finish_error(failure, fmt("driver process died: ~0p", [Reason]))
     end.
@@ -274,8 +278,10 @@ run(D, W, Args) ->
     check_features(D, W, P0),
     apply_cores(P0),
     %% Other nodes (nodes > 1) start before the first iteration and stop
-    %% after the last, untimed (ringbench_nodes).
-    P = ringbench_nodes:setup(P0),
+    %% after the last, untimed (ringbench_nodes). While they run, a node that
+    %% goes down ends this process at once with a failure naming it (the ring
+    %% would otherwise wait for ever for a token that was on it).
+    P = ringbench_nodes:watch(ringbench_nodes:setup(P0)),
     try
         case P of
             #{sample_ms := SampleMs} when SampleMs > 0 -> continuous(D, P);
@@ -440,8 +446,10 @@ continuous(#driver{module = Module, info = #{features := Features}},
     Inject = Module:continuous(P, Laps),
     %% Printing goes through the io server, a normal-priority process that a
     %% busy ring can delay: a printer process takes the records, so main is
-    %% never blocked and every sample is read on time.
-    Printer = spawn(fun printer/0),
+    %% never blocked and every sample is read on time. Linked: if main is
+    %% ended from outside (a node went down), the printer ends with it, so
+    %% no sample follows the error record.
+    Printer = spawn_link(fun printer/0),
     T0 = ringbench_clock:now_ns(),
     Inject(),
     sample(1, #sampling{samples = Samples, every_ms = EveryMs, start_ms = ceil_ms(T0),

@@ -24,11 +24,13 @@
 %% starts them; the driver connects to them, checks the OTP major and the
 %% cookie, loads its modules onto them, and leaves them running.
 -module(ringbench_nodes).
--export([setup/1, teardown/1, members/1, count/1, ring_size/1, node_of/2, node_of/4, indices/2, indices/4,
+-export([setup/1, watch/1, teardown/1, members/1, count/1, ring_size/1, node_of/2, node_of/4, indices/2, indices/4,
          first_on_node/2,
          cross_per_lap/3, relay/3, laps/0, start_view/2, view/2, describe/1]).
 %% Spawned on other nodes.
 -export([relay_loop/2, sampler/2]).
+%% The watcher (watch/1), spawned here.
+-export([watcher/3]).
 
 -record(cluster, {nodes :: [node()],                 % node 0 (this VM) first
                   placement :: 0 | 1,                % 0 contiguous, 1 interleaved
@@ -36,7 +38,8 @@
                   peers = [] :: [{pid(), string()}],  % local nodes: peer process, OS pid
                   remote = false :: boolean(),
                   cpus = [] :: [string()],           % where each node runs ("" unpinned)
-                  samplers = [] :: [pid()]}).
+                  samplers = [] :: [pid()],
+                  watcher = none :: pid() | none}).   % watch/1's process
 -opaque cluster() :: #cluster{}.
 -export_type([cluster/0]).
 
@@ -60,8 +63,28 @@ setup(#{nodes := K} = P) when K > 1 ->
 setup(P) ->
     P.
 
+%% Params whose cluster (if any) is watched: from now on, a node that goes
+%% down (killed, its host gone, the connection lost) ends the calling
+%% process, the one that measures, with a failure naming the node, however
+%% long that process is blocked (a ring waits for ever for a token that was
+%% on the node). The caller is ended by an exit signal whose reason is
+%% {ringbench_error, failure, Message}; ringbench:main/2 turns it into the
+%% error record. Stopped by teardown/1, before the nodes are.
+-spec watch(ringbench_params:params()) -> ringbench_params:params().
+watch(#{cluster := #cluster{nodes = [_ | Others]} = C} = P) ->
+    W = spawn(?MODULE, watcher, [self(), Others, length(Others) + 1]),
+    Ref = erlang:monitor(process, W),
+    receive
+        {watching, W} -> erlang:demonitor(Ref, [flush]), P#{cluster => C#cluster{watcher = W}};
+        {'DOWN', Ref, process, W, Why} -> ringbench:fail(failure, "could not watch the nodes: ~0p", [Why])
+    end;
+watch(P) ->
+    P.
+
 -spec teardown(ringbench_params:params()) -> ok.
-teardown(#{cluster := #cluster{peers = Peers}}) ->
+teardown(#{cluster := #cluster{peers = Peers, watcher = W}}) ->
+    %% The nodes about to stop are not failures: the watcher goes first.
+    stop_watcher(W),
     %% Closing a peer's stdin halts it; then wait until its OS process is gone.
     [catch peer:stop(Peer) || {Peer, _} <- Peers],
     [wait_gone(OsPid, 50) || {_, OsPid} <- Peers],
@@ -69,6 +92,50 @@ teardown(#{cluster := #cluster{peers = Peers}}) ->
     ok;
 teardown(_P) ->
     ok.
+
+stop_watcher(none) -> ok;
+stop_watcher(W) ->
+    Ref = erlang:monitor(process, W),
+    W ! {stop, self()},
+    receive {'DOWN', Ref, process, W, _} -> ok end.
+
+%% The watcher: subscribed to the distribution's node events before watch/1
+%% returns (a node already gone by then is reported at once); on the first
+%% nodedown of a node of the cluster it ends Owner. It ends when Owner does.
+-spec watcher(pid(), [node()], pos_integer()) -> ok.
+watcher(Owner, Nodes, K) ->
+    ok = net_kernel:monitor_nodes(true, [nodedown_reason]),
+    Ref = erlang:monitor(process, Owner),
+    Owner ! {watching, self()},
+    Connected = nodes(connected),
+    [self() ! {nodedown, Node, [{nodedown_reason, not_connected}]}
+     || Node <- Nodes, not lists:member(Node, Connected)],
+    watch_loop(Owner, Ref, Nodes, K).
+
+watch_loop(Owner, Ref, Nodes, K) ->
+    receive
+        {'DOWN', Ref, process, Owner, _} -> ok;
+        {stop, _From} -> ok;
+        {nodedown, Node, Info} ->
+            case index_of(Node, Nodes, 1) of
+                none -> watch_loop(Owner, Ref, Nodes, K);   % not one of ours
+                J ->
+                    Why = proplists:get_value(nodedown_reason, Info, unknown),
+                    Msg = lists:flatten(
+                            io_lib:format("node ~p of ~p (~s) went down (~0p): its ring processes and "
+                                          "any token they held are gone, so the run cannot finish",
+                                          [J, K, Node, Why])),
+                    exit(Owner, {ringbench_error, failure, Msg}),
+                    ok
+            end;
+        _NodeUp ->
+            watch_loop(Owner, Ref, Nodes, K)
+    end.
+
+%% Node's index in the cluster (node 0 is this VM, Nodes the others).
+index_of(_Node, [], _J) -> none;
+index_of(Node, [Node | _], J) -> J;
+index_of(Node, [_ | Rest], J) -> index_of(Node, Rest, J + 1).
 
 wait_gone(_OsPid, 0) -> ok;
 wait_gone(OsPid, Tries) ->

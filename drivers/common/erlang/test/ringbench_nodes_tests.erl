@@ -50,3 +50,55 @@ a_local_nodes_reports_go_to_its_stderr_test_() ->
                  ringbench_nodes:teardown(P)
              end
      end}.
+
+%% A node of the ring killed (kill -9) while the measuring process waits:
+%% the watcher ends that process at once with a failure naming the node
+%% (without it, the ring waits for a token that was on the node until the
+%% orchestrator's timeout, 70 s later).
+a_node_that_dies_ends_the_run_naming_it_test_() ->
+    {timeout, 60,
+     fun() ->
+             Test = self(),
+             {Owner, Ref} = spawn_monitor(
+                              fun() ->
+                                      P = ringbench_nodes:watch(
+                                            ringbench_nodes:setup(#{nodes => 2, n => 2, node_placement => 0})),
+                                      Test ! {cluster, P},
+                                      receive never -> ok end
+                              end),
+             P = receive {cluster, Got} -> Got end,
+             try
+                 [_, Other] = ringbench_nodes:members(maps:get(cluster, P)),
+                 OsPid = erpc:call(Other, os, getpid, []),
+                 T0 = erlang:monotonic_time(millisecond),
+                 _ = os:cmd("kill -9 " ++ OsPid),
+                 receive
+                     {'DOWN', Ref, process, Owner, Reason} ->
+                         ?assertMatch({ringbench_error, failure, _}, Reason),
+                         {_, _, Msg} = Reason,
+                         ?assertNotEqual(nomatch, string:find(Msg, atom_to_list(Other))),
+                         ?assertNotEqual(nomatch, string:find(Msg, "node 1 of 2")),
+                         ?assert(erlang:monotonic_time(millisecond) - T0 < 5000)
+                 after 10000 ->
+                         exit(Owner, kill),
+                         ?assert(false)   % the watcher did not end the run
+                 end
+             after
+                 ringbench_nodes:teardown(P)
+             end
+     end}.
+
+%% Stopping the nodes at the end of a run is not a failure: teardown stops
+%% the watcher first, and the measuring process ends normally.
+teardown_is_not_a_node_failure_test_() ->
+    {timeout, 60,
+     fun() ->
+             {Owner, Ref} = spawn_monitor(
+                              fun() ->
+                                      P = ringbench_nodes:watch(
+                                            ringbench_nodes:setup(#{nodes => 2, n => 2, node_placement => 0})),
+                                      ringbench_nodes:teardown(P),
+                                      receive after 500 -> ok end   % a late nodedown would land here
+                              end),
+             receive {'DOWN', Ref, process, Owner, Reason} -> ?assertEqual(normal, Reason) end
+     end}.
