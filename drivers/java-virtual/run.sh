@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The launcher named in driver.toml: run.sh --variant=stock|handoff|tuned describe | run <workload> key=value ...
+# The launcher named in driver.toml: run.sh --variant=stock|parkbox|handoff|tuned describe | run <workload> key=value ...
 # It picks the variant's JVM options and execs the JDK that built bin/, so the JVM takes this
 # process's place and receives the orchestrator's parent-death signal (contract section 8).
 set -euo pipefail
@@ -13,7 +13,7 @@ if [[ ${1:-} == --variant=* ]]; then variant=${1#--variant=}; fi
 case $variant in
     # The JVM as it comes, with its default collector for a server-class machine named, so that
     # a run pinned to one CPU does not get the serial collector instead (README).
-    stock | handoff) opts=(-XX:+UseG1GC) ;;
+    stock | parkbox | handoff) opts=(-XX:+UseG1GC) ;;
     # README: the source of each setting.
     tuned) opts=(-XX:+UseParallelGC -Xmn2g -XX:+UseCompactObjectHeaders -Djdk.trackAllThreads=false -XX:-UsePerfData) ;;
     # An unknown variant: the driver answers bad_param.

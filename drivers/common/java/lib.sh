@@ -8,7 +8,8 @@
 #                       against it, the JDK recorded in bin/jdk-home
 #   java_of DIR         JDK_HOME := the JDK that built DIR/bin (checked), or an error record on stdout and exit 1
 #   java_check KIND     (in a driver folder) lint-compile everything, shellcheck, the stress test
-#                       of the hand-written primitives on KIND (platform or virtual) threads
+#                       of the hand-written primitives on KIND (platform or virtual) threads, the
+#                       test of the context-switch counts (contract 4)
 
 # The JDK the Java drivers are built for (javac --release) and run on: one feature version.
 JAVA_FEATURE=25
@@ -91,4 +92,6 @@ java_check() { # $1 = platform | virtual; $2 = seconds of stress (default 30)
         echo "shellcheck not found: shell scripts not linted" >&2
     fi
     "$JDK_HOME/bin/java" -XX:+UseG1GC -cp "$out" ringbench.threads.Stress "$1" "${2:-30}"
+    "$JDK_HOME/bin/java" -XX:+UseG1GC --enable-native-access=ALL-UNNAMED -cp "$out" \
+        ringbench.driver.ContextSwitchTest "$1"
 }

@@ -12,7 +12,7 @@ import ringbench.threads.ThreadWorkloads;
 public final class Main {
     private static final Description DESCRIPTION = new Description("java-threads", "Java",
             Runtime.version().toString(), Description.STANDARD, Description.ALL_FEATURES,
-            List.of("stock", "handoff", "tuned"), true, ThreadWorkloads.NO_SELECTIVE);
+            List.of("stock", "parkbox", "handoff", "tuned"), true, ThreadWorkloads.NO_SELECTIVE);
 
     /** tuned: the stack size each process thread asks for (HotSpot rounds it up to its minimum). */
     private static final long TUNED_STACK = 256 * 1024;
@@ -30,7 +30,7 @@ public final class Main {
             threads = threads.stackSize(TUNED_STACK);
             futexHash(p.processes() + Thread.activeCount());
         }
-        return new ThreadWorkloads(threads.factory(), true, variant.equals("handoff"),
+        return new ThreadWorkloads(threads.factory(), true, ThreadWorkloads.boxesOf(variant),
                 "check kernel.pid_max, kernel.threads-max, vm.max_map_count (sysctl), ulimit -u and free memory");
     }
 

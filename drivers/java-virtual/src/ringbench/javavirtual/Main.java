@@ -11,7 +11,7 @@ import ringbench.threads.ThreadWorkloads;
 public final class Main {
     private static final Description DESCRIPTION = new Description("java-virtual", "Java",
             Runtime.version().toString(), Description.STANDARD, Description.ALL_FEATURES,
-            List.of("stock", "handoff", "tuned"), false, ThreadWorkloads.NO_SELECTIVE);
+            List.of("stock", "parkbox", "handoff", "tuned"), false, ThreadWorkloads.NO_SELECTIVE);
 
     private Main() {}
 
@@ -22,7 +22,7 @@ public final class Main {
     private static Workloads prepare(String variant, Params p) {
         // The scheduler reads its size when the first virtual thread is made, which is after this.
         System.setProperty("jdk.virtualThreadScheduler.parallelism", Integer.toString(p.cores()));
-        return new ThreadWorkloads(Thread.ofVirtual().factory(), false, variant.equals("handoff"),
+        return new ThreadWorkloads(Thread.ofVirtual().factory(), false, ThreadWorkloads.boxesOf(variant),
                 "virtual threads live in the Java heap: raise its maximum (-Xmx, set by ringbench through the "
                         + "manifest's [limits.heap] for a cell that needs it) or use a smaller n");
     }

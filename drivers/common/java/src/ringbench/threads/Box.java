@@ -5,7 +5,7 @@ package ringbench.threads;
  * send never waits for the receiver, except a hand-off slot's writer that finds
  * the slot still full.
  */
-abstract sealed class Box permits ParkBox, SlotBox {
+abstract sealed class Box permits ParkBox, QueueBox, SlotBox {
     /**
      * Called once by the owner before its first take, so that take itself need
      * not ask who is taking (the hand-off slot records its owner here).

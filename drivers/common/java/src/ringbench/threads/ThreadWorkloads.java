@@ -15,37 +15,70 @@ import ringbench.driver.Workloads;
 /**
  * The workloads with one {@link Thread} per process, for any kind of thread:
  * java-threads gives a factory of platform threads, java-virtual one of virtual
- * threads. A process's receiving end is a {@link ParkBox} mailbox, or with
- * {@code handoff} a {@link SlotBox}; boxes with many writers (the main thread's,
- * fanin's receiver, a tree node's) are mailboxes in both.
+ * threads. What a process receives on is chosen by {@link Boxes}: the JDK's
+ * {@code LinkedBlockingQueue} ({@link QueueBox}, stock), the hand-written
+ * {@link ParkBox} mailbox, or the hand-written {@link SlotBox} hand-off slot.
  */
 public final class ThreadWorkloads implements Workloads {
     /** Why {@code selective} is unsupported in the Java drivers. */
     public static final String NO_SELECTIVE = "Java has no selective receive: a BlockingQueue or mailbox can only "
             + "take its head, so a receive that skips non-matching messages would be an emulation, not the runtime's own";
 
+    /** What the processes receive on. */
+    public enum Boxes {
+        /** The JDK's LinkedBlockingQueue everywhere: take() to wait, put() to send (the stock idiom). */
+        QUEUE,
+        /** The hand-written ParkBox mailbox everywhere (no allocation per hop). */
+        PARKBOX,
+        /**
+         * The hand-written SlotBox for a process's own box (the Benchmarks Game hand-off);
+         * boxes with many writers (main's, fanin's receiver, a tree node's) stay ParkBox mailboxes.
+         */
+        HANDOFF
+    }
+
+    /**
+     * The boxes of a variant of java-threads and java-virtual: {@code parkbox} and
+     * {@code handoff} their hand-written primitives, every other variant ({@code stock},
+     * and {@code tuned}, which is stock with settings) the JDK's queue.
+     */
+    public static Boxes boxesOf(String variant) {
+        return switch (variant) {
+            case "parkbox" -> Boxes.PARKBOX;
+            case "handoff" -> Boxes.HANDOFF;
+            default -> Boxes.QUEUE;
+        };
+    }
+
     private final ThreadFactory threads;
-    private final boolean osThreads, handoff;
+    private final boolean osThreads;
+    private final Boxes boxes;
     private final String limitAdvice;
 
     /**
      * @param threads     makes one unstarted thread per process (daemon threads)
      * @param osThreads   each thread is an OS thread (tree waits untimed for their exit)
-     * @param handoff     the hand-off slot instead of the mailbox
+     * @param boxes       what the processes receive on
      * @param limitAdvice how to raise the limit a failed thread start hit (for the limit error)
      */
-    public ThreadWorkloads(ThreadFactory threads, boolean osThreads, boolean handoff, String limitAdvice) {
+    public ThreadWorkloads(ThreadFactory threads, boolean osThreads, Boxes boxes, String limitAdvice) {
         this.threads = threads;
         this.osThreads = osThreads;
-        this.handoff = handoff;
+        this.boxes = boxes;
         this.limitAdvice = limitAdvice;
     }
 
     /** A process's own box: written by at most its predecessor (or peer) and the main thread. */
-    Box newBox() { return handoff ? new SlotBox() : new ParkBox(); }
+    Box newBox() {
+        return switch (boxes) {
+            case QUEUE -> new QueueBox();
+            case PARKBOX -> new ParkBox();
+            case HANDOFF -> new SlotBox();
+        };
+    }
 
-    /** A box with many writers: a mailbox in every variant. */
-    static Box newSharedBox() { return new ParkBox(); }
+    /** A box with many writers: the variant's mailbox (a SlotBox has room for two writers only). */
+    Box newSharedBox() { return boxes == Boxes.QUEUE ? new QueueBox() : new ParkBox(); }
 
     /** Start a process; a failure to create its thread ends the run with a `limit` error. */
     void start(Thread t, long started, long wanted) {
