@@ -948,7 +948,8 @@ def perf(
     seconds without a record) or crashes the runtime stops the run at once: its cell is stored as
     failed, with the message and no figure, the run's status is "failed", and the snippets after it are
     not run; a snippet whose done hook fails (or ends the runtime) after it was measured keeps its
-    figures (its cell ok, the message in extra["done_failed"]). `on_event(what, details)` reports progress; `on_stderr(line)` what the snippets print.
+    figures (its cell ok, the message in extra["done_failed"]). `on_event(what, details)` reports
+    progress; `on_stderr(line)` what the snippets print.
     """
     items = [code] if isinstance(code, str | Mapping) else list(code)
     opts = {**_erlperf_options(run_options, concurrency_test), **{k: v for k, v in options.items() if v is not None}}

@@ -209,3 +209,25 @@ def test_a_snippet_that_ends_the_runtime_is_said_in_plain_words(tmp_path, env, r
     else:
         assert cell["status"] == "failed" and not samples
     assert not processes_left(env)
+
+
+# -- a runner that never returns --------------------------------------------------------------------------
+@pytest.mark.parametrize("runner,code", [
+    ("erlang", "receive after infinity -> ok end."),
+    ("elixir", "receive do\n  :never -> :ok\nend"),
+])  # fmt: skip
+def test_a_runner_that_never_returns_finished_no_iteration(tmp_path, env, runner, code):
+    """erlperf's call count counts a call when it starts: the one call that never returned was "1
+    iterations in all" beside 0 QPS. The runner says it was unfinished; the table says 0."""
+    need(runner)
+    db = tmp_path / "s.db"
+    proc = start(env, "-r", runner, code, "-d", 100, "-s", 2, "-w", 0, "--json", "--db", db)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    (cell,) = json.loads(out)["cells"]
+    assert cell["extra"]["total"] == 1 and cell["extra"]["unfinished"] == 1, cell["extra"]
+    p = subprocess.run([*RINGBENCH, "show", "1", "--db", str(db)], capture_output=True, text=True, env=env,
+                       cwd=ROOT)  # fmt: skip
+    assert p.returncode == 0, p.stderr
+    words = " ".join(p.stdout.split())
+    assert "0 iterations in all" in words and "1 iterations in all" not in words, p.stdout

@@ -431,6 +431,7 @@ class _Gathered:
     stats: list[dict] = field(default_factory=list)
     phase: str = ""
     total: int | None = None
+    unfinished: int = 0  # of the total, iterations under way when the workers were stopped (counted at start)
     search: sampling.Squeeze | None = None
     converged: bool | None = None
     window: int | None = None
@@ -641,6 +642,15 @@ def _int_fields(rec: dict, names: Sequence[str]) -> None:
             raise DriverFailed("garbled", f"{rec.get('type')} field {f!r} missing, negative or not an integer: {rec}")
 
 
+def _unfinished(rec: dict) -> int:
+    """A total record's `unfinished` (optional): iterations counted in it that had started and not returned when
+    the workers were stopped (a runtime counting an iteration when it starts), 0 … count."""
+    u = rec.get("unfinished", 0)
+    if isinstance(u, bool) or not isinstance(u, int) or not 0 <= u <= rec["count"]:
+        raise DriverFailed("garbled", f"total field 'unfinished' must be an integer from 0 to count: {rec}")
+    return u
+
+
 def _summed(per_node: list[dict], loop: int, snippet: int) -> dict:
     """The timed sample of all the nodes from each node's (run together): QPS is the sum of the nodes' QPS, so
     count = loop × K and run_ns = K / Σ(1 / run_ns of a node) (the harmonic mean of the nodes' times);
@@ -747,6 +757,7 @@ class _Run:
             elif kind == "total":
                 _int_fields(rec, ("count",))
                 self.current.total = rec["count"]
+                self.current.unfinished = _unfinished(rec)
             elif kind == "stats":
                 self.current.stats.append({k: v for k, v in rec.items() if k not in ("type", "workload", "snippet")})
                 self.on_event("stats", {"snippet": self.current.k, **rec})
@@ -822,7 +833,8 @@ class _Run:
                 raise DriverFailed("garbled", f"node {j}'s samples went backwards or skipped: {prev} then {s}")
             g.node_samples.append(s)
         elif kind == "total":
-            g.node_totals.append({"node": j, "name": str(rec.get("name", "")), "count": rec["count"]})
+            t = {"node": j, "name": str(rec.get("name", "")), "count": rec["count"]}
+            g.node_totals.append({**t, "unfinished": u} if (u := _unfinished(rec)) else t)
         else:
             _int_fields(rec, ("iteration", "run_ns", "run_cpu_ns"))
             if rec.get("workload") != "perf" or rec["count"] != req.loop or rec.get("loop") != req.loop:
@@ -943,6 +955,8 @@ class _Run:
             extra["done_failed"] = done_failed
         if g.total is not None:
             extra["total"] = g.total
+            if g.unfinished:
+                extra["unfinished"] = g.unfinished
         if g.stats:
             extra["runtime_stats"] = g.stats
         if req.cv is not None and req.mode == "continuous":

@@ -587,13 +587,14 @@ def perf_nodes(c: Cell) -> list[tuple[int, str, Cell]]:
         return []
     names = x.get("node_names") or []
     params = {k: v for k, v in c.params.items() if k != "nodes"}
-    keep = {k: v for k, v in x.items() if not k.startswith("node") and k != "total"}
+    keep = {k: v for k, v in x.items() if not k.startswith("node") and k not in ("total", "unfinished")}
     out = []
     for t in sorted(x["node_totals"], key=lambda t: t["node"]):
         j = t["node"]
         samples = [{k: v for k, v in s.items() if k != "node"} for s in x.get("node_samples", []) if s["node"] == j]
         records = [r for r in x.get("node_records", []) if r["node"] == j]
-        one = replace(c, params=params, samples=samples, records=records, extra={**keep, "total": t["count"]})
+        own = {"total": t["count"], "unfinished": t.get("unfinished", 0)}
+        one = replace(c, params=params, samples=samples, records=records, extra={**keep, **own})
         out.append((j, names[j] if j < len(names) else "", one))
     return out
 
@@ -641,7 +642,7 @@ def perf_rows(
                 f"{qps_text(hl.low)}–{qps_text(hl.high)}",
                 f"{stats.cv(vals) * 100:.1f}%" if len(vals) > 1 else "–",
                 "–" if r is None or r.p_value is None else f"{r.p_value:.3f}",
-                f"{c.extra['total']:,}" if "total" in c.extra else "–",
+                "–" if (done := modes.perf_iterations(c)) is None else f"{done:,}",
                 c.mode_object.details(c),
             ]
         out.append(row)
@@ -669,7 +670,7 @@ def _perf_node_rows(c: Cell, width: int, rel_column: bool, wide: bool) -> list[l
             hl = stats.summarize(vals)
             row += [str(f.values), f"{qps_text(hl.low)}–{qps_text(hl.high)}",
                     f"{stats.cv(vals) * 100:.1f}%" if len(vals) > 1 else "–", "–",
-                    f"{one.extra['total']:,}", one.mode_object.details(one)]  # fmt: skip
+                    f"{modes.perf_iterations(one) or 0:,}", one.mode_object.details(one)]  # fmt: skip
         rows.append(row + [""] * (width - len(row)))
     return rows
 

@@ -700,8 +700,8 @@ class PerfContinuous(Mode):
         vals = self.values(cell)
         if len(vals) > 1:
             parts.append(f"CV {stats.cv(vals) * 100:.1f} %")
-        if "total" in cell.extra:
-            parts.append(f"{cell.extra['total']:,} iterations in all")
+        if (done := perf_iterations(cell)) is not None:
+            parts.append(f"{done:,} iterations in all")
         if "converged" in cell.extra:
             parts.append("converged" if cell.extra["converged"] else "not converged")
         return "; ".join(parts)
@@ -798,6 +798,15 @@ class PerfFigures:
     qps_ci: tuple[float, float] | None  # its bootstrap 95 % interval (two or more values)
     ns_per_iteration: float | None  # the time one iteration takes one worker: workers / QPS
     values: int  # how many samples the median is of
+
+
+def perf_iterations(cell: Cell) -> int | None:
+    """The iterations a perf cell's workers finished: its total, less those under way when they were stopped
+    (extra["unfinished"]: a runtime that counts an iteration when it starts, erlperf's call count); None
+    without a total."""
+    if "total" not in cell.extra:
+        return None
+    return int(cell.extra["total"]) - int(cell.extra.get("unfinished", 0))
 
 
 def perf_figures(cell: Cell) -> PerfFigures:

@@ -613,7 +613,11 @@ sampled(Job, S, Nodes, Is, Steps) ->
     T0s = [T || {T, _} <- counts(S, Nodes)],
     Workers = sampled_steps(Job, S, lists:zip(Nodes, Is), Steps, 1, [], T0s, Stats),
     stop(Workers),
-    emit_totals(S, Nodes, [C || {_, C} <- counts(S, Nodes)]).
+    Counts = [C || {_, C} <- counts(S, Nodes)],
+    %% A call is counted when it starts: each stopped worker was in one
+    %% that had not returned (a runner that never returns: its one call).
+    PerNode = length(Workers) div length(Nodes),
+    emit_totals(S, Nodes, Counts, [min(C, PerNode) || C <- Counts]).
 
 sampled_steps(_Job, _S, _NodeIs, [], _Step, Workers, _T0s, _Stats) ->
     Workers;
@@ -677,15 +681,23 @@ emit_sample(S, Step, Conc, Seq, Elapsed, Count, Node) ->
                          {seq, Seq}, {elapsed_ns, Elapsed}, {count, Count}] ++ Node).
 
 %% The iterations in all: one node's; or each node's (with its name), then
-%% their sum.
-emit_totals(S, [_], [Count]) ->
-    ringbench_json:emit([{type, total}, {snippet, S#snip.k}, {count, Count}]);
+%% their sum. Unfinished: of those, the calls under way when the workers
+%% were stopped (counted, never returned), where there are any.
 emit_totals(S, Nodes, Counts) ->
+    emit_totals(S, Nodes, Counts, [0 || _ <- Counts]).
+
+emit_totals(S, [_], [Count], [U]) ->
+    ringbench_json:emit([{type, total}, {snippet, S#snip.k}, {count, Count}] ++ unfinished(U));
+emit_totals(S, Nodes, Counts, Us) ->
     Js = lists:seq(0, length(Nodes) - 1),
     [ringbench_json:emit([{type, total}, {snippet, S#snip.k}, {count, C}, {node, J},
-                          {name, atom_to_binary(Node, utf8)}])
-     || {J, Node, C} <- lists:zip3(Js, Nodes, Counts)],
-    ringbench_json:emit([{type, total}, {snippet, S#snip.k}, {count, lists:sum(Counts)}]).
+                          {name, atom_to_binary(Node, utf8)}] ++ unfinished(U))
+     || {J, Node, {C, U}} <- lists:zip3(Js, Nodes, lists:zip(Counts, Us))],
+    ringbench_json:emit([{type, total}, {snippet, S#snip.k}, {count, lists:sum(Counts)}]
+                        ++ unfinished(lists:sum(Us))).
+
+unfinished(0) -> [];
+unfinished(U) -> [{unfinished, U}].
 
 %% Sleep until the deadline (ns, monotonic), or fail at once if a worker died.
 wait_until(DeadlineNs, Workers, S) ->
