@@ -275,35 +275,36 @@ func continuousHandoff(p params) {
 
 // ---------------------------------------------------------------- spawn
 
-// spawnHandoffProc: a ready message to main (as in the stock variant),
-// then the process blocks in its first receive, here the Lock of its own
-// mutex.
-func spawnHandoffProc(s *slot, ready, retired chan<- struct{}) {
-	ready <- struct{}{}
+// spawnHandoffProc: the ready signal at the gate (as in the stock variant
+// and the rings), then the process blocks in its first receive, here the
+// Lock of its own mutex.
+func spawnHandoffProc(s *slot, g *gate, retired chan<- struct{}) {
+	g.ready()
 	s.full.Lock()
 	retired <- struct{}{}
 }
 
 func spawnHandoffIter(n int) result {
-	var r result
-	ready := make(chan struct{})
-	e := &ends{retired: make(chan struct{})}
+	r, release := spawnHandoffPhase(n)
+	release()
+	verify("spawn", r.count, int64(n))
+	return r
+}
+
+// spawnHandoffPhase spawns n idle processes and ends the spawn phase;
+// release (untimed) retires them.
+func spawnHandoffPhase(n int) (r result, release func()) {
+	e := &ends{gate: newGate(n), retired: make(chan struct{})}
 
 	t0 := spawnStart()
 	slots := newSlots(n)
 	for i := range slots {
 		slots[i].next = &slots[(i+1)%n] // as a ring process's slot
-		go spawnHandoffProc(&slots[i], ready, e.retired)
+		go spawnHandoffProc(&slots[i], e.gate, e.retired)
 	}
-	for i := 0; i < n; i++ {
-		<-ready
-		r.count++
-	}
+	r.count = e.gate.wait()
 	r.spawnDone(t0, r.count)
-
-	e.retire(n, func(i int) { slots[i].put(0) })
-	verify("spawn", r.count, int64(n))
-	return r
+	return r, func() { e.retire(n, func(i int) { slots[i].put(0) }) }
 }
 
 // ---------------------------------------------------------------- pingpong

@@ -124,6 +124,10 @@ func (g *gate) wait() int64 {
 	return g.count.Load()
 }
 
+// atSpawnEnd, when a test sets it, runs as a spawn phase ends, just after
+// its clock stops (untimed): the instant the phase's boundary describes.
+var atSpawnEnd func()
+
 // spawnStart reads the first spawn's *_before memory, then starts the
 // spawn phase's clock.
 func spawnStart() mark {
@@ -137,6 +141,9 @@ func spawnStart() mark {
 // message phase) and reads the first spawn's *_after memory.
 func (r *result) spawnDone(t0 mark, ready int64) {
 	t1 := end()
+	if atSpawnEnd != nil {
+		atSpawnEnd()
+	}
 	r.setup = between(t0, t1)
 	r.ready = ready
 	r.peakGoroutines = runtime.NumGoroutine()
@@ -380,37 +387,39 @@ func sample(p params, n int, start time.Time, laps *atomic.Int64) {
 
 // ---------------------------------------------------------------- spawn
 
-// spawnProc signals ready with a message to main, then blocks in its first
-// receive on an inbox made as a ring process's is. The spawn workload keeps
-// a ready *message* (contract: count = ready messages received) in both
-// variants, so that the two variants' spawn figures differ only in what a
-// process blocks on.
-func spawnProc(in <-chan int, ready, retired chan<- struct{}) {
-	ready <- struct{}{}
+// spawnProc signals ready at the gate, as a ring process does, then blocks
+// in its first receive on an inbox made as a ring process's is. The ready
+// signal is the ring's (one atomic add, the last arrival wakes main), so the
+// spawn phase ends as the ring's does: with every process blocked in that
+// receive, not with main counting n messages while the senders it released
+// have yet to reach it.
+func spawnProc(in <-chan int, g *gate, retired chan<- struct{}) {
+	g.ready()
 	<-in
 	retired <- struct{}{}
 }
 
 func spawnIter(n int) result {
-	var r result
+	r, release := spawnPhase(n)
+	release()
+	verify("spawn", r.count, int64(n))
+	return r
+}
+
+// spawnPhase spawns n idle processes and ends the spawn phase; release
+// (untimed) retires them.
+func spawnPhase(n int) (r result, release func()) {
 	inboxes := handles(n)
-	ready := make(chan struct{})
-	e := &ends{retired: make(chan struct{})}
+	e := &ends{gate: newGate(n), retired: make(chan struct{})}
 
 	t0 := spawnStart()
 	for i := range inboxes {
 		inboxes[i] = make(chan int)
-		go spawnProc(inboxes[i], ready, e.retired)
+		go spawnProc(inboxes[i], e.gate, e.retired)
 	}
-	for i := 0; i < n; i++ {
-		<-ready
-		r.count++
-	}
+	r.count = e.gate.wait()
 	r.spawnDone(t0, r.count)
-
-	e.retire(n, func(i int) { inboxes[i] <- 0 })
-	verify("spawn", r.count, int64(n))
-	return r
+	return r, func() { e.retire(n, func(i int) { inboxes[i] <- 0 }) }
 }
 
 // ---------------------------------------------------------------- pingpong
