@@ -81,7 +81,12 @@ MEASUREMENTS = [  # (name, heading, ringbench arguments, why)
      "Mann-Whitney U) or drifting (Spearman's rank correlation with the position). A verdict needs "
      "q < 0.05 (the p-value adjusted for the table's number of tests, Benjamini-Hochberg) and a "
      "difference over 5 % (parity: between the two medians; drift: across the 20 iterations, from the "
-     "Theil-Sen slope, which one stalled iteration does not move)."),
+     "Theil-Sen slope, which one stalled iteration does not move). The last two columns apply ringbench's "
+     "settle rule (the last 8 iterations without a drift or an alternation both significant, p < 0.05, and "
+     "over 5 %) to the same cold iterations: where a default process of a runtime without a JIT would stop "
+     "warming up (a JIT runtime first passes its floor: 10 M hops, 50 iterations or 2 s), and how many of "
+     "the 13 windows of 8 within 21–40 the rule would still call unsettled: a drift it catches keeps a "
+     "process warming up, and one that lasts to the cap is flagged \"not settled\"."),
     ("ring-1k", "The ring at N = 1,000", ["run", "ring", "-r", "all", "--tuned", "-n", "1000"],
      "All cores; M calibrated to a 100 ms message phase; 5 repeats, each in a fresh process warmed up until "
      "settled. Tuned variants are ranked among themselves, never beside the runtimes as they come."),
@@ -445,26 +450,43 @@ def position_tests(ns: list[float]) -> tuple[float, float, float, float]:
     return diff, float(p_par), change, float(p_tr)
 
 
+def settle_columns(ns: list[float]) -> tuple[str, str]:
+    """The settle rule (results.modes.unsettled) on one process's cold iterations: the position at which it
+    would call the process settled, and how many windows within POSITIONS_FROM..40 it calls unsettled."""
+    from ringbench.results.modes import SETTLE_WINDOW, unsettled
+
+    at = next((k for k in range(SETTLE_WINDOW, len(ns) + 1) if unsettled(ns[:k]) is None), None)
+    tail = ns[POSITIONS_FROM - 1 :]
+    windows = [tail[i : i + SETTLE_WINDOW] for i in range(len(tail) - SETTLE_WINDOW + 1)]
+    flagged = sum(unsettled(w) is not None for w in windows)
+    bold = "**" if flagged else ""
+    return (str(at) if at else "not within 40"), f"{bold}{flagged} of {len(windows)}{bold}"
+
+
 def positions(pairs: list[tuple[str, int]]) -> str:
     from scipy.stats import false_discovery_control
 
-    measured: list[tuple[str, int, int, str, str, tuple[float, float, float, float]]] = []
+    measured: list[tuple[str, int, int, str, str, tuple[float, float, float, float], tuple[str, str]]] = []
     rows: list[str] = []
     for rt, run in pairs:
         for c in cells(run):
             recs = sorted((r for r in c.get("records", []) if r.get("count")), key=lambda r: r["position"])
             if c["status"] != "ok" or len(recs) < POSITIONS_FROM + 5:
-                rows.append(f"| {rt} | {c['params'].get('n', '?'):,} | {run} | – | – | – | – | {c['status']} |")
+                rows.append(f"| {rt} | {c['params'].get('n', '?'):,} | {run} | – | – | – | {c['status']} | – | – |")
                 continue
             ns = [r["run_ns"] / r["count"] for r in recs]
             tail = ns[POSITIONS_FROM - 1 :]
             first = " / ".join(fmt(x) for x in ns[:3])
-            measured.append((rt, c["params"]["n"], run, first, fmt(statistics.median(tail)), position_tests(tail)))
+            measured.append(
+                (rt, c["params"]["n"], run, first, fmt(statistics.median(tail)), position_tests(tail),
+                 settle_columns(ns))
+            )
     # Two tests a cell over the whole table: q, the Benjamini-Hochberg adjusted p, keeps the share of
     # false verdicts among those made near 5 % (raw p < 0.05 would make ~5 % of all the tests a verdict).
-    q = false_discovery_control([p for *_, t in measured for p in (t[1], t[3])]) if measured else []
+    q = false_discovery_control([p for *_, t, _ in measured for p in (t[1], t[3])]) if measured else []
     flagged = {"parity": 0, "drift": 0}
-    for i, (rt, n, run, first, median, (diff, _, change, _)) in enumerate(measured):
+    caught = judged = 0
+    for i, (rt, n, run, first, median, (diff, _, change, _), (settles, unsettled_windows)) in enumerate(measured):
         q_par, q_tr = q[2 * i], q[2 * i + 1]
         par = q_par < 0.05 and abs(diff) > 0.05
         tr = q_tr < 0.05 and abs(change) > 0.05
@@ -472,14 +494,21 @@ def positions(pairs: list[tuple[str, int]]) -> str:
         flagged["drift"] += tr
         parity = f"{'**alternates** ' if par else ''}{diff * 100:+.0f} % (q = {q_par:.2f})"
         drift = f"{'**drifts** ' if tr else ''}{change * 100:+.0f} % (q = {q_tr:.2f})"
-        rows.append(f"| {rt} | {n:,} | {run} | {first} | {median} | {parity} | {drift} |")
+        judged += par or tr
+        caught += (par or tr) and not unsettled_windows.startswith("0 ")  # a verdict's cell the rule catches
+        rows.append(
+            f"| {rt} | {n:,} | {run} | {first} | {median} | {parity} | {drift} | {settles} | {unsettled_windows} |"
+        )
     return (
         f"Of {len(measured)} cells measured, {flagged['parity']} alternate with the iteration's parity and "
         f"{flagged['drift']} drift over iterations {POSITIONS_FROM}–40 (q < 0.05 and over 5 %). A parity "
         "effect is the driver's (the machine has no notion of an iteration's parity); a drift may be the "
-        "machine's, whose load changes over the quarter of an hour a variant's runs follow each other.\n\n"
+        "machine's, whose load changes over the quarter of an hour a variant's runs follow each other. The "
+        f"settle rule calls {caught} of the {judged} cells with a verdict unsettled in "
+        f"at least one window of {POSITIONS_FROM}–40.\n\n"
         "| variant | N | run | iterations 1 / 2 / 3, ns/hop | median of 21–40 | parity: even − odd | "
-        "drift across 21–40 |\n|---|---:|---|---:|---:|---|---|\n" + "\n".join(rows) + "\n"
+        "drift across 21–40 | settle rule: settled at | unsettled windows in 21–40 |\n"
+        "|---|---:|---|---:|---:|---|---|---:|---|\n" + "\n".join(rows) + "\n"
     )
 
 

@@ -51,7 +51,9 @@ def test_the_settle_window_flags_drift_and_alternation_beyond_noise():
     flat = [100, 104, 97, 101, 99, 103, 98, 100]
     assert modes.unsettled(flat) is None
     assert modes.unsettled(flat[:7]) == "7 of 8 iterations"
-    assert modes.unsettled([100 - 1.2 * i for i in range(8)]) == "drifts -9 % across the window"
+    assert modes.unsettled([100 - 1.2 * i for i in range(8)]) == "drifts -25 % over 20 iterations"  # of 95.8
+    # -3 % across the window, but -8 % over the 20 iterations the position check spans: still drifting
+    assert modes.unsettled([100 - 0.4 * i for i in range(8)]) == "drifts -8 % over 20 iterations"
     assert modes.unsettled([100 + 3 * i for i in range(8)]).startswith("drifts +")
     assert modes.unsettled([100, 120] * 4).startswith("alternates")
     assert modes.unsettled([100, 101] * 4) is None  # significant but under 5 %: not worth waiting for
