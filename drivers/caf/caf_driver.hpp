@@ -2,6 +2,7 @@
 // iteration loop, clocks, memory, records) is drivers/common/c's; these files hold only the actors.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <vector>
 
@@ -12,7 +13,7 @@
 namespace rb {
 
 // The message tags (CAF 0.17 atoms: a 64-bit constant, matched by type).
-using ready_atom = caf::atom_constant<caf::atom("ready")>;   // process -> main: blocked in its first receive
+using ready_atom = caf::atom_constant<caf::atom("ready")>;   // -> main: a gate is full (selective: the collector is up)
 using done_atom = caf::atom_constant<caf::atom("done")>;     // a token finished; a phase ended
 using next_atom = caf::atom_constant<caf::atom("next")>;     // ring: your successor is this actor
 using stop_atom = caf::atom_constant<caf::atom("stop")>;     // proof: add your count and pass it on
@@ -20,6 +21,34 @@ using sum_atom = caf::atom_constant<caf::atom("sum")>;       // the proof's tota
 using start_atom = caf::atom_constant<caf::atom("start")>;   // a start signal
 using request_atom = caf::atom_constant<caf::atom("request")>;
 using reply_atom = caf::atom_constant<caf::atom("reply")>;
+
+// How a spawn phase ends (docs/driver-contract.md, section 3), as in the other drivers: each
+// process arrives at the gate from its init function, just before it returns its behaviour and so
+// waits for its first message; the arrival that completes the count sends main one message. One
+// atomic add per process and one wake-up of main, where n ready messages would wake main n times
+// and end the phase on main's pace rather than the processes'. The gate lives on main's stack for
+// the spawn phase; no process touches it after its arrival.
+class gate {
+public:
+  gate(int64_t want, caf::actor main) : want_(want), main_(std::move(main)) {}
+
+  template <class Self>
+  void arrive(Self* self) {
+    if (count_.fetch_add(1, std::memory_order_acq_rel) + 1 == want_)
+      self->send(main_, ready_atom::value);
+  }
+
+  // main waits for the one wake-up; the ready signals seen when the phase ended
+  int64_t wait(caf::scoped_actor& self) {
+    self->receive([](ready_atom) {});
+    return count_.load(std::memory_order_acquire);
+  }
+
+private:
+  std::atomic<int64_t> count_{0};
+  const int64_t want_;
+  const caf::actor main_;
+};
 
 // The one actor system of the process, made by `prepare` from `cores` and the variant.
 caf::actor_system& sys();

@@ -10,9 +10,9 @@ struct receiver_state {
   int64_t count = 0, want = 0;
 };
 
-behavior receiver(stateful_actor<receiver_state>* self, actor main, int64_t want) {
+behavior receiver(stateful_actor<receiver_state>* self, actor main, int64_t want, gate* g) {
   self->state.want = want;
-  self->send(main, ready_atom::value);
+  g->arrive(self);
   return {
     [=](int64_t) {
       auto& s = self->state;
@@ -24,8 +24,8 @@ behavior receiver(stateful_actor<receiver_state>* self, actor main, int64_t want
 
 // A sender waits for the start signal, then sends its m messages in one go and waits to be told
 // to exit (the runtime's own exit message).
-behavior sender(event_based_actor* self, actor main, actor to, int64_t m) {
-  self->send(main, ready_atom::value);
+behavior sender(event_based_actor* self, actor to, int64_t m, gate* g) {
+  g->arrive(self);
   return {
     [=](start_atom) {
       for (int64_t i = 0; i < m; i++)
@@ -41,12 +41,12 @@ void fanin_iteration(const rb_params* p, rb_result* r) {
   actor main = self;
   const int64_t n = p->n;
   std::vector<actor> senders(static_cast<size_t>(n));
+  gate g{n + 1, self};
   rb_spawn_begin(r);
-  auto to = sys().spawn(receiver, main, n * p->m);
+  auto to = sys().spawn(receiver, main, n * p->m, &g);
   for (int64_t i = 0; i < n; i++)
-    senders[i] = sys().spawn(sender, main, to, p->m);
-  int64_t ready = 0;
-  self->receive_for(ready, n + 1)([](ready_atom) {});
+    senders[i] = sys().spawn(sender, to, p->m, &g);
+  const int64_t ready = g.wait(self);
   rb_spawn_end(r);
   counts.running_after_spawn = static_cast<int64_t>(sys().registry().running());
   r->ready = ready;

@@ -11,8 +11,8 @@ struct pong_state {
 };
 
 // B: answers each ping by returning the reply (CAF sends a handler's result back to the sender).
-behavior pong(stateful_actor<pong_state>* self, actor main) {
-  self->send(main, ready_atom::value);
+behavior pong(stateful_actor<pong_state>* self, actor main, gate* g) {
+  g->arrive(self);
   return {
     [=](ping_atom) {
       ++self->state.count;
@@ -31,10 +31,10 @@ struct ping_state {
 };
 
 // A: on the start signal sends the first ping, and another on each answer until m are done.
-behavior ping(stateful_actor<ping_state>* self, actor main, actor peer) {
+behavior ping(stateful_actor<ping_state>* self, actor main, actor peer, gate* g) {
   self->state.main = std::move(main);
   self->state.peer = std::move(peer);
-  self->send(self->state.main, ready_atom::value);
+  g->arrive(self);
   return {
     [=](start_atom, int64_t m) {
       self->state.left = m;
@@ -56,11 +56,11 @@ behavior ping(stateful_actor<ping_state>* self, actor main, actor peer) {
 void pingpong_iteration(const rb_params* p, rb_result* r) {
   scoped_actor self{sys()};
   actor main = self;
+  gate g{2, self};
   rb_spawn_begin(r);
-  auto b = sys().spawn(pong, main);
-  auto a = sys().spawn(ping, main, b);
-  int64_t ready = 0;
-  self->receive_for(ready, int64_t{2})([](ready_atom) {});
+  auto b = sys().spawn(pong, main, &g);
+  auto a = sys().spawn(ping, main, b, &g);
+  const int64_t ready = g.wait(self);
   rb_spawn_end(r);
   counts.running_after_spawn = static_cast<int64_t>(sys().registry().running());
   r->ready = ready;

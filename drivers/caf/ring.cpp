@@ -1,7 +1,5 @@
 // ring, spawn, trace and the continuous ring (docs/driver-contract.md, section 3): one
 // event-based actor per process, a hop is `send` into the successor's mailbox.
-#include <atomic>
-
 #include "caf_driver.hpp"
 
 using namespace caf;
@@ -31,11 +29,11 @@ void stop(Self* self, int64_t left, int64_t sum) {
   self->quit();
 }
 
-// A ring process: signals ready, then waits for its first message (the behaviour).
-behavior ring_proc(ring_actor* self, actor main, actor next) {
+// A ring process: arrives at the gate, then waits for its first message (the behaviour).
+behavior ring_proc(ring_actor* self, actor main, actor next, gate* g) {
   self->state.next = std::move(next);
   self->state.main = std::move(main);
-  self->send(self->state.main, ready_atom::value);
+  g->arrive(self);
   return {
     [=](int64_t v) {
       auto& s = self->state;
@@ -56,11 +54,11 @@ struct trace_state : ring_state {
 };
 
 behavior trace_proc(stateful_actor<trace_state>* self, actor main, actor next, int64_t index,
-                    const rb_params* p, bool print) {
+                    const rb_params* p, bool print, gate* g) {
   self->state.next = std::move(next);
   self->state.main = std::move(main);
   self->state.index = index;
-  self->send(self->state.main, ready_atom::value);
+  g->arrive(self);
   return {
     [=](int64_t v, int64_t from) {
       auto& s = self->state;
@@ -80,10 +78,10 @@ behavior trace_proc(stateful_actor<trace_state>* self, actor main, actor next, i
 // continuous mode, p0: count a lap each time a token that has been round passes (contract 5).
 std::atomic<int64_t> laps{0};
 
-behavior cont_head(ring_actor* self, actor main, actor next) {
+behavior cont_head(ring_actor* self, actor main, actor next, gate* g) {
   self->state.next = std::move(next);
   self->state.main = std::move(main);
-  self->send(self->state.main, ready_atom::value);
+  g->arrive(self);
   return {
     [=](int64_t v) {
       ++self->state.count;
@@ -100,17 +98,18 @@ int64_t read_laps(void*) {
 }
 
 // Spawn p(n-1) first, then p(n-2) ... p0 each with its successor, and close the ring with a
-// message to p(n-1); the phase ends when main has every ready signal. `make(i, next)` spawns p(i).
+// message to p(n-1); the phase ends when every process has arrived at the gate.
+// `make(i, next, g)` spawns p(i).
 template <class Make>
 std::vector<actor> spawn_ring(scoped_actor& self, const rb_params* p, rb_result* r, Make make) {
   const int64_t n = p->n;
   std::vector<actor> procs(static_cast<size_t>(n));
+  gate g{n, self};
   rb_spawn_begin(r);
   for (int64_t i = n - 1; i >= 0; i--)
-    procs[i] = make(i, i == n - 1 ? actor{} : procs[i + 1]);
+    procs[i] = make(i, i == n - 1 ? actor{} : procs[i + 1], &g);
   self->send(procs[n - 1], next_atom::value, procs[0]);
-  int64_t ready = 0;
-  self->receive_for(ready, n)([](ready_atom) {});
+  const int64_t ready = g.wait(self);
   rb_spawn_end(r);
   counts.running_after_spawn = static_cast<int64_t>(sys().registry().running());
   r->ready = ready;
@@ -144,8 +143,8 @@ void run_tokens(scoped_actor& self, const rb_params* p, rb_result* r, std::vecto
 void ring_iteration(const rb_params* p, rb_result* r) {
   scoped_actor self{sys()};
   actor main = self;
-  auto procs = spawn_ring(self, p, r, [&](int64_t, actor next) {
-    return sys().spawn(ring_proc, main, std::move(next));
+  auto procs = spawn_ring(self, p, r, [&](int64_t, actor next, gate* g) {
+    return sys().spawn(ring_proc, main, std::move(next), g);
   });
   const int64_t total = p->n * p->m;
   run_tokens(self, p, r, procs, [&](const actor& at) { self->send(at, total); });
@@ -155,8 +154,8 @@ void ring_iteration(const rb_params* p, rb_result* r) {
 void spawn_iteration(const rb_params* p, rb_result* r) {
   scoped_actor self{sys()};
   actor main = self;
-  auto procs = spawn_ring(self, p, r, [&](int64_t, actor next) {
-    return sys().spawn(ring_proc, main, std::move(next));
+  auto procs = spawn_ring(self, p, r, [&](int64_t, actor next, gate* g) {
+    return sys().spawn(ring_proc, main, std::move(next), g);
   });
   r->count = r->ready;
   prove(self, procs); // release them all (untimed): each exits as the stop message passes
@@ -166,8 +165,8 @@ void trace_iteration(const rb_params* p, rb_result* r) {
   scoped_actor self{sys()};
   actor main = self;
   const bool print = r->iteration > 0; // warm-ups print no hops
-  auto procs = spawn_ring(self, p, r, [&](int64_t i, actor next) {
-    return sys().spawn(trace_proc, main, std::move(next), i, p, print);
+  auto procs = spawn_ring(self, p, r, [&](int64_t i, actor next, gate* g) {
+    return sys().spawn(trace_proc, main, std::move(next), i, p, print, g);
   });
   const int64_t total = p->n * p->m;
   run_tokens(self, p, r, procs, [&](const actor& at) { self->send(at, total, int64_t{-1}); });
@@ -178,9 +177,9 @@ void continuous_ring(const rb_params* p) {
   rb_result r{};
   scoped_actor self{sys()};
   actor main = self;
-  auto procs = spawn_ring(self, p, &r, [&](int64_t i, actor next) {
-    return i == 0 ? sys().spawn(cont_head, main, std::move(next))
-                  : sys().spawn(ring_proc, main, std::move(next));
+  auto procs = spawn_ring(self, p, &r, [&](int64_t i, actor next, gate* g) {
+    return i == 0 ? sys().spawn(cont_head, main, std::move(next), g)
+                  : sys().spawn(ring_proc, main, std::move(next), g);
   });
   const int64_t t0 = rb_mono_ns();
   for (int64_t j = 0; j < p->tokens; j++)

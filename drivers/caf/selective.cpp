@@ -8,8 +8,8 @@ namespace rb {
 namespace {
 
 // A worker answers each request with its index (the result goes back to the sender).
-behavior worker(event_based_actor* self, actor main, int64_t index) {
-  self->send(main, ready_atom::value);
+behavior worker(event_based_actor* self, int64_t index, gate* g) {
+  g->arrive(self);
   return {
     [=](request_atom) { return make_result(reply_atom::value, index); },
   };
@@ -73,11 +73,11 @@ void selective_iteration(const rb_params* p, rb_result* r) {
   auto coll = sys().spawn(collector, main, p->reverse != 0);
   self->receive([](ready_atom) {});
   std::vector<actor> workers(static_cast<size_t>(n));
+  gate g{n, self};
   rb_spawn_begin(r);
   for (int64_t i = 0; i < n; i++)
-    workers[i] = sys().spawn(worker, main, i);
-  int64_t ready = 0;
-  self->receive_for(ready, n)([](ready_atom) {});
+    workers[i] = sys().spawn(worker, i, &g);
+  const int64_t ready = g.wait(self);
   rb_spawn_end(r);
   counts.running_after_spawn = static_cast<int64_t>(sys().registry().running());
   r->ready = ready;
