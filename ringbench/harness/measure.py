@@ -40,8 +40,6 @@ _calibrated: dict[str, int] = {}
 PROBE_HOPS = 20_000
 # Cold iterations that size a JIT runtime's calibration probe (the fastest of them counts).
 SIZING_ITERATIONS = 4
-# Iterations a JIT runtime's process is asked for beyond the cap (it is stopped once measured).
-JIT_ITERATIONS_ASKED = 100_000
 
 
 @dataclass
@@ -218,8 +216,8 @@ def _settled_process(
         )  # fmt: skip
         return len(measured) >= repeats and not with_stats
 
-    # A JIT's floor is bounded by work or time, not by a count: ask for as many iterations as may be needed.
-    asked = cap + repeats + (JIT_ITERATIONS_ASKED if floor else 0)
+    # A JIT's floor takes at most JIT_WARMUP_ITERATIONS beyond the cap (the process is stopped once measured).
+    asked = cap + repeats + (JIT_WARMUP_ITERATIONS if floor else 0)
     args = _common_args(spec, p, opts, stats_ok) + [f"repeats={asked}", "warmup=0"]
     with cluster_file(hosts_of(spec, opts), opts.cookie_file) as cluster:
         launch = run_driver(
@@ -227,7 +225,7 @@ def _settled_process(
             args,
             cores=spec.cores,
             n=spec.processes,
-            timeout=spec.timeout(cap + repeats, opts.timeout, **override) + (opts.settle_s if floor else 0),
+            timeout=spec.timeout(asked, opts.timeout, **override) + (opts.settle_s if floor else 0),
             on_record=seen,
             clean_env=opts.clean_env,
             cluster=cluster,
