@@ -48,9 +48,9 @@ MEASUREMENTS = [  # (name, heading, ringbench arguments, why)
     ("bench", "The default comparison: `make bench`", ["bench"],
      "Every runtime in each idiom the tables rank (mailboxes, channels; the floor for scale; hand-offs with "
      "`--all-idioms`) on one core and on all cores, N = 1,000, M calibrated on the settled state to a short "
-     "message phase; each fresh driver process warms up until two iterations in a row agree within 5 % "
-     "(a JIT runtime after 3 s in its timed phases first), then its repeats are measured, the cells' repeats "
-     "interleaved."),
+     "message phase; each fresh driver process warms up until its last 8 iterations neither drift nor "
+     "alternate (a JIT runtime after its floor first: 10 M hops, 50 iterations or 2 s), then its repeats are "
+     "measured in 3 fresh processes a cell, the cells' repeats interleaved in an order shuffled each round."),
     ("steady", "Steady state: the default figure against the settled one, N = 1,000, one core",
      ["run", "ring", "-n", "1000", "--cores", "1"],
      "Each variant measured in two kinds of run, five slices of each, taken in turns: the default (a fresh "
@@ -71,7 +71,8 @@ MEASUREMENTS = [  # (name, heading, ringbench arguments, why)
      "times (PyPy's JIT settles in one of two states per process), and python-asyncio/tuned kept "
      "getting faster over 30 iterations of one process (4,045 to 2,611 ns/hop). "
      "For a JIT runtime the settled kind's 20 fixed warm-ups (about 2 s of messages) are fewer than the "
-     "default's 3 s: a JIT's default below its settled figure is suspect of that first."),
+     "default's floor and window (up to 50 iterations or 2 s, then at least 8): a JIT's default below its "
+     "settled figure is suspect of that first."),
     ("positions", "Position effects: every iteration of one process alike?",
      ["run", "ring", "-n", "1000,10000", "--cores", "1", "--in-process", "--warmup", "0", "--repeat", "40"],
      "Each variant runs 40 iterations in one process, cold (no warm-up), at N = 1,000 and 10,000 on one "
