@@ -29,6 +29,21 @@ describe Ringbench do
     end
   end
 
+  # At the instant the spawn phase's clock stops, every process's inbox has it
+  # waiting as a receiver: the boundary of contract section 3.
+  it "ends the spawn phase with every process waiting in its first receive" do
+    [1, 2, 100, 3000].each do |n|
+      inboxes = Ringbench.handles(n)
+      waiting = -1
+      Ringbench.at_spawn_end = ->{ waiting = inboxes.count { |c| !c.@receivers.empty? }; nil }
+      r, e = Ringbench.spawn_phase(inboxes)
+      Ringbench.at_spawn_end = nil
+      e.retire(n) { |i| inboxes[i].send(0_i64) }
+      r.ready.should eq(n)
+      waiting.should eq(n)
+    end
+  end
+
   it "counts spawn, pingpong and fanin exactly" do
     5.times do
       Ringbench.spawn_iter(3000).count.should eq(3000)

@@ -14,6 +14,7 @@ module Ringbench
 
     def spawn_done(t0 : Mark, ready : Int64) : Nil
       t1 = Ringbench.end_mark
+      Ringbench.at_spawn_end.try &.call
       @setup = Ringbench.between(t0, t1)
       @ready = ready
       @fibers_peak = Ringbench.fiber_count
@@ -32,6 +33,10 @@ module Ringbench
       Ringbench.memory_after_spawn
     end
   end
+
+  # Set by a test: runs as a spawn phase ends, just after its clock stops
+  # (untimed), the instant the phase's boundary describes.
+  class_property at_spawn_end : Proc(Nil)? = nil
 
   # spawn_start reads the first spawn's *_before memory, then starts the
   # spawn phase's clock.
@@ -278,34 +283,40 @@ module Ringbench
 
   # ------------------------------------------------------------- spawn
 
-  # Signals ready with a message to main, then blocks in its first receive
-  # on an inbox made as a ring process's is.
-  def self.spawn_proc(inbox : Channel(Int64), ready : Channel(Nil), retired : Channel(Nil)) : Nil
-    ready.send(nil)
+  # Signals ready at the gate, as a ring process does, then blocks in its
+  # first receive on an inbox made as a ring process's is. A ready message to
+  # main instead would end the phase on main's pace: main, woken by the first
+  # send, takes the other n - 1 from senders blocked in their send, and each
+  # taken sender is only queued to run, short of its first receive, when the
+  # phase ends (the spec checks it).
+  def self.spawn_proc(inbox : Channel(Int64), g : Gate, retired : Channel(Nil)) : Nil
+    g.ready
     inbox.receive
     retired.send(nil)
   end
 
   def self.spawn_iter(n : Int32) : Result
-    r = Result.new
     inboxes = handles(n)
-    ready = Channel(Nil).new
-    e = Ends.new(1, 1)
-
-    t0 = spawn_start
-    n.times do |i|
-      inboxes[i] = inbox = Channel(Int64).new
-      spawn_or_limit(spawn_proc(inbox, ready, e.retired))
-    end
-    n.times do
-      ready.receive
-      r.count += 1
-    end
-    r.spawn_done(t0, r.count)
-
+    r, e = spawn_phase(inboxes)
     e.retire(n) { |i| inboxes[i].send(0_i64) }
     verify("spawn", r.count, n.to_i64)
     r
+  end
+
+  # Spawns one idle process per handle in `inboxes` and ends the spawn phase;
+  # the caller retires them (untimed).
+  def self.spawn_phase(inboxes : Array(Channel(Int64))) : {Result, Ends}
+    r = Result.new
+    e = Ends.new(inboxes.size, 1)
+
+    t0 = spawn_start
+    inboxes.size.times do |i|
+      inboxes[i] = inbox = Channel(Int64).new
+      spawn_or_limit(spawn_proc(inbox, e.gate, e.retired))
+    end
+    r.count = e.gate.wait
+    r.spawn_done(t0, r.count)
+    {r, e}
   end
 
   # ------------------------------------------------------------- pingpong
