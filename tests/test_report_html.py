@@ -394,3 +394,46 @@ def test_headings_say_how_each_run_measured(fake, db):
     assert any(x.startswith("Message cost, all cores, M = 10: fastest fake") for x in lines), lines
     head = page.split("<table class='leaders'>")[1].split("</thead>")[0]
     assert "continuous (sampled while the ring runs)" in head and "M = 10" in head
+
+
+def test_cpu_per_hop_beside_wall_time(tmp_path):
+    """At all cores a runtime whose idle workers spin looks fast in wall time: the summary names the cheapest
+    runtime per hop of CPU beside the fastest per hop of wall time and who spent more than one core's worth;
+    the table shows CPU ns/hop (marked ⁺ and set apart), CPU/wall and context switches per hop (issue 39)."""
+    from report_fixtures import JITTER, begin, cell, record
+
+    from ringbench.results.store import Store
+
+    db = tmp_path / "store.db"
+    st = Store(db)
+    rid = begin(st, "ring")
+    # runtime: (wall ns/hop, CPU/wall, context switches per hop)
+    kinds = {"go": (100, 1.9, 0.001), "erlang": (130, 0.9, 0.0), "c-pthreads": (2000, 0.8, 2.0)}
+    for rt, (ns, cpu, sw) in kinds.items():
+        recs = []
+        for i, j in enumerate(JITTER):
+            r = record(10_000, 100, ns, 1, 2000, j, process=i + 1)
+            r |= {"run_cpu_ns": int(r["run_ns"] * cpu), "run_vcsw": int(sw * r["count"]), "run_ivcsw": 0}
+            recs.append((i + 1, 1, r))
+        st.save_cell(rid, cell(rt, "ring", {"n": 10_000, "m": 100, "tokens": 1}, "all", recs))
+    st.finish_run(rid, "complete")
+    st.close()
+    page = render(db, [1])
+    lines = [html.unescape(re.sub(r"<[^>]+>", "", li)) for li in _findings(page)]
+    assert "Message cost, all cores, M = 100: fastest go at N = 10k (100 ns/hop)." in lines
+    assert ("Least CPU time per hop, all cores, M = 100, N = 10k: erlang (117 CPU ns/hop; fastest in wall time go, "
+            "100 ns/hop); more than one core's worth of CPU time (⁺ in the tables, CPU/wall): go (1.90).") in lines
+    (run, _), = loaded(db, [1])
+    cols, body, _ = tables.rows(run.cells, run.baseline, wide=True)
+    by = {row[0]: dict(zip([c.header for c in cols], row, strict=True)) for row in body}
+    quoted = re.findall(r"data-metric='cpu_ns_per_hop'>([^<]*)</span>", _summary(page))
+    assert quoted == [by["erlang"]["CPU\nns/hop"]] == ["117"]
+    table = page.split("<table class='cells sortable'>")[1].split("</table></div>")[0]
+    head = re.findall(r"<th>(.*?)</th>", table.split("</thead>")[0])
+    assert head[:12] == ["Runtime", "hop", "Cores", "N", "M", "ns/hop", "±95%", "CPU<br>ns/hop", "B/proc",
+                         "CPU/<br>wall", "switches<br>per hop", "Rel %"]
+    go = table.split("data-cell='1:")[1 + [c.runtime for c in run.cells].index("go")]
+    assert "<td class='over' title=\"more than one core's worth" in go and ">190⁺</td>" in go
+    assert ">1.90</td>" in go
+    pthreads = table.split("data-cell='1:")[1 + [c.runtime for c in run.cells].index("c-pthreads")]
+    assert ">2.00</td>" in pthreads and "class='over'" not in pthreads

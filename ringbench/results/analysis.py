@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 from ..catalogue.drivers import hop_group
 from ..catalogue.workloads import (
+    CPU_NS_PER_HOP,
     NS_PER_HOP,
     NS_PER_REPLY,
     PEAK_PER_PROC,
@@ -515,6 +516,9 @@ class Findings:
     selective: tuple[OrderCost, ...]
     others: tuple[tuple[Workload, tuple[Lead, ...]], ...]  # workloads without a finding of their own
     squeeze: tuple[Peak, ...]
+    # CPU time per hop (the process's CPU time over the message phase, per hop), message passing, columned as
+    # `message` is: the cheapest runtime per hop of CPU beside the fastest per hop of wall time
+    cpu: tuple[Column, ...] = ()
 
 
 def _last_per_cores(leads: list[Lead]) -> tuple[Lead, ...]:
@@ -565,4 +569,5 @@ def summarize(cells: list[Cell], floors: Collection[str] = ()) -> Findings:
         selective=tuple(order_costs(cells, floors)),
         others=tuple(others),
         squeeze=tuple(squeeze_peaks(cells)),
+        cpu=tuple(c for c in columns(comparisons(cells, CPU_NS_PER_HOP, floors=floors)) if c.group == MESSAGE),
     )

@@ -8,7 +8,7 @@ import json
 import math
 from importlib import resources
 
-from ...catalogue.workloads import PEAK_PER_PROC, RSS_PER_PROC, SPAWN_US, Metric, Workload
+from ...catalogue.workloads import CPU_NS_PER_HOP, PEAK_PER_PROC, RSS_PER_PROC, SPAWN_US, Metric, Workload
 from ...results.analysis import Figure
 from ...results.model import Cell
 from .. import tables
@@ -53,9 +53,12 @@ class Quote:
 
     def __call__(self, f: Figure, with_unit: bool = True) -> str:
         rid = self.run_of.get(id(f.cell), 0)
+        shown = tables.fmt(f.value)
+        if f.metric is CPU_NS_PER_HOP and tables.more_than_one_core(f.cell):
+            shown += tables.MORE_THAN_ONE_CORE_MARK  # as the row marks it
         text = (
             f"<span class='fig' data-cell='{e(cell_id(rid, f.cell))}' data-metric='{e(f.metric.name)}'>"
-            f"{e(tables.fmt(f.value))}</span>"
+            f"{e(shown)}</span>"
         )
         return text + (f" {e(unit(f.metric))}" if with_unit else "")
 

@@ -7,7 +7,17 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 
-from ...catalogue.workloads import NS_PER_HOP, PEAK_PER_PROC, RSS_PER_PROC, SPAWN_US, TREE_MS, Metric, Workload
+from ...catalogue.workloads import (
+    CPU_NS_PER_HOP,
+    CPU_PER_WALL,
+    NS_PER_HOP,
+    PEAK_PER_PROC,
+    RSS_PER_PROC,
+    SPAWN_US,
+    TREE_MS,
+    Metric,
+    Workload,
+)
 from ...results import analysis, stats
 from ...results.analysis import Column, Extremes, Figure, Findings, Lead, per_repeat, without
 from ...results.model import Cell, Run
@@ -17,6 +27,7 @@ from .html import Quote, e, param_name, params_text, ratio, who
 
 _TITLE = {
     NS_PER_HOP.name: "message cost",
+    CPU_NS_PER_HOP.name: "CPU per hop",
     SPAWN_US.name: "spawn",
     RSS_PER_PROC.name: "memory",
     TREE_MS.name: "tree",
@@ -167,6 +178,61 @@ def _message(found: Findings, q: Quote) -> list[str]:
     return out
 
 
+def _cpu_per_wall(c: Cell) -> float | None:
+    """The median CPU/wall of a cell's message phases long enough to judge (tables.more_than_one_core's)."""
+    ratios = [
+        v
+        for r in c.records
+        if r.get("run_ns", 0) >= tables.MIN_PHASE_FOR_CPU_NS
+        for v in [CPU_PER_WALL.of(r)]
+        if v is not None
+    ]
+    return stats.summarize(ratios).median if ratios else None
+
+
+def _cpu(found: Findings, q: Quote) -> list[str]:
+    """One line: per core setting, the runtime with the least CPU time per hop (the driver process's CPU time
+    over the message phase, per hop) at the comparison a finding speaks of (analysis.pick), beside the
+    fastest in wall time where that is another runtime; and the runtimes that spent more than one core's
+    worth of CPU time (idle workers spinning, or work spread over cores)."""
+    if not found.cpu:
+        return []
+    bits = []
+    for cores in sorted({c.cores for c in found.cpu}, key=lambda k: (k != "1", k)):
+        col = analysis.pick(c for c in found.cpu if c.cores == cores)
+        if col is None:
+            continue
+        ld = col.last
+        wall = next(
+            (
+                m.at(ld.n)
+                for m in found.message
+                if (m.cores, m.workload.name, m.mode, m.fixed) == (col.cores, col.workload.name, col.mode, col.fixed)
+            ),
+            None,
+        )
+        text = (
+            f"{e(where(cores, [col.fixed], col.workload, col.calibrated, col.mode))}, N = {fmt_count(ld.n or 0)}: "
+            f"{e(ld.best.runtime)} ({q(ld.best)}"
+        )
+        if wall is not None and wall.best.runtime != ld.best.runtime:
+            text += f"; fastest in wall time {e(wall.best.runtime)}, {q(wall.best)}"
+        bits.append(text + ")")
+    over: dict[str, float] = {}
+    for f in (f for c in found.cpu for ld in c.leads for f in ld.ranked):
+        ratio_ = _cpu_per_wall(f.cell)
+        if ratio_ is not None and tables.more_than_one_core(f.cell):
+            over[f.runtime] = max(ratio_, over.get(f.runtime, 0.0))
+    text = "<b>Least CPU time per hop</b>, " + "; ".join(bits)
+    if over:
+        named = ", ".join(f"{e(rt)} ({v:.2f})" for rt, v in sorted(over.items(), key=lambda kv: -kv[1]))
+        text += (
+            f"; more than one core's worth of CPU time ({tables.MORE_THAN_ONE_CORE_MARK} in the tables, CPU/wall): "
+            + named
+        )
+    return [text + "."]
+
+
 def _tree(found: Findings, q: Quote) -> list[str]:
     if not found.tree:
         return []
@@ -254,7 +320,15 @@ def findings(found: Findings, st: dict[str, Style], q: Quote) -> list[str]:
     """The summary's sentences, one per finding, in the order a reader asks: message cost, spawn, memory,
     the tree, growth, significance, the rest."""
     costs = [_extremes_line(label, ex, st, q) for label, ex in (("Spawn", found.spawn), ("Memory", found.memory)) if ex]
-    return _message(found, q) + costs + _tree(found, q) + _growth(found) + _significance(found) + _the_rest(found, q)
+    return (
+        _message(found, q)
+        + _cpu(found, q)
+        + costs
+        + _tree(found, q)
+        + _growth(found)
+        + _significance(found)
+        + _the_rest(found, q)
+    )
 
 
 # -- the tables of the summary ------------------------------------------------------------------------
