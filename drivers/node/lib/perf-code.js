@@ -30,8 +30,8 @@ const ARROW = /^(?:async\s*)?(?:\((?:[^()]|\([^()]*\))*\)|[A-Za-z_$][\w$]*)\s*=>
 
 // ---------------------------------------------------------------- the isolate
 
-// Every isolate that runs snippet code: what the code prints goes to stderr, written at once (stdout
-// carries only the main thread's records); `require` is a global, resolving from the working
+// Every isolate that runs snippet code: what the code prints goes to stderr, written at once (the main
+// thread's records go to the job's `records` descriptor); `require` is a global, resolving from the working
 // directory; the job's `code_path` modules are loaded first, as `node --require` loads them.
 export async function setupIsolate(codePath) {
   const toStderr = (chunk, encoding, cb) => {

@@ -18,7 +18,9 @@
 %% deadlines at high priority, reads the orchestrator's answers (more or
 %% enough) from stdin, stops the workers (killed) and prints every record.
 %% What a snippet prints goes to stderr: its processes' group leader is the
-%% standard_error server.
+%% standard_error server. The records go to the job's `records` descriptor
+%% (ringbench_json:records/1), which erlang:display/1 or io:format(user, ...)
+%% cannot reach: those write to stdout, which the orchestrator passes on.
 %%
 %% The language of the snippets is the one thing a driver may change
 %% (run/2, a language() map; run/1 is Erlang's, erlang/0): `compile` reads
