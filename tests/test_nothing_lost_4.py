@@ -98,7 +98,10 @@ def test_records_of_a_contract_3_store_stay_importable(go_exports, tmp_path):
         rc, out, err = cli("import", path, "--db", db)
         assert rc == 0, err
     again = [json.loads(cli("export", i, "--db", db)[1]) for i in (1, 2)]
-    assert [d["cells"][0]["summary"] for d in again] == [d["cells"][0]["summary"] for d in go_exports]
+    for a, b in zip(again, go_exports, strict=True):  # every figure but those of the switches themselves
+        sa, sb = a["cells"][0]["summary"], b["cells"][0]["summary"]
+        assert {k for k in sb if "switch" not in k and "csw" not in k} <= set(sa), (sa, sb)
+        assert all(sa[k] == sb[k] for k in sa if k in sb and "switch" not in k and "csw" not in k), (sa, sb)
 
 
 def test_terminal_escapes_in_stored_text_are_shown_escaped(go_exports, tmp_path):
@@ -255,16 +258,17 @@ LONG = "run(L) -> lists:filter(fun(X) -> X rem 2 =:= 0 andalso X rem 3 =:= 0 and
 @pytest.fixture(scope="module")
 def perf_runs(tmp_path_factory):
     """A real erlang perf run of two snippets (one over 100 characters) and the same run imported with every
-    sample's time doubled: run 2 is twice as slow, significantly."""
+    sample's time over twice the slowest: run 2 is more than twice as slow, significantly."""
     folder = tmp_path_factory.mktemp("perf")
     db = folder / "store.db"
     rc, _, err = cli("perf", "run(L) -> [X || X <- L, X rem 2 =:= 0].", "--init_runner", "lists:seq(1, 100).",
                      LONG, "--init_runner", "lists:seq(1, 100).", "-l", 2000, "-s", 5, "--db", db)
     assert rc == 0, err
     doc = json.loads(cli("export", 1, "--db", db)[1])
-    for c in doc["cells"]:
-        for r in c["records"]:
-            r["run_ns"] *= 2
+    for c in doc["cells"]:  # each sample slower than the slowest of run 1: significant, however loaded the machine
+        slowest = max(r["run_ns"] for r in c["records"])
+        for i, r in enumerate(c["records"]):
+            r["run_ns"] = 2 * slowest + i
     (folder / "slower.json").write_text(json.dumps(doc))
     assert cli("import", folder / "slower.json", "--db", db)[0] == 0
     return db
