@@ -511,8 +511,11 @@ def _perf_wide(
     details: list[str] = []
     k = 0
     for row in body:
-        if row[0].startswith(tables.NODE_MARK):
-            keyed.append(row[:-1] if has_details else row)
+        if row[0].startswith(tables.NODE_MARK):  # └ node j and its name: the name under the table
+            mark, _, name = row[0].removeprefix(tables.NODE_MARK + " ").partition(" ")
+            if name:
+                details.append(f"#{k} node {mark}: {name}")
+            keyed.append([f"{tables.NODE_MARK} {mark}", *(row[1:-1] if has_details else row[1:])])
             continue
         k += 1
         out.print(shown(f"#{k}  {row[0]}"), highlight=False)
