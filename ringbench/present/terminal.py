@@ -250,7 +250,7 @@ def grid_text(s: dict) -> str:
     return " ".join(
         ",".join(_value_text(words, k, v) for v in vs) if k in words else f"{k}={','.join(map(tables.short_count, vs))}"
         for k, vs in values.items()
-        if not (k in ("tokens", "burst") and vs in ([1], [0]))
+        if (k, vs) not in (("tokens", [1]), ("burst", [0]))  # the defaults: one token, spread
     )
 
 
