@@ -217,7 +217,14 @@ mod stress {
                 Ok(DONE) => {}
                 Ok(c) => panic!("a thread ended early with count {}", c),
                 Err(RecvTimeoutError::Timeout) => {
-                    panic!("lost wake-up: token {} of {} never finished (n={}, hops={}, seed={:#x})", t + 1, tokens, n, hops, seed)
+                    panic!(
+                        "lost wake-up: token {} of {} never finished (n={}, hops={}, seed={:#x})",
+                        t + 1,
+                        tokens,
+                        n,
+                        hops,
+                        seed
+                    )
                 }
                 Err(e) => panic!("{}", e),
             }
@@ -237,7 +244,8 @@ mod stress {
 
     #[test]
     fn randomized_rings_lose_no_wake_up_and_no_value() {
-        let seed0 = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_nanos() as u64) | 1;
+        let seed0 =
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_nanos() as u64) | 1;
         eprintln!("hand-off stress: seed {:#x}, {:?} on all CPUs then one", seed0, BUDGET);
         let mut rng = Rng(seed0);
         let mut hops_total = 0u64;

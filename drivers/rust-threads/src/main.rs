@@ -13,8 +13,8 @@ mod tree;
 
 use hop::HopKind;
 use ringbench_common::{
-    build_profile, check_thread_limits, locked_version, serve, Driver, Fail, Kind, LimitAlloc, Out, Params, Rec,
-    Spec, Workload,
+    build_profile, check_thread_limits, locked_version, serve, Driver, Fail, Kind, LimitAlloc, Out, Params, Rec, Spec,
+    Workload,
 };
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::thread::JoinHandle;
@@ -134,7 +134,13 @@ fn futex_hash_slots(threads: u64) -> i64 {
     const PR_FUTEX_HASH_SET_SLOTS: libc::c_ulong = 1;
     let slots = threads.next_power_of_two().clamp(16, 1 << 22);
     unsafe {
-        libc::prctl(PR_FUTEX_HASH, PR_FUTEX_HASH_SET_SLOTS, slots as libc::c_ulong, 0 as libc::c_ulong, 0 as libc::c_ulong);
+        libc::prctl(
+            PR_FUTEX_HASH,
+            PR_FUTEX_HASH_SET_SLOTS,
+            slots as libc::c_ulong,
+            0 as libc::c_ulong,
+            0 as libc::c_ulong,
+        );
     }
     slots as i64
 }

@@ -96,8 +96,7 @@ impl Driver for Tokio {
     }
 
     fn prepare(&mut self, p: &Params) -> Result<(), Fail> {
-        self.workers =
-            p.cores.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |c| c.get() as u64));
+        self.workers = p.cores.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |c| c.get() as u64));
         let mut b = if self.multi_thread() {
             let mut b = Builder::new_multi_thread();
             b.worker_threads(self.workers as usize);
@@ -117,7 +116,9 @@ impl Driver for Tokio {
                 self.rt = Some(rt);
                 Ok(())
             }
-            Err(e) => fail(Kind::Limit, format!("could not start the tokio runtime ({} worker threads): {}", self.workers, e)),
+            Err(e) => {
+                fail(Kind::Limit, format!("could not start the tokio runtime ({} worker threads): {}", self.workers, e))
+            }
         }
     }
 

@@ -66,7 +66,16 @@ fn forward_stop<M: From<u64>>(v: u64, count: u64, next: &Tx<M>, sh: &Shared, las
 /// trace: the ring with the sender's index in the message, printing each hop as it happens
 /// (`print` is false in warm-ups).
 #[allow(clippy::too_many_arguments)]
-async fn trace_node(mut inbox: Rx<u64>, next: Tx<u64>, sh: Arc<Shared>, last: bool, me: u64, n: u64, total: u64, print: bool) {
+async fn trace_node(
+    mut inbox: Rx<u64>,
+    next: Tx<u64>,
+    sh: Arc<Shared>,
+    last: bool,
+    me: u64,
+    n: u64,
+    total: u64,
+    print: bool,
+) {
     sh.ready.arrive();
     let mut count: u64 = 0;
     while let Some(msg) = inbox.recv().await {

@@ -182,12 +182,7 @@ fn bounds(w: &str, key: &str) -> (u64, u64) {
 
 /// ASCII digits only: no sign, no blanks, not empty.
 fn parse_int(key: &str, raw: &str, lo: u64, hi: u64) -> Result<u64, Fail> {
-    let bad = || {
-        fail(
-            Kind::BadParam,
-            format!("{} must be an integer from {} to {}, got '{}'", key, lo, hi, raw),
-        )
-    };
+    let bad = || fail(Kind::BadParam, format!("{} must be an integer from {} to {}, got '{}'", key, lo, hi, raw));
     if raw.is_empty() || !raw.bytes().all(|b| b.is_ascii_digit()) {
         return bad();
     }
@@ -286,10 +281,7 @@ pub fn parse_run(args: &[String]) -> Result<Params, Fail> {
         }
     }
     if p.sample_ms > 0 && w != "ring" {
-        return fail(
-            Kind::Unsupported,
-            format!("continuous mode (sample_ms>0) is defined for ring only, not {}", w),
-        );
+        return fail(Kind::Unsupported, format!("continuous mode (sample_ms>0) is defined for ring only, not {}", w));
     }
     if w == "ring" {
         if p.tokens > p.n {
@@ -378,7 +370,13 @@ mod tests {
             assert_eq!((p.n, p.fanout), (n, f));
         }
         assert_eq!(run(&["tree", "n=100"]).unwrap().fanout, 10);
-        for a in [["n=12", "fanout=10"], ["n=10", "fanout=1"], ["n=1", "fanout=1001"], ["n=8", "fanout=3"], ["n=0", "fanout=10"]] {
+        for a in [
+            ["n=12", "fanout=10"],
+            ["n=10", "fanout=1"],
+            ["n=1", "fanout=1001"],
+            ["n=8", "fanout=3"],
+            ["n=0", "fanout=10"],
+        ] {
             assert_eq!(kind(&["tree", a[0], a[1]]), Kind::BadParam, "{:?}", a);
         }
         assert_eq!(kind(&["tree", "n=100", "m=1"]), Kind::BadParam);

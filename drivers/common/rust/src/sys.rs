@@ -162,10 +162,7 @@ pub fn check_thread_limits(extra: u64, maps_per_thread: u64) -> Result<(), Fail>
     // RLIMIT_NPROC (ulimit -u) counts every thread of this user; root is exempt.
     let mut rl = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
     let euid = unsafe { libc::geteuid() };
-    if euid != 0
-        && unsafe { libc::getrlimit(libc::RLIMIT_NPROC, &mut rl) } == 0
-        && rl.rlim_cur != libc::RLIM_INFINITY
-    {
+    if euid != 0 && unsafe { libc::getrlimit(libc::RLIMIT_NPROC, &mut rl) } == 0 && rl.rlim_cur != libc::RLIM_INFINITY {
         let mine = user_threads(euid);
         let room = rl.rlim_cur.saturating_sub(mine + MARGIN);
         if extra > room {
