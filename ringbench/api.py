@@ -654,11 +654,7 @@ def compare(run_a: int, run_b: int, db: Path | str = DEFAULT_DB) -> tuple[Run, R
         raise InputError(f"compare needs two different runs (got {run_a} twice)")
     a, b = load(run_a, db), load(run_b, db)
     before = {c.key: c for c in a.cells if c.ok}
-    changes = [
-        Change(old, c, difference(old, c))
-        for c in b.cells
-        if c.ok and (old := before.get(c.key)) is not None
-    ]
+    changes = [Change(old, c, difference(old, c)) for c in b.cells if c.ok and (old := before.get(c.key)) is not None]
     if not changes:
         raise InputError(
             f"runs {run_a} and {run_b} have no cell in common (same runtime, workload, parameters, cores and mode)"
