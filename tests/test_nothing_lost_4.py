@@ -294,3 +294,57 @@ def test_compare_of_perf_runs_fits_100_columns_and_says_one_figure(perf_runs):
         figure = row[5]  # slower, in %: the same number and sign in the gate's line
         assert float(figure.rstrip("%")) > 90 and row[-1] == "slower", out
         assert f"{figure.rstrip('%')} % slower" in gate, (figure, gate)
+
+
+@pytest.fixture
+def remote_node(tmp_path):
+    """A node of the user's own, as README's `--hosts` section starts one (a fixed port, no epmd), its cookie
+    in its own ~/.erlang.cookie: (name@host:port, cookie). Stopped afterwards."""
+    import socket
+
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".erlang.cookie").write_text("h5cookie4test")
+    (home / ".erlang.cookie").chmod(0o600)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    node = subprocess.Popen(["erl", "-sname", "ringbench@localhost", "-start_epmd", "false", "-erl_epmd_port",
+                             str(port), "-noshell", "-noinput"], env={**os.environ, "HOME": str(home)},
+                            start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(2)
+    yield f"ringbench@localhost:{port}", "h5cookie4test"
+    os.killpg(node.pid, signal.SIGKILL)
+    node.wait()
+
+
+def test_the_cookie_folder_of_a_run_killed_over_hosts_is_swept_by_the_next_run(tmp_path, remote_node, db):
+    """SIGKILL of the orchestrator in a real ring over a node of the user's: its cluster folder (the cookie)
+    outlives it; the next run, of any kind, removes it."""
+    host, cookie = remote_node
+    env = {**os.environ, "TMPDIR": str(tmp_path), "RINGBENCH_COOKIE": cookie, "COLUMNS": "100"}
+    cmd = RINGBENCH + ["run", "ring", "-r", "erlang", "-n", 100, "--hosts", host, "--continuous", "--samples", 50,
+                       "--sample-ms", 200, "--db", db]
+    proc = subprocess.Popen([str(a) for a in cmd], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 120
+    folders: list = []
+    while time.monotonic() < deadline and not folders and proc.poll() is None:
+        # the one of the measurement, after the check of the hosts (whose folder is removed at once)
+        folders = [f for f in tmp_path.glob("ringbench-cluster-*") if cells_stored(db) or _running(db)]
+        time.sleep(0.05)
+    assert folders, proc.stderr.read().decode() if proc.poll() is not None else "no cluster folder"
+    proc.kill()
+    proc.wait()
+    time.sleep(0.5)  # the driver dies with the orchestrator (contract section 8)
+    assert [f for f in folders if (f / "cluster").exists()], "the killed run's cookie is gone already"
+    rc, _, err = cli("run", "ring", "-r", "c-coro", "-n", 10, "-m", 1, "--repeat", 1, "--db", tmp_path / "other.db",
+                     env={"TMPDIR": str(tmp_path)})
+    assert rc == 0, err
+    assert not list(tmp_path.glob("ringbench-cluster-*"))
+
+
+def _running(db) -> bool:
+    try:
+        return bool(q(db, "SELECT id FROM runs WHERE status = 'running'")) if db.exists() else False
+    except Exception:  # the store still being created
+        return False
