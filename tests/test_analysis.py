@@ -114,6 +114,27 @@ def test_selective_squeeze_and_significance(found):
     assert {ld.metric.name for ld in sig.within_noise} == {RSS_PER_PROC.name}  # 350 vs 360 B/proc
 
 
+def test_significance_is_the_tables_test_with_the_process_as_the_unit(found):
+    """A finding's "significant" is its rows' ✓: results.difference's test, the fresh process as the unit
+    (issue 39), for message cost and growth alike; bytes per process count each process's one value."""
+    from ringbench.results.difference import difference
+
+    leads = [ld for c in found.leaders for ld in c.leads if ld.diff is not None]
+    assert leads and {ld.diff.unit for ld in leads} == {"process"}
+    for ld in leads:
+        if ld.metric is not RSS_PER_PROC:
+            assert ld.diff == difference(ld.best.cell, ld.runner_up.cell, ld.metric)
+    grown = next(g for g in found.growth if g.runtime == "go" and g.cores == "1" and g.fixed == {"m": 100, "tokens": 1})
+    assert grown.significant == difference(grown.first.cell, grown.last.cell, NS_PER_HOP).significant
+
+
+def test_cpu_per_hop_is_ranked_like_wall_time(found):
+    """The cheapest runtime per hop of CPU, columned as message cost is (issue 39)."""
+    assert [(c.cores, c.fixed) for c in found.cpu] == [(c.cores, c.fixed) for c in found.message]
+    lead = found.cpu[0].last
+    assert lead.metric.name == "cpu_ns_per_hop" and lead.best.value == min(f.value for f in lead.ranked)
+
+
 def test_floors_named_for_old_stores(cells):
     # selective cells stored without a hop: c-coro is still the floor when named one
     assert any(o.runtime == "c-coro" for o in analysis.order_costs(cells))

@@ -38,6 +38,7 @@ from ..catalogue.workloads import (
     Workload,
 )
 from . import stats
+from .difference import difference
 from .model import Cell, Run
 
 MESSAGE = hop_group("mailbox")  # the hop group of mailboxes and channels: message passing
@@ -201,6 +202,15 @@ class Lead:
         return self.diff.significant if self.diff else None
 
 
+def _difference(a: Figure, b: Figure) -> stats.Difference:
+    """The tables' test (results.difference: the fresh driver process as the unit where both cells' values
+    come from fresh processes), so a finding's "significant" is its rows' ✓. Bytes per process are one
+    value per process already (the first spawn of each): the same test, each process its own value."""
+    if a.metric is RSS_PER_PROC:
+        return stats.compare_processes([[v] for v in a.values], [[v] for v in b.values])
+    return difference(a.cell, b.cell, a.metric)
+
+
 def ratio(a: float, b: float) -> float:
     """The larger of two positive figures over the smaller."""
     lo, hi = sorted((a, b))
@@ -234,7 +244,7 @@ def comparisons(
             ranked = tuple(sorted(figs, key=lambda f: f.value if metric.lower_is_better else -f.value))
             diff = None
             if len(ranked) > 1 and len(ranked[0].values) > 1 and len(ranked[1].values) > 1:
-                diff = stats.compare(ranked[0].values, ranked[1].values)
+                diff = _difference(ranked[0], ranked[1])
             c0 = ranked[0].cell
             out.append(Lead(metric, c0.workload, dict(c0.params), c0.cores, c0.mode, group, ranked, floor, diff))
     return out
@@ -351,7 +361,7 @@ def growth(cells: Iterable[Cell], metric: Metric = NS_PER_HOP, floors: Collectio
             continue
         figs.sort(key=lambda f: f.cell.params["n"])
         a, b = figs[0], figs[-1]
-        sig = stats.compare(a.values, b.values).significant if len(a.values) > 1 and len(b.values) > 1 else None
+        sig = _difference(a, b).significant if len(a.values) > 1 and len(b.values) > 1 else None
         c = a.cell
         group = group_of(c, floors)
         out.append(Growth(c.runtime, c.cores, group, group == FLOOR, without(c.params, "n"), a, b, sig))

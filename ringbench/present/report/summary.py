@@ -266,15 +266,32 @@ def _growth(found: Findings) -> list[str]:
     ]
 
 
+def test_words(diffs: Iterable[stats.Difference | None]) -> str:
+    """The test the tables' ✓ comes from (results.difference), in words: by its unit."""
+    units = {d.unit for d in diffs if d is not None}
+    if units == {"repeat"}:
+        return "Mann-Whitney U over the samples of one process, p &lt; 0.05"
+    return "Welch's t-test on each fresh process's median (log), p &lt; 0.05"
+
+
+def _needed(diffs: Iterable[stats.Difference | None]) -> str:
+    """'3 fresh processes' or '5 samples': what a test needs a side."""
+    ds = [d for d in diffs if d is not None]
+    if ds and all(d.unit != "process" for d in ds):
+        return f"{stats.MIN_REPEATS_FOR_TEST} samples"
+    return f"{stats.MIN_PROCESSES_FOR_TEST} fresh processes"
+
+
 def _significance(found: Findings) -> list[str]:
     sig = found.significance
+    every = [ld.diff for ld in (*sig.tested, *sig.untested)]
     if sig.untested and not sig.tested:
-        return [f"<b>Significance:</b> not tested: fewer than {stats.MIN_REPEATS_FOR_TEST} repeats per cell."]
+        return [f"<b>Significance:</b> not tested: fewer than {_needed(every)} a side."]
     if not sig.tested:
         return []
     text = (
         f"<b>Significance:</b> {len(sig.significant)} of {len(sig.tested)} leads over the runner-up are "
-        "significant (Mann-Whitney U on the repeats, p &lt; 0.05)"
+        f"significant ({test_words(every)})"
     )
     weak = sig.within_noise
     if weak:
@@ -332,17 +349,16 @@ def findings(found: Findings, st: dict[str, Style], q: Quote) -> list[str]:
 
 
 # -- the tables of the summary ------------------------------------------------------------------------
-def _sig_badge(significant: bool | None, tested: bool = True) -> str:
-    if not tested:
+def _sig_badge(diff: stats.Difference | None) -> str:
+    if diff is None:
         return ""
-    if significant is None:
-        return (
-            f' <span class="sig na" title="a test needs {stats.MIN_REPEATS_FOR_TEST} repeats a side">'
-            "too few repeats to test</span>"
-        )
-    if significant:
-        return ' <span class="sig yes" title="Mann-Whitney U, p &lt; 0.05">significant</span>'
-    return ' <span class="sig no" title="Mann-Whitney U, p ≥ 0.05: within noise">not significant</span>'
+    if diff.significant is None:
+        units = "processes" if diff.unit == "process" else "samples"
+        return f' <span class="sig na" title="a test needs {diff.needed} {units} a side">too few {units} to test</span>'
+    words = test_words([diff])
+    if diff.significant:
+        return f' <span class="sig yes" title="{words}">significant</span>'
+    return f' <span class="sig no" title="{words.replace("&lt;", "≥")}: within noise">not significant</span>'
 
 
 def _lead_cell(ld: Lead | None, st: dict[str, Style], q: Quote) -> str:
@@ -351,7 +367,7 @@ def _lead_cell(ld: Lead | None, st: dict[str, Style], q: Quote) -> str:
     text = f"{who(ld.best.runtime, st)} {q(ld.best)}"
     second = ld.runner_up
     if second:
-        sig = _sig_badge(ld.significant, ld.diff is not None)
+        sig = _sig_badge(ld.diff)
         text += f'<div class="sub">{ratio(ld.factor)} {_word(ld.metric)} {e(second.runtime)} ({q(second)}){sig}</div>'
     if ld.floor:
         text += f'<div class="sub floor">floor {e(ld.floor.runtime)}: {q(ld.floor)}</div>'
@@ -385,7 +401,7 @@ def growth_table(growth: tuple[analysis.Growth, ...], st: dict[str, Style], q: Q
         sig = {
             True: "<span class='sig yes'>yes</span>",
             False: "<span class='sig no'>no</span>",
-            None: "<span class='sig na'>too few repeats</span>",
+            None: "<span class='sig na'>too few to test</span>",
         }[g.significant]
         rows.append(
             f"<tr><td>{who(g.runtime, st)}</td><td>{e(cores_text(g.cores))}</td>"
@@ -396,8 +412,8 @@ def growth_table(growth: tuple[analysis.Growth, ...], st: dict[str, Style], q: Q
         )
     return (
         "<table class='growth sortable'><thead><tr><th>runtime</th><th>cores</th><th>parameters</th><th>N</th>"
-        "<th>time per hop</th><th>growth</th><th title='the repeats at the smallest and at the largest N differ "
-        "(Mann-Whitney U, p &lt; 0.05)'>significant</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>"
+        "<th>time per hop</th><th>growth</th><th title='the figures at the smallest and at the largest N differ "
+        "(the tables&#39; test)'>significant</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>"
     )
 
 
@@ -455,12 +471,8 @@ def state(cells: list[Cell], warned: list[dict]) -> str:
         + (f", {len(refused)} n/a (too large for this machine or not supported)" if refused else "")
         + (f", <b>{len(failed)} failed</b>" if failed else "")
     ]
-    if reps:
-        few = reps[0] < stats.MIN_REPEATS_FOR_TEST
-        bits.append(
-            f"{'–'.join(map(str, (reps[0], reps[-1])) if len(reps) > 1 else str(reps[0]))} repeats per cell"
-            + (f" (too few to test a difference: the test needs {stats.MIN_REPEATS_FOR_TEST})" if few else "")
-        )
+    if reps:  # too few fresh processes to test: a warning of its own (warned), naming its cells
+        bits.append(f"{'–'.join(map(str, (reps[0], reps[-1])) if len(reps) > 1 else str(reps[0]))} repeats per cell")
     for g in warned:
         bits.append(f"{len(g['cells'])} of {len(ok)} cells: {e(g['short'])}")
     return "; ".join(bits) + "."
@@ -490,12 +502,14 @@ def section(
         else "<p>No measured cell to summarise.</p>",
     ]
     if found.leaders:
+        diffs = [ld.diff for c in found.leaders for ld in c.leads]
         parts.append(
             "<h3>Best runtime at each N</h3>"
             + leaders_table(found.leaders, st, q)
             + "<p class='sub'>The runner-up is the next runtime at that N with everything else the same; significant: "
-            "the two runtimes' repeats differ by a Mann-Whitney U test (p &lt; 0.05, at least "
-            f"{stats.MIN_REPEATS_FOR_TEST} repeats a side). Message passing only (mailboxes and channels); "
+            f"the two runtimes differ by the tables' test ({test_words(diffs)}; at least {_needed(diffs)} a side). "
+            "Message passing only "
+            "(mailboxes and channels); "
             "the floor is not counted as a runtime. Every figure is the one its row in the tables shows.</p>"
         )
     if found.growth:

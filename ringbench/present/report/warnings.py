@@ -49,7 +49,9 @@ def _lines(groups: dict) -> list[dict]:
         cv = g["cv"]
         figures = f" (CV {min(cv):.1f}–{max(cv):.1f} %)" if len(cv) > 1 else f" (CV {cv[0]:.1f} %)" if cv else ""
         text = g["text"] + figures + (f"; {g['advice']}" if g["cells"] else "")
-        out.append({"text": text, "short": g["text"].split(":")[0] + figures, "cells": g["cells"], "runs": g["runs"]})
+        short = g["text"].split(":")[0]
+        short += ")" * (short.count("(") - short.count(")"))  # a colon inside brackets cut them open
+        out.append({"text": text, "short": short + figures, "cells": g["cells"], "runs": g["runs"]})
     return sorted(out, key=lambda g: (bool(g["cells"]), -len(g["cells"])))
 
 
