@@ -137,3 +137,13 @@ def test_a_runtime_whose_processes_each_map_memory_is_refused_at_vm_max_map_coun
     r = run_cli("run", "ring", "-r", "fibers", "-n", n, "-m", 1, "--db", db)
     assert r.exit_code == 2 and "vm.max_map_count" in r.output and f"sysctl -w vm.max_map_count={2 * n + 65530}" in r.output
     assert run_cli("run", "ring", "-r", "fibers", "-n", 1000, "-m", 1, "--repeat", 1, "--db", db).exit_code == 0
+
+
+def test_every_workloads_checks_take_parameters_before_m_is_calibrated():
+    """`run fanin -n 10` without -m once ended in a KeyError traceback: m is calibrated after the checks."""
+    from ringbench.catalogue.workloads import WORKLOADS
+
+    for w in WORKLOADS.values():
+        given = {p.name: (p.default[0] if p.default else 1) for p in w.params if p.name != w.calibrates}
+        for check in w.extra_checks:
+            assert check(given) is None, w.name
