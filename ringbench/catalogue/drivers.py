@@ -13,8 +13,10 @@ import shutil
 import subprocess
 import sys
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+
+from . import installations
 
 REPO = Path(__file__).resolve().parents[2]
 DRIVERS_DIR = REPO / "drivers"
@@ -120,6 +122,12 @@ class Driver:
     # `tuning_env` and `build_env`, contract section 1.
     tuning_env: tuple[str, ...] = ()
     build_env: tuple[str, ...] = ()
+    # The manifest's [installation] table (how the driver takes another installation of its runtime), and,
+    # for the driver of one such installation (`at`), its name, its home ({home}) and its build folder ({build}).
+    install: dict = field(default_factory=dict)
+    installation: str = ""
+    home: str = ""
+    build_dir: str = ""
 
     @property
     def is_floor(self) -> bool:
@@ -132,11 +140,59 @@ class Driver:
     def missing_tools(self) -> list[str]:
         return [t for t in self.requires if shutil.which(t) is None]
 
+    @property
+    def output(self) -> Path:
+        """Where the build puts what it makes ({build}): the driver folder, or an installation's build folder."""
+        return Path(self.build_dir) if self.build_dir else self.folder
+
     def is_built(self) -> bool:
-        return not self.artifact or (self.folder / self.artifact).exists()
+        return not self.artifact or (self.output / self.artifact).exists()
 
     def build_hint(self) -> str:
+        if self.installation:
+            return f"build it with: ringbench build {self.base}@{self.installation}"
         return f"build it with: ringbench build {self.base}   (or `make setup`)"
+
+    def install_version(self) -> str:
+        """The installation's version, read from it by the manifest's `[installation] version` command."""
+        cmd = _fill(str(self.install.get("version", "")), self, 1, 0)
+        env = {**os.environ, **{k: _fill(v, self, 1, 0) for k, v in self.env.items()}}
+        try:
+            proc = subprocess.run(
+                cmd, shell=True, cwd=self.folder, capture_output=True, text=True, env=env, timeout=300
+            )
+        except subprocess.TimeoutExpired:
+            proc = subprocess.CompletedProcess(cmd, 1, "", "timed out after 300 s")
+        out = proc.stdout.strip().splitlines()
+        if proc.returncode != 0 or not out or not installations.version_key(out[-1]):
+            tail = (proc.stderr.strip().splitlines() or ["no version printed"])[-1]
+            raise DriverError(f"{self.name}: cannot read the version of {self.home!r}: {tail}"[:300])
+        return out[-1].strip()
+
+    def at(self, inst: installations.Installation) -> Driver:
+        """This driver on another installation of its runtime (the manifest's [installation] table), built
+        into results/builds/<installation>/<driver>/. DriverError when the manifest has no such table or the
+        installation is older than its `min_version`: one line, before anything is built or run."""
+        spec = self.install
+        if not spec:
+            raise DriverError(f"{self.base} runs only on its own installation (no [installation] in its manifest)")
+        if inst.runtime and inst.runtime != self.base:
+            raise DriverError(f"installation {inst.name} was declared for {inst.runtime}, not {self.base}")
+        d = replace(
+            self,
+            name=f"{self.name}@{inst.name}",
+            installation=inst.name,
+            home=inst.home,
+            build_dir=str(BUILDS_DIR / inst.name / self.base),
+            env={**self.env, **{k: str(v) for k, v in spec.get("env", {}).items()}},
+        )
+        minimum = str(spec.get("min_version", ""))
+        if minimum:
+            version = d.install_version()
+            if installations.older(version, minimum):
+                why = f", the first with {spec['min_reason']}" if spec.get("min_reason") else ""
+                raise DriverError(f"{d.name}: {version} is older than {minimum}{why}")
+        return d
 
     def raised_limits(self, processes: int) -> dict[str, int]:
         """The limits this many processes need raised beyond the runtime's defaults: {name: value}."""
@@ -177,6 +233,8 @@ def _fill(text: str, d: Driver, cores: int, processes: int, value: int | None = 
         .replace("{max_procs}", str(_legacy_max_procs(processes)))
         .replace("{python}", sys.executable)
         .replace("{cluster}", cluster)
+        .replace("{home}", d.home)
+        .replace("{build}", str(d.output))
     )
     return text.replace("{value}", str(value)) if value is not None else text
 
@@ -206,6 +264,7 @@ def _load(folder: Path) -> list[Driver]:
         limits=tuple(_limit(folder, k, v) for k, v in manifest.get("limits", {}).items()),
         tuning_env=_patterns(folder, manifest, "tuning_env"),
         build_env=_patterns(folder, manifest, "build_env"),
+        install=_installation(folder, manifest),
     )
     command = tuple(manifest["command"])
     env = {k: str(v) for k, v in manifest.get("env", {}).items()}
@@ -245,6 +304,14 @@ def _patterns(folder: Path, manifest: dict, key: str) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(x, str) and x for x in value):
         raise DriverError(f"{folder}/driver.toml: {key} must be a list of variable names or patterns")
     return tuple(value)
+
+
+def _installation(folder: Path, manifest: dict) -> dict:
+    spec = manifest.get("installation", {})
+    env = spec.get("env", {}) if isinstance(spec, dict) else None
+    if not isinstance(env, dict) or (spec and not isinstance(spec.get("version"), str)):
+        raise DriverError(f'{folder}/driver.toml [installation]: needs version = "<command>" and env = {{...}}')
+    return spec
 
 
 def _ranked(folder: Path, vname: str, v: dict) -> str:
@@ -290,6 +357,10 @@ def select(spec: str, drivers: dict[str, Driver] | None = None, tuned: bool = Fa
         raise DriverError("no runtime given; see `ringbench runtimes`")
     chosen: list[Driver] = []
     for name in names:
+        name, _, at = name.partition("@")
+        if at:
+            chosen += [d for d in _at_installation(name, at, drivers, tuned) if d not in chosen]
+            continue
         if name == "all":
             matches = [d for d in drivers.values() if d.is_built() and not d.missing_tools() and (tuned or not d.tuned)]
             if not matches:
@@ -310,6 +381,32 @@ def select(spec: str, drivers: dict[str, Driver] | None = None, tuned: bool = Fa
     return chosen
 
 
+def at_installation(name: str, drivers: dict[str, Driver] | None = None, tuned: bool = False) -> list[Driver]:
+    """`runtime@installation` (a folder or a variant, then a declared name or a home) as drivers, built or
+    not; DriverError on what cannot be (unknown, no [installation], too old a version)."""
+    drivers = discover() if drivers is None else drivers
+    runtime, _, at = name.partition("@")
+    try:
+        inst = installations.resolve(at)
+    except installations.InstallationError as e:
+        raise DriverError(str(e)) from None
+    matches = [d for d in drivers.values() if d.name == runtime or (d.base == runtime and (tuned or not d.tuned))]
+    if not matches:
+        raise DriverError(f"unknown runtime {runtime!r}; known: {', '.join(drivers) or '(none)'}")
+    return [d.at(inst) for d in matches]
+
+
+def _at_installation(runtime: str, at: str, drivers: dict[str, Driver], tuned: bool) -> list[Driver]:
+    found = at_installation(f"{runtime}@{at}", drivers, tuned)
+    for d in found:
+        missing = d.missing_tools()
+        if missing:
+            raise DriverError(f"runtime {d.name!r} needs {', '.join(missing)} on PATH; `make setup` installs it")
+        if not d.is_built():
+            raise DriverError(f"runtime {d.name!r} is not built; {d.build_hint()}")
+    return found
+
+
 # Where each driver's build record is kept: the environment its last build ran with (results/ is the
 # checkout's own output, not tracked).
 BUILDS_DIR = REPO / "results" / "builds"
@@ -324,18 +421,23 @@ def build_record(d: Driver) -> dict:
     manifest's build_env that were set, taken out of the build's environment or (`--keep-env`) kept.
     {} when the driver was built before builds were recorded."""
     try:
-        return json.loads((BUILDS_DIR / f"{d.base}.json").read_text())
+        return json.loads(_record_path(d).read_text())
     except (OSError, ValueError):
         return {}
+
+
+def _record_path(d: Driver) -> Path:
+    return BUILDS_DIR / d.installation / f"{d.base}.json" if d.installation else BUILDS_DIR / f"{d.base}.json"
 
 
 def build(d: Driver, keep_env: bool = False) -> dict:
     """Run the manifest's build command in the driver folder, without the variables of its `build_env`
     (a stock build is the ecosystem's standard release build) unless `keep_env`; record and return what
     was removed or kept. Raise DriverError on failure."""
+    what = f"{d.base}@{d.installation}" if d.installation else d.base
     missing = d.missing_tools()
     if missing:
-        raise DriverError(f"cannot build {d.base}: {', '.join(missing)} not on PATH")
+        raise DriverError(f"cannot build {what}: {', '.join(missing)} not on PATH")
     if not d.build:
         return {}
     env = dict(os.environ)
@@ -343,11 +445,17 @@ def build(d: Driver, keep_env: bool = False) -> dict:
     if not keep_env:
         for k in found:
             del env[k]
-    record = {"command": d.build, "removed": {} if keep_env else found, "kept": found if keep_env else {}}
-    proc = subprocess.run(d.build, shell=True, cwd=d.folder, capture_output=True, text=True, env=env)
+    command = _fill(d.build, d, 1, 0)  # {build}: the driver folder, or an installation's build folder
+    if d.installation:  # another installation: its variables set
+        env.update({k: _fill(str(v), d, 1, 0) for k, v in d.install.get("env", {}).items()})
+        d.output.mkdir(parents=True, exist_ok=True)
+    record = {"command": command, "removed": {} if keep_env else found, "kept": found if keep_env else {}}
+    if d.installation:
+        record |= {"installation": d.installation, "home": d.home}
+    proc = subprocess.run(command, shell=True, cwd=d.folder, capture_output=True, text=True, env=env)
     if proc.returncode != 0:
         tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-15:])
-        raise DriverError(f"build of {d.base} failed (exit {proc.returncode}): `{d.build}`\n{tail}")
-    BUILDS_DIR.mkdir(parents=True, exist_ok=True)
-    (BUILDS_DIR / f"{d.base}.json").write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
+        raise DriverError(f"build of {what} failed (exit {proc.returncode}): `{command}`\n{tail}")
+    _record_path(d).parent.mkdir(parents=True, exist_ok=True)
+    _record_path(d).write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
     return record
