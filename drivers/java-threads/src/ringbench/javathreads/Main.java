@@ -1,6 +1,7 @@
 package ringbench.javathreads;
 
 import java.util.List;
+import java.util.concurrent.ThreadFactory;
 import ringbench.driver.Description;
 import ringbench.driver.Driver;
 import ringbench.driver.Native;
@@ -24,14 +25,26 @@ public final class Main {
     }
 
     private static Workloads prepare(String variant, Params p) {
-        Thread.Builder.OfPlatform threads = Thread.ofPlatform().name("ringbench-p").daemon(true)
-                .inheritInheritableThreadLocals(false);
+        long stack = 0; // 0: the JVM's default stack size
         if (variant.equals("tuned")) {
-            threads = threads.stackSize(TUNED_STACK);
+            stack = TUNED_STACK;
             futexHash(p.processes() + Thread.activeCount());
         }
-        return new ThreadWorkloads(threads.factory(), true, ThreadWorkloads.boxesOf(variant),
+        return new ThreadWorkloads(platform(stack), true, ThreadWorkloads.boxesOf(variant),
                 "check kernel.pid_max, kernel.threads-max, vm.max_map_count (sysctl), ulimit -u and free memory");
+    }
+
+    /**
+     * Platform threads as Thread.ofPlatform().name("ringbench-p").daemon(true)
+     * .inheritInheritableThreadLocals(false).stackSize(stack) makes them, through the
+     * constructor that builder calls, which JDK 17 has too (another installation, README).
+     */
+    private static ThreadFactory platform(long stack) {
+        return r -> {
+            Thread t = new Thread(null, r, "ringbench-p", stack, false);
+            t.setDaemon(true);
+            return t;
+        };
     }
 
     /**
