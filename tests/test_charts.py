@@ -201,3 +201,26 @@ def test_a_one_point_chart_has_two_value_ticks_in_view(multi):
     assert sum(lo <= t <= hi for t in ax["tickvals"]) >= 2 and len(ax["ticktext"]) == len(ax["tickvals"])
     y = charts.build(one, "hops-vs-n").series[0].points[0].y
     assert lo < y < hi
+
+
+def test_many_runtimes_across_n_get_a_panel_per_core_setting(multi, tmp_path):
+    """Lines of more than 16 series over two core settings: a panel per core setting, the legend naming each
+    runtime once (its entry hides it in both panels), instead of one legend entry per runtime and cores."""
+    from dataclasses import replace
+
+    ring = [c for c in api.load(1, multi).cells if c.ok]
+    cells = ring + [replace(c, runtime=f"{c.runtime}-copy") for c in ring if not c.is_floor]
+    ch = charts.build(cells, "hops-vs-n")
+    assert ch.shape == "lines" and [p.title for p in ch.panels] == ["1 core", "all cores"]
+    assert all(s.label == s.runtime for s in ch.series)
+    fig = draw_plotly.draw(ch)
+    shown = [t["name"] for t in fig["data"] if t["showlegend"]]
+    assert len(shown) == len(set(shown)) == 13  # 6 runtimes, their 6 copies and the floor
+    groups = {t["legendgroup"] for t in fig["data"] if t["xaxis"] == "x2"}
+    assert groups <= {t["legendgroup"] for t in fig["data"] if t["xaxis"] == "x"}
+    assert fig["layout"]["yaxis2"]["matches"] == "y"
+    out = tmp_path / "panels.png"
+    draw_mpl.draw(ch).savefig(out)
+    assert out.read_bytes()[:4] == b"\x89PNG"
+    seven = charts.build(ring, "hops-vs-n")  # 14 series: one panel, as before
+    assert len(seven.panels) == 1 and "go · 1 core" in {s.label for s in seven.series}

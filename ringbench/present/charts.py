@@ -24,7 +24,7 @@ bootstrap interval of that median (squeeze: ± one standard deviation of the sam
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..catalogue.workloads import (
     NS_PER_HOP,
@@ -69,10 +69,11 @@ class Series:
     contrast: bool = False  # the second of a pair (reverse order beside arrival order): dash-dot, open markers
     historical: bool = False  # published figures from other machines, never this report's data
     style: Style | None = None  # a style of its own (historical series), else the runtime's
+    in_cores_panel: bool = False  # drawn in a panel of its core setting: the panel's title names the cores
 
     @property
     def label(self) -> str:
-        cores = cores_text(self.cores) if self.cores else ""
+        cores = cores_text(self.cores) if self.cores and not self.in_cores_panel else ""
         return " · ".join(x for x in (self.runtime, cores, self.variant) if x)
 
 
@@ -695,15 +696,36 @@ KINDS: dict[str, Kind] = {
 }
 
 
+# More series than this in one panel of lines, over several core settings: a panel per core setting, so the
+# legend names each runtime once (clicking it hides the runtime in every panel).
+MOST_SERIES_IN_ONE_PANEL = 16
+
+
+def _by_cores(ch: Chart) -> Chart:
+    """One panel of many lines at several core settings as a panel per core setting, side by side."""
+    if ch.shape != "lines" or len(ch.panels) != 1 or len(ch.series) <= MOST_SERIES_IN_ONE_PANEL:
+        return ch
+    settings = sorted({s.cores for s in ch.series}, key=lambda k: (k != "1", k))
+    if len(settings) < 2:
+        return ch
+    p = ch.panels[0]
+    ch.panels = [
+        Panel(cores_text(k), [replace(s, in_cores_panel=True) for s in p.series if s.cores == k], p.ylabel, p.yunit)
+        for k in settings
+    ]
+    return ch
+
+
 def fit(ch: Chart) -> Chart:
     """Lines only across x: a chart whose every series has one point, all at one x (one N), is a dot chart,
     a row per series sorted by its value (best first), titled at that x ('Spawn cost at N = 1k') instead
-    of against it. A line through one point draws nothing but a strip of overlapping markers."""
+    of against it. A line through one point draws nothing but a strip of overlapping markers. Lines of
+    many runtimes at several core settings get a panel per core setting (_by_cores): a legend of runtimes."""
     if ch.shape != "lines" or not ch.series:
         return ch
     xs = {p.x for s in ch.series for p in s.points}
     if len(xs) != 1 or any(len(s.points) > 1 for s in ch.series):
-        return ch
+        return _by_cores(ch)
     x = xs.pop()
     name = ch.xlabel.split(" (")[0]
     at = f"{name} = {fmt_count(x)}"

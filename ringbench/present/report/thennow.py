@@ -8,7 +8,7 @@ both Erlang), never by a full variant id.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ...catalogue.workloads import NS_PER_HOP, NS_PER_TREE_PROCESS, TREE_MS
 from ...results import analysis, stats
@@ -107,7 +107,14 @@ def figures(charts: dict[str, Chart], st: dict[str, Style]) -> list[tuple[str, s
         ),
     ):
         xlabel = "N (leaves of the tree)" if key == "then-now-tree" else "N (processes)"
-        made = chart(key, title, xlabel, ylabel, now.panels[0].series if now else [], seed, st)
+        # today's series of the chart's first figure (a tree's time, not its memory), whole: every core setting
+        mine = [
+            replace(s, in_cores_panel=False)
+            for p in (now.panels if now else [])
+            if now and now.panel_unit(p) == now.panel_unit(now.panels[0])
+            for s in p.series
+        ]
+        made = chart(key, title, xlabel, ylabel, mine, seed, st)
         if made:
             ch, note = made
             caption = (
