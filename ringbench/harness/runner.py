@@ -12,8 +12,10 @@ cell stores its place in each round (`extra["round_positions"]`, 1 = first). `or
 measures cell after cell. Every result record carries `launch`, the driver process's number in the run,
 so the order is stored with the figures.
 
-A cell is all or nothing: it reaches the sink once its last driver process has finished (an
-interruption loses the cells under way, at most one group's).
+A cell is all or nothing: it is finished once its last driver process has finished, and the finished
+cells of a group reach the sink together, in the order planned, when the group ends or is interrupted
+(so the store and every table keep the plan's order, whatever order the rounds ran in; an interruption
+loses the cells under way, at most one group's).
 """
 
 from __future__ import annotations
@@ -202,27 +204,33 @@ def measure_cells(
     for key, members in groups.items():
         before_group()
         jobs = []
-        for i in members:
-            spec = cells[i]
-            why = refused.get(i) or refusal(spec)
-            if why:
-                sink(_cell(spec, opts, "refused", why, Measured()))
-                continue
-            jobs.append(_Job(spec, steps(spec, opts, launches), Measured()))
-        base = _shuffled(jobs, opts.seed, key)
-        rounds = max((len(j.steps) for j in jobs), default=0)
-        for r in range(rounds):
-            for place, job in enumerate([j for j in _rotated(base, r, rounds) if not j.finished], 1):
-                job.measured.extra.setdefault("round_positions", []).append(place)
-                step = job.steps[job.done]
-                on_step(job.spec, step.what)
-                try:
-                    step.run(job.measured, partial(on_tick, job.spec))
-                    job.done += 1
-                except DriverFailed as e:
-                    job.failure = e
-                if job.finished:
-                    sink(_finished(job, opts))
+        finished: dict[int, Cell] = {}  # by place in the plan: the group's cells reach the sink in plan order
+        try:
+            for i in members:
+                spec = cells[i]
+                why = refused.get(i) or refusal(spec)
+                if why:
+                    finished[i] = _cell(spec, opts, "refused", why, Measured())
+                    continue
+                jobs.append((i, _Job(spec, steps(spec, opts, launches), Measured())))
+            order = {id(job): i for i, job in jobs}
+            base = _shuffled([job for _, job in jobs], opts.seed, key)
+            rounds = max((len(j.steps) for j in base), default=0)
+            for r in range(rounds):
+                for place, job in enumerate([j for j in _rotated(base, r, rounds) if not j.finished], 1):
+                    job.measured.extra.setdefault("round_positions", []).append(place)
+                    step = job.steps[job.done]
+                    on_step(job.spec, step.what)
+                    try:
+                        step.run(job.measured, partial(on_tick, job.spec))
+                        job.done += 1
+                    except DriverFailed as e:
+                        job.failure = e
+                    if job.finished:
+                        finished[order[id(job)]] = _finished(job, opts)
+        finally:  # an interruption keeps the cells already finished
+            for i in sorted(finished):
+                sink(finished[i])
 
 
 def _shuffled(jobs: list[_Job], seed: int | None, group: str) -> list[_Job]:
