@@ -251,13 +251,13 @@ def measure(
         raise InputError(f"unknown mode {options.get('mode')!r}") from None
     except (ModeError, TypeError) as e:
         raise InputError(str(e)) from None
-    if opts.mode == "squeeze" and any(c.params.get("nodes", 1) > 1 for c in cells):
+    if opts.mode_object.searches and any(c.params.get("nodes", 1) > 1 for c in cells):
         raise InputError(
             "--squeeze raises the tokens of a ring on one node (as perf -q does): leave out --nodes and --hosts"
         )
     _check_baseline_of_plan(baseline, cells)
     cluster.sweep_stale()  # the cookie files of runs killed before their own cleanup
-    if opts.mode == "timed" and opts.seed is None:  # the order of the cells in each round: drawn, stored
+    if opts.mode_object.takes_turns and opts.seed is None:  # the order of the cells in each round: drawn, stored
         opts = replace(opts, seed=random.SystemRandom().randrange(1 << 31))
     runner.describe_all(cells, opts.clean_env)
     refused = {i: why for i, c in enumerate(cells) if (why := runner.refusal(c) or runner.unsupported(c, opts))}
@@ -477,7 +477,7 @@ def _check_imported_cell(c: Cell) -> None:
     if w.name == workloads.PERF.name:
         _check_imported_perf(c)
         return
-    if c.mode == "versus":
+    if c.mode_object.two_sided:
         records = [r for r in c.records if c.settings.get("side") == "driver"]
     else:
         records = c.records
@@ -486,7 +486,7 @@ def _check_imported_cell(c: Cell) -> None:
         want = Expectation(w.verb, p, w.expected(p), w.hops(p), w.ready(p) if w.ready else None, w.proves(p))
         for j, rec in enumerate(records, 1):
             _checked(f"record {j}", check_result, rec, want)
-    for j, rec in enumerate(r for r in c.records if c.mode == "versus"):
+    for j, rec in enumerate(r for r in c.records if c.mode_object.two_sided):
         for f in ("wall_m1_ns", "wall_m2_ns"):
             if not isinstance(rec.get(f), int) or isinstance(rec.get(f), bool) or rec[f] <= 0:
                 raise DriverFailed("absurd", f"record {j + 1}: {f} is {rec.get(f)!r}, not a positive integer")
@@ -580,7 +580,7 @@ def trace_drivers(
     if node_placement is not None and params.get("nodes", 1) == 1:
         raise InputError(_PLACEMENT_WITHOUT_NODES.replace(" or --hosts too", ""))
     for d in drivers:
-        if "trace" not in runner.workloads_of(d):
+        if workloads.TRACE.name not in runner.workloads_of(d):
             raise InputError(f"{d.name} does not implement trace")
         if params.get("nodes", 1) > 1 and "nodes" not in runner.features_of(d):
             raise InputError(f"{d.name} cannot spread a ring over {params['nodes']} nodes (no `nodes` feature)")
@@ -876,6 +876,7 @@ from .harness import perf as _perf  # noqa: E402
 from .results import modes as _modes  # noqa: E402
 
 # erlperf's run options (erlperf:run/2) by their ringbench names.
+_ERLPERF_TIMED = next(word for word, m in _modes.PERF_MODES.items() if m.loops)  # sample_duration's {timed, N}
 ERLPERF_RUN_OPTIONS = {
     "concurrency": "concurrency",
     "sample_duration": "sample_ms",
@@ -896,7 +897,7 @@ def _erlperf_options(run_options: Mapping | None, concurrency_test: Mapping | No
             if key not in names:
                 raise InputError(f"unknown option {key!r} (known: {', '.join(names)})")
             if key == "sample_duration" and isinstance(value, tuple | list):
-                if len(value) != 2 or value[0] != "timed":
+                if len(value) != 2 or value[0] != _ERLPERF_TIMED:
                     raise InputError(f'sample_duration is milliseconds or ("timed", loop), got {value!r}')
                 out["loop"] = value[1]  # erlperf's {timed, Loop}
                 continue

@@ -306,7 +306,7 @@ def _options(kw: dict, defaults: dict) -> dict:
     picked["runtime_stats"] = picked["runtime_stats"] or None
     auto = picked["warmup"] == "auto"
     picked["warmup"] = None if auto else picked["warmup"]
-    if mode == "timed":
+    if set(defaults) & set(api.Options(mode=mode).mode_object.own):  # the command's defaults are this mode's
         given = {k: v for k, v in picked.items() if v is not None}
         picked = {**{k: v for k, v in defaults.items() if k != "warmup"}, **given}
     elif defaults.get("clean_env") and picked["clean_env"] is None:

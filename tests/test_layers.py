@@ -66,23 +66,87 @@ def test_the_walker_sees_relative_and_absolute_imports(tmp_path):
     assert imported_layers(PACKAGE / "cli.py") >= {"api", "present"}
 
 
+MODE_AND_WORKLOAD_HOMES = ("results/modes.py", "catalogue/workloads.py")
+
+
+def _guarded_names() -> set[str]:
+    """Every mode's name (and perf's job words) and every workload's name and verb."""
+    from ringbench.catalogue import workloads
+    from ringbench.results.modes import MODES
+
+    ws = [v for v in vars(workloads).values() if isinstance(v, workloads.Workload)]
+    return set(MODES) | {m.wire for m in MODES.values() if m.wire} | {w.name for w in ws} | {w.verb for w in ws}
+
+
+def name_comparisons(source: str, names: set[str]) -> list[str]:
+    """Lines of `source` that compare a value with a literal mode or workload name, in any form: ==, !=, is,
+    `in`/`not in` a literal tuple, list or set, or a `case` pattern. (A name looked up in a container, such as
+    `"continuous" in features`, is a membership test of the container's vocabulary, not a comparison.)"""
+
+    def literals(node: ast.AST) -> set[str]:
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return {node.value}
+        if isinstance(node, ast.Tuple | ast.List | ast.Set):
+            return set().union(*(literals(e) for e in node.elts))
+        return set()
+
+    out = []
+    for node in ast.walk(ast.parse(source)):
+        hit: set[str] = set()
+        if isinstance(node, ast.Compare):
+            operands = [node.left, *node.comparators]
+            for op, (a, b) in zip(node.ops, zip(operands, operands[1:], strict=False), strict=True):
+                if isinstance(op, ast.Eq | ast.NotEq | ast.Is | ast.IsNot):
+                    hit |= {x for x in (a, b) if isinstance(x, ast.Constant)} and (literals(a) | literals(b))
+                elif isinstance(op, ast.In | ast.NotIn) and not isinstance(b, ast.Constant):
+                    hit |= literals(b)
+        elif isinstance(node, ast.MatchValue | ast.MatchSingleton):
+            hit |= literals(getattr(node, "value", None) or ast.Constant(None))
+        if hit & names:
+            out.append(f"{node.lineno}: {ast.unparse(node)}")
+    return out
+
+
 def test_no_mode_or_workload_name_is_compared_outside_its_definition():
-    """Presenters ask the mode and workload objects (headline, lower_is_better, settles) instead."""
-    import re
-    pattern = re.compile(r"""\.(mode|name)\s*[!=]=\s*["'](timed|continuous|squeeze|ring|spawn|memory|msgcost|"""
-                         r"""pingpong|fanin|selective|tree)["']""")
+    """Every module but the modes' and the workloads' own asks the mode and workload objects (settles, searches,
+    lower_is_better, headline…) instead of comparing their names."""
+    names = _guarded_names()
     offenders = []
-    for path in (PACKAGE / "present").rglob("*.py"):
-        if path.name in ("report.py", "plots.py"):  # being split into the chart registry (issue 22)
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE).as_posix()
+        if rel in MODE_AND_WORKLOAD_HOMES:
             continue
-        for no, line in enumerate(path.read_text().splitlines(), 1):
-            if pattern.search(line):
-                offenders.append(f"{path.relative_to(PACKAGE)}:{no}: {line.strip()}")
-    for path in (PACKAGE / "cli.py", PACKAGE / "api.py"):
-        for no, line in enumerate(path.read_text().splitlines(), 1):
-            if pattern.search(line):
-                offenders.append(f"{path.relative_to(PACKAGE)}:{no}: {line.strip()}")
+        offenders += [f"{rel}:{hit}" for hit in name_comparisons(path.read_text(), names)]
     assert not offenders, "\n".join(offenders)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        'if opts.mode == "timed": pass',
+        "if 'squeeze' != mode: pass",
+        'if cell.mode in ("continuous", "squeeze"): pass',
+        'if w.name not in ["ring", "tree"]: pass',
+        'if req.mode is "perf-timed": pass',
+        'x = 1 if c.mode_object.name == "versus" else 2',
+        'match mode:\n    case "timed":\n        pass',
+    ],
+)
+def test_the_name_guard_catches_every_form(line):
+    assert name_comparisons(line, _guarded_names()), line
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        'if "continuous" not in features: pass',
+        "if opts.mode_object.settles: pass",
+        "if w.name == workloads.TREE.name: pass",
+        'if command == "show": pass',
+    ],
+)
+def test_the_name_guard_lets_pass_what_is_no_name_comparison(line):
+    assert not name_comparisons(line, _guarded_names()), line
 
 
 def _module_name(path: Path) -> str:

@@ -63,9 +63,10 @@ class Step:
 def steps(spec: CellSpec, opts: Options, launches: Iterator[int]) -> list[Step]:
     """The driver processes that measure `spec` in its mode, in order. `launches` numbers every driver
     process of the run as it starts, so the stored records show the order they were measured in."""
-    if opts.mode == "timed":
+    mode = opts.mode_object
+    if mode.settles:
         return _timed_steps(spec, opts, launches)
-    if opts.mode == "continuous":
+    if not mode.searches:
         return [Step(spec, lambda m, tick: _continuous(spec, opts, m, tick), "sampling")]
     return [Step(spec, lambda m, tick: _squeeze(spec, opts, m, tick), "squeeze")]
 

@@ -38,17 +38,17 @@ from ..catalogue import workloads
 from ..catalogue.drivers import Driver, DriverError, discover, select
 from ..results import sampling
 from ..results.model import Cell
-from ..results.modes import Options
+from ..results.modes import PERF_MODES, Mode, Options
 from . import cluster, launch, runner
 from .environment import tuning_env
 from .protocol import DriverFailed
 
-MODES = ("continuous", "timed", "squeeze")
-CELL_MODE = {"continuous": "perf-continuous", "timed": "perf-timed", "squeeze": "perf-squeeze"}
+MODES = tuple(PERF_MODES)  # the job's mode words: continuous, timed, squeeze
+CELL_MODE = {word: m.name for word, m in PERF_MODES.items()}
 DEFAULT_RUNNER = "erlang"
 MAX_LOOP = 10**15  # iterations a timed sample: exact in every runner (JavaScript's integers stop at 2^53)
 TEMP_PREFIX = "ringbench-perf-"  # the job's folder in the temp folder: ringbench-perf-<pid>-<random>
-DEFAULT_TIMEOUT_S = {"continuous": 60.0, "squeeze": 60.0, "timed": 600.0}
+DEFAULT_TIMEOUT_S = {word: m.default_timeout_s for word, m in PERF_MODES.items()}
 HOOKS = ("init", "init_runner", "done")
 # What the workers of each runner are, for the table: a runner's workers, or its OS processes (--processes).
 WORKER_KINDS = {
@@ -133,6 +133,10 @@ class Request:
         return CELL_MODE[self.mode]
 
     @property
+    def mode_object(self) -> Mode:
+        return PERF_MODES[self.mode]
+
+    @property
     def options(self) -> Options:
         """The run's settings as every run stores them (the perf-only ones are in settings["perf"])."""
         return Options(
@@ -151,12 +155,12 @@ class Request:
 
     @property
     def max_workers(self) -> int:
-        return self.squeeze_max if self.mode == "squeeze" else self.concurrency
+        return self.squeeze_max if self.mode_object.searches else self.concurrency
 
     def cell_params(self, s: Snippet) -> dict:
         """A cell's params: the snippet, and the condition its rows are compared at (workers or the loop)."""
-        cond = {"concurrency": self.concurrency} if self.mode == "continuous" else {}
-        if self.mode == "timed":
+        cond = {"concurrency": self.concurrency} if self.mode_object.given_workers else {}
+        if self.mode_object.loops:
             cond = {"loop": self.loop}
         if self.nodes > 1:
             cond["nodes"] = self.nodes
@@ -178,8 +182,8 @@ class Request:
                 }
                 for k, s in numbered
             ],  # fmt: skip
-            "concurrency": self.concurrency if self.mode == "continuous" else 1,
-            "loop": self.loop if self.mode == "timed" else 0,
+            "concurrency": self.concurrency if self.mode_object.given_workers else 1,
+            "loop": self.loop if self.mode_object.loops else 0,
             "samples": self.samples,
             "sample_ms": self.sample_ms,
             "warmup": self.warmup,
@@ -287,10 +291,11 @@ def plan(
     cookie_file: str | None = None,
 ) -> Request:
     """Check a request and fill in its defaults (erlperf's, and a warm-up sample), or raise BadCode."""
-    if loop is not None and mode == "continuous":
-        mode = "timed"
+    if loop is not None and mode in PERF_MODES and PERF_MODES[mode].given_workers:  # -l without -q: timed
+        mode = next(word for word, o in PERF_MODES.items() if o.loops)
     if mode not in MODES:
         raise BadCode(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
+    m = PERF_MODES[mode]
     given = {
         "concurrency": concurrency, "sample_ms": sample_ms, "cv": cv, "max_samples": max_samples,
         "squeeze_min": squeeze_min, "squeeze_max": squeeze_max, "threshold": threshold,
@@ -299,17 +304,10 @@ def plan(
         "concurrency": "-c/--concurrency", "sample_ms": "-d/--sample-ms", "cv": "--cv", "max_samples": "--max-samples",
         "squeeze_min": "--min", "squeeze_max": "--max", "threshold": "-t/--threshold",
     }  # fmt: skip
-    refused = {
-        "timed": ("concurrency", "sample_ms", "cv", "max_samples", "squeeze_min", "squeeze_max", "threshold"),
-        "squeeze": ("concurrency", "cv", "max_samples"),
-        "continuous": ("squeeze_min", "squeeze_max", "threshold"),
-    }[mode]
-    for key in refused:
+    for key in m.refuses:
         if given[key] is not None:
-            what = {"timed": "timed mode (-l) runs one worker", "squeeze": "squeeze (-q) chooses the workers",
-                    "continuous": "it belongs to squeeze (-q)"}[mode]  # fmt: skip
-            raise BadCode(f"{flags[key]} does not fit: {what}")
-    if mode == "timed" and loop is None:
+            raise BadCode(f"{flags[key]} does not fit: {m.refusal}")
+    if m.loops and loop is None:
         raise BadCode("timed mode needs -l/--loop N (iterations a sample)")
     items = [_snippet(s) for s in snippets]
     if not items:
@@ -323,7 +321,7 @@ def plan(
     perf_name, driver = runner_driver(runner)
     ints = {
         "concurrency": (concurrency, 1, 1, 1 << 20), "samples": (samples, 3, 1, 1_000_000),
-        "sample_ms": (sample_ms, 1000, 1, 86_400_000), "warmup": (warmup, 0 if mode == "timed" else 1, 0, 1_000_000),
+        "sample_ms": (sample_ms, 1000, 1, 86_400_000), "warmup": (warmup, m.default_warmup, 0, 1_000_000),
         "max_samples": (max_samples, 30, 1, 1_000_000), "squeeze_min": (squeeze_min, 1, 1, 1 << 20),
         "squeeze_max": (squeeze_max, 64, 1, 1 << 20), "threshold": (threshold, 3, 1, 1000),
     }  # fmt: skip
@@ -344,7 +342,7 @@ def plan(
         raise BadCode(f"cores must be 1 or all, got {cores!r}")
     if timeout is not None and not timeout > 0:
         raise BadCode(f"--timeout must be a positive number of seconds, got {timeout!r}")
-    k, host_list = _nodes(nodes, hosts, cookie_file, mode, driver, cores, clean_env)
+    k, host_list = _nodes(nodes, hosts, cookie_file, m, driver, cores, clean_env)
     req = Request(
         driver, perf_name, tuple(items), mode, values["concurrency"],
         parse_count(loop) if loop is not None else 0, values["samples"], values["sample_ms"], values["warmup"],
@@ -359,7 +357,7 @@ def _nodes(
     nodes: int | str | None,
     hosts: str | Sequence[str] | None,
     cookie_file: str | None,
-    mode: str,
+    mode: Mode,
     driver: Driver,
     cores: str,
     clean_env: bool,
@@ -383,7 +381,7 @@ def _nodes(
         raise BadCode(str(e)) from None
     if k == 1:
         return 1, ()
-    if mode == "squeeze":
+    if mode.searches:
         raise BadCode(
             "-q/--squeeze does not fit --nodes: a squeeze step adds one worker to one VM and finds where that VM "
             "stops scaling; across nodes use -c N (N workers on every node)"
@@ -794,7 +792,7 @@ class _Run:
             "snippet": g.k, "code": g.snippet.shown, "step": s["process"], "workers": s["tokens"], "seq": s["seq"],
             "counted": counted, "rates": self._rates(g, s["process"]),
         })  # fmt: skip
-        if self.req.mode == "continuous" and self.req.cv is not None and counted >= self.req.samples:
+        if self.req.mode_object.given_workers and self.req.cv is not None and counted >= self.req.samples:
             if counted >= max(self.req.max_samples, self.req.samples):
                 g.converged, g.window = False, None
                 return  # the driver ends the snippet without asking
@@ -837,7 +835,7 @@ class _Run:
             g.node_totals.append({**t, "unfinished": u} if (u := _unfinished(rec)) else t)
         else:
             _int_fields(rec, ("iteration", "run_ns", "run_cpu_ns"))
-            if rec.get("workload") != "perf" or rec["count"] != req.loop or rec.get("loop") != req.loop:
+            if rec.get("workload") != workloads.PERF.name or rec["count"] != req.loop or rec.get("loop") != req.loop:
                 raise DriverFailed("wrong_count", f"node {j}: a timed sample of {rec.get('count')!r} iterations, "
                                    f"not {req.loop:,}")  # fmt: skip
             if rec["iteration"] != len(g.records) + 1:
@@ -852,7 +850,7 @@ class _Run:
         g = self.current
         assert g is not None
         _int_fields(rec, ("step", "concurrency"))
-        if self.req.mode != "squeeze":
+        if not self.req.mode_object.searches:
             raise DriverFailed("garbled", "a step record outside squeeze")
         if g.search is None:
             g.search = sampling.Squeeze(self.req.threshold)
@@ -865,7 +863,7 @@ class _Run:
         assert g is not None
         _int_fields(rec, ("iteration", "count", "run_ns", "run_cpu_ns"))
         req_loop = self.req.loop * self.req.nodes  # across nodes: the sum's record (_summed), loop a node
-        if rec.get("workload") != "perf" or rec["count"] != req_loop or rec.get("loop") != self.req.loop:
+        if rec.get("workload") != workloads.PERF.name or rec["count"] != req_loop or rec.get("loop") != self.req.loop:
             raise DriverFailed("wrong_count", f"a timed sample of {rec.get('count')!r} iterations, not {req_loop:,}")
         if rec["iteration"] != len(g.records) + 1:
             raise DriverFailed("garbled", f"timed sample {rec['iteration']} after {len(g.records)}")
@@ -891,7 +889,7 @@ class _Run:
             raise DriverFailed("garbled", "a snippet finished without its total")
         if req.nodes > 1:
             self._check_nodes(g)
-        if req.mode == "timed":
+        if req.mode_object.loops:
             if len(g.records) != req.samples or g.total != req.loop * (req.samples + req.warmup) * req.nodes:
                 raise DriverFailed(
                     "wrong_count", f"{len(g.records)} timed samples and {g.total:,} iterations in all, asked "
@@ -959,9 +957,9 @@ class _Run:
                 extra["unfinished"] = g.unfinished
         if g.stats:
             extra["runtime_stats"] = g.stats
-        if req.cv is not None and req.mode == "continuous":
+        if req.cv is not None and req.mode_object.given_workers:
             extra.update(cv_target=req.cv, converged=bool(g.converged), window=g.window)
-        if g.search is not None or (req.mode == "squeeze" and g.samples):
+        if g.search is not None or (req.mode_object.searches and g.samples):
             search = g.search or sampling.Squeeze(req.threshold)
             if g.search is None or len(search.history) < len({s["process"] for s in g.samples}):
                 last = max(s["process"] for s in g.samples)

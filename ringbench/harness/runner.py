@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from ..catalogue.drivers import Driver, build_record
-from ..catalogue.workloads import Workload
+from ..catalogue.workloads import SELECTIVE, Workload
 from ..results.model import Cell
 from ..results.modes import JIT_WARMUP_CAP_S, JIT_WARMUP_ITERATIONS, Options
 from . import limits
@@ -116,14 +116,14 @@ def unsupported(spec: CellSpec, opts: Options) -> str | None:
     w = spec.workload
     have, features = set(desc.get("workloads", [])), set(desc.get("features", []))
     if w.verb not in have:
-        extra = " (no selective receive)" if w.verb == "selective" else ""
+        extra = " (no selective receive)" if w.verb == SELECTIVE.verb else ""
         return f"{spec.driver.name} does not implement {w.name}{extra}"
     if spec.params.get("tokens", 1) > 1 and "tokens" not in features:
         return f"{spec.driver.name} cannot run {spec.params['tokens']} tokens at once (tokens > 1 unsupported)"
     if spec.params.get("nodes", 1) > 1 and "nodes" not in features:
         return f"{spec.driver.name} cannot spread a ring over {spec.params['nodes']} nodes (no `nodes` feature)"
-    if opts.mode != "timed" and "continuous" not in features:
-        return f"{spec.driver.name} has no continuous mode"
+    if (feature := opts.mode_object.feature) and feature not in features:
+        return f"{spec.driver.name} has no {feature} mode"
     return None
 
 
@@ -199,7 +199,7 @@ def measure_cells(
     launches: Iterator[int] = itertools.count(1)
     groups: dict[str, list[int]] = {}
     for i, spec in enumerate(cells):
-        key = repr((spec.params, spec.cores)) if opts.order == "interleaved" and opts.mode == "timed" else str(i)
+        key = repr((spec.params, spec.cores)) if opts.order == "interleaved" and opts.mode_object.takes_turns else str(i)
         groups.setdefault(key, []).append(i)
     for key, members in groups.items():
         before_group()

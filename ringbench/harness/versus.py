@@ -292,9 +292,9 @@ def plan(
         raise BadRequest(f"--hops must be an integer of at least 2, got {hops!r}")
     if not timeout > 0:
         raise BadRequest(f"the timeout must be a positive number of seconds, got {timeout!r}")
-    if workload not in ("ring", "tree"):
+    if workload not in (workloads.RING.name, workloads.TREE.name):
         raise BadRequest(f"versus compares the ring or the tree, not {workload!r}")
-    tree = workload == "tree"
+    tree = workload == workloads.TREE.name
     if tree and (m is not None or hops is not None or tokens != 1 or placement != "spread"):
         raise BadRequest("the tree takes no -m, --hops, --tokens or --placement: its sizes are N (leaves) and --short")
     if tree and with_default:

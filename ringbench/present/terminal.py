@@ -19,7 +19,7 @@ from rich.text import Text
 from ..catalogue.workloads import WORKLOADS
 from ..results import noise
 from ..results.model import Cell, Run
-from ..results.modes import MODES, squeeze_history
+from ..results.modes import MODES, Options, squeeze_history
 from ..results.relative import ordered
 from . import tables
 from .text import shown
@@ -278,7 +278,7 @@ def show_history(runs: list[dict], db: str, db_flag: str) -> None:
     for r in runs:
         s = r["settings"]
         cells = f"{r['ok']}/{r['planned']}" if r.get("planned") else f"{r['ok']}/{r['done']}"
-        what = f"{s.get('workload', '')} {s.get('mode', '') if s.get('mode') != 'timed' else ''}".strip()
+        what = f"{s.get('workload', '')} {s.get('mode', '') if s.get('mode') != Options.mode else ''}".strip()
         if "perf" in s:  # a perf run: its mode and its snippets, not a grid
             what = f"{s['mode'].replace('-', ' ')}: {', '.join(s['perf'].get('labels', []))}"
         t.add_row(

@@ -175,6 +175,19 @@ class Mode:
     resumable = True  # whether `sweep --resume` can finish a stopped run of this mode
     details_under_table = False  # whether each row's details are printed under the table (besides --wide)
     summarised = True  # whether the report's summary ranks its cells among the runtimes' (a versus run's are not)
+    takes_turns = False  # whether comparable cells take turns in rounds, in an order drawn from a stored seed
+    searches = False  # whether a cell searches for the peak concurrency, a step at a time (squeeze)
+    feature: str | None = "continuous"  # the feature a driver's `describe` must list to run the mode
+    two_sided = False  # whether a cell holds the records of a driver and of an independent program (versus)
+    # perf modes (erlperf's): the job's mode word (contract section 11), whether one worker runs a fixed loop,
+    # whether the workers are as given (-c), the flags the mode refuses and why, the defaults it brings
+    wire = ""
+    loops = False
+    given_workers = False
+    refuses: tuple[str, ...] = ()
+    refusal = ""
+    default_warmup = 1
+    default_timeout_s = 60.0
 
     def processes(self, opts: Options) -> int:
         """Driver processes one cell launches at most (calibration probes aside)."""
@@ -290,6 +303,8 @@ class Timed(Mode):
     settles = True
     sampled = False
     unit = "process"
+    takes_turns = True
+    feature = None
 
     def processes(self, opts: Options) -> int:
         return opts.process_count
@@ -401,6 +416,7 @@ class Continuous(Mode):
 class Squeeze(Continuous):
     name = "squeeze"
     own: tuple[str, ...] = ("squeeze_min", "squeeze_max", "threshold")
+    searches = True
 
     def check(self, w: Workload, opts: Options, given: set[str]) -> None:
         Mode.check(self, w, opts, given - set(Continuous.own) | ({"cv"} & given))
@@ -511,6 +527,7 @@ class Versus(Mode):
     its kind of hop or tuning, and the table reads the ratio driver/program."""
 
     name = "versus"
+    two_sided = True
     resumable = False  # a stopped comparison is measured again whole (`sweep --resume` cannot run it)
     summarised = False  # a driver against a program: its own table says it, not the runtimes' summary
     sampled = False
@@ -666,6 +683,10 @@ class PerfContinuous(Mode):
     summarised = False  # snippets of code: their own table says it, not the runtimes' summary
     value_name = "counted sample(s)"
     more_flag = "--samples"
+    wire = "continuous"
+    given_workers = True
+    refuses = ("squeeze_min", "squeeze_max", "threshold")
+    refusal = "it belongs to squeeze (-q)"
 
     def check(self, w: Workload, opts: Options, given: set[str]) -> None:
         raise ModeError(PERF_ONLY)
@@ -736,6 +757,11 @@ class PerfSqueeze(PerfContinuous):
     growing; the row is the peak step, its workers in the || column."""
 
     name = "perf-squeeze"
+    wire = "squeeze"
+    searches = True
+    given_workers = False
+    refuses = ("concurrency", "cv", "max_samples")
+    refusal = "squeeze (-q) chooses the workers"
 
     def counted_samples(self, cell: Cell) -> list[dict]:
         peak = cell.extra.get("peak_step")
@@ -760,6 +786,12 @@ class PerfTimed(Mode):
     sampled = False
     value_name = "sample(s)"
     more_flag = "--samples"
+    wire = "timed"
+    loops = True
+    refuses = ("concurrency", "sample_ms", "cv", "max_samples", "squeeze_min", "squeeze_max", "threshold")
+    refusal = "timed mode (-l) runs one worker"
+    default_warmup = 0
+    default_timeout_s = 600.0
 
     def check(self, w: Workload, opts: Options, given: set[str]) -> None:
         raise ModeError(PERF_ONLY)
@@ -793,6 +825,8 @@ class PerfTimed(Mode):
 
 for _m in (PerfContinuous(), PerfSqueeze(), PerfTimed()):
     MODES[_m.name] = _m
+# perf's modes by the job's mode word (perf -l, -q, or neither), in the order perf names them
+PERF_MODES: dict[str, Mode] = {m.wire: MODES[m.name] for m in (PerfContinuous, PerfTimed, PerfSqueeze)}
 
 
 @dataclass(frozen=True)
