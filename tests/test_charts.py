@@ -180,7 +180,11 @@ def test_one_n_draws_sorted_dots_not_a_strip_of_lines(multi, tmp_path):
     assert ch.shape == "dots" and ch.title == "Message cost at N = 1k (M = 100)"
     ys = [s.points[0].y for s in ch.series]
     assert ys == sorted(ys) and len(ys) == 14  # 7 runtimes × 2 core settings, cheapest first
-    assert ch.legend().startswith("Filled markers: one core; open markers: all cores; grey: the floor")
+    assert ch.legend() == "Filled markers: one core; open markers: all cores."
+    assert "The grey dot is the floor" in ch.caption  # said once, in the caption
+    spawn = charts.build([c for c in api.load(2, multi).cells if c.params["n"] == 1000], "spawn")
+    assert spawn.shape == "dots"
+    assert spawn.legend().endswith("grey: the floor (a stackless state machine, not a runtime).")
     fig = draw_plotly.draw(ch)
     assert fig["layout"]["showlegend"] is False
     assert {t["mode"] for t in fig["data"]} == {"markers"} and all(len(t["x"]) == 1 for t in fig["data"])

@@ -131,10 +131,14 @@ needs_chromium = pytest.mark.skipif(CHROMIUM is None and not os.environ.get("CI"
 @pytest.fixture(scope="module")
 def loaded(multi_html, tmp_path_factory):
     """The multi-runtime report opened once in headless chromium; every browser test reads this one load."""
+    yield from _opened(multi_html, tmp_path_factory.mktemp("browser"))
+
+
+def _opened(html_text: str, tmp: Path):
+    """A report opened in headless chromium, once every chart has drawn."""
     assert CHROMIUM, "chromium must be installed in CI (make test installs it)"
-    tmp = tmp_path_factory.mktemp("browser")
     page = tmp / "report.html"
-    page.write_text(multi_html)
+    page.write_text(html_text)
     b = Browser(tmp / "profile")
     try:
         for domain in ("Runtime", "Log", "Network", "Page"):
@@ -229,3 +233,43 @@ def test_browser_tables_sort_and_open_details_and_axes_switch(loaded):
     assert len(ok) > 10 and ok == sorted(ok) and desc == sorted(ok, reverse=True)
     assert result["open"]
     assert (result["before"], result["after"]) == ("log", "linear")
+
+
+@pytest.fixture(scope="module")
+def perf_and_one_n(tmp_path_factory):
+    """A report of perf runs (one on 2 nodes, one squeeze) and of a ring run at one N, opened in chromium."""
+    from report_fixtures import loaded as runs_of
+    from report_fixtures import perf_runs
+
+    from ringbench.present import report
+
+    tmp = tmp_path_factory.mktemp("browser-perf")
+    perf = perf_runs(tmp / "perf.db")
+    ring = synthetic(tmp / "ring.db")
+    (run, cmd), = runs_of(ring, [1])
+    run.cells = [c for c in run.cells if c.params.get("n") == 1000]  # one N: dots, not lines
+    yield from _opened(report.render(runs_of(perf, [1, 2]) + [(run, cmd)]), tmp)
+
+
+@needs_chromium
+def test_browser_draws_perf_and_one_n_charts(perf_and_one_n):
+    """The perf squeeze chart and the one-N dot charts draw in a real browser with no error; a dot chart names
+    every row on its axis and labels at least two values (issue 40)."""
+    b = perf_and_one_n
+    errors = [e for e in b.events if e["method"] == "Runtime.exceptionThrown" or
+              (e["method"] == "Runtime.consoleAPICalled" and e["params"]["type"] in ("error", "assert"))]
+    assert not errors, json.dumps(errors, indent=1)[:3000]
+    charts = b.js("""[...document.querySelectorAll('.chart')].map(e => ({id: e.id, drawn: +e.dataset.rendered,
+        traces: JSON.parse(document.getElementById(e.dataset.spec).textContent).data.length,
+        yticks: [...e.querySelectorAll('.yaxislayer-above .ytick text')].map(t => t.textContent),
+        xticks: [...e.querySelectorAll('.xaxislayer-above .xtick text')].map(t => t.textContent)}))""")
+    by = {c["id"]: c for c in charts}
+    assert "chart-perf-2" in by and by["chart-perf-2"]["drawn"] == 1
+    dots = by["chart-hops-vs-n"]
+    assert dots["drawn"] == dots["traces"] and len(dots["yticks"]) == dots["traces"] >= 10
+    assert "go · 1 core" in dots["yticks"] and len(dots["xticks"]) >= 2
+    node_rows = b.js("document.querySelectorAll('#perf tr.node').length")
+    assert node_rows == 4  # two snippets on two nodes
+    b.js("window.scrollTo(0, document.getElementById('chart-hops-vs-n').getBoundingClientRect().top + scrollY)")
+    b.js("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+    b.screenshot(b.out / "one-n-dots.png")

@@ -140,7 +140,7 @@ class Chart:
                 hollow = line_of(s.cores, s.floor, s.contrast, s.historical).hollow
                 meant[hollow][s.variant if s.contrast else "one core" if s.cores == "1" else "all cores"] = None
             parts = [f"{'open' if h else 'filled'} markers: {' or '.join(ws)}" for h, ws in meant.items() if ws]
-            if any(s.floor for s in self.series):
+            if any(s.floor for s in self.series) and "floor" not in self.caption:  # else the caption says it
                 parts.append("grey: the floor (a stackless state machine, not a runtime)")
             text = "; ".join(parts)
             return text[:1].upper() + text[1:] + "." if text else ""
