@@ -10,15 +10,17 @@ setup:
 bench: setup
 	.venv/bin/ringbench bench
 
-# The harness, store and CLI tests one at a time (some render at a fixed width, some time things); then
-# every driver against the contract and each driver's own checks, two at a time (mostly VM start-ups).
+# Every test but the long runs, both cores busy throughout: the harness, store and CLI tests, every driver
+# against the contract and each driver's own checks, two at a time (work stealing, so a driver's minutes-long
+# check does not hold a queue back); then the few marked `alone` (wall-clock timings, counts of every BEAM
+# process on the machine), one at a time. A test that hangs fails after 300 s (pyproject.toml).
 test:
 	bash scripts/setup.sh --test
 	.venv/bin/ruff check ringbench
 	.venv/bin/ruff format --check ringbench
 	.venv/bin/mypy ringbench
-	.venv/bin/python -m pytest -q -m "not slow" --ignore=tests/test_conformance.py --ignore=tests/test_driver_checks.py
-	.venv/bin/python -m pytest -q -m "not slow" -n 2 tests/test_conformance.py tests/test_driver_checks.py
+	.venv/bin/python -m pytest -q -m "not slow and not alone" -n 2 --dist worksteal
+	.venv/bin/python -m pytest -q -m "not slow and alone"
 
 # Long runs (N up to a million) behind a flag; not part of CI.
 test-slow:

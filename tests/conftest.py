@@ -1,14 +1,29 @@
 import os
+import shutil
 import sqlite3
 import sys
+import tempfile
 import time
 import tomllib
 from pathlib import Path
 
 import pytest
 
-from ringbench.catalogue import drivers
-from ringbench.harness import measure, runner
+# A test that names no store writes into one of this test process's own, never into the checkout's
+# (results/) nor into one another worker of `pytest -n 2` writes too (before ringbench reads the variable).
+# A pytest-xdist worker starts with COLUMNS=80; the tests expect the width a piped ringbench has in the
+# serial run (100, or what a test sets itself), which ringbench reads when present/terminal.py is imported.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    os.environ.pop("COLUMNS", None)
+_DEFAULT_STORE_DIR = tempfile.mkdtemp(prefix="ringbench-tests-")
+os.environ["RINGBENCH_DB"] = str(Path(_DEFAULT_STORE_DIR) / "default.db")
+
+from ringbench.catalogue import drivers  # noqa: E402
+from ringbench.harness import measure, runner  # noqa: E402
+
+
+def pytest_unconfigure(config):
+    shutil.rmtree(_DEFAULT_STORE_DIR, ignore_errors=True)
 
 FAKE_DIR = Path(__file__).parent / "fake_drivers"
 FAKE_PY = FAKE_DIR / "fake" / "fake.py"
@@ -163,6 +178,18 @@ def zoo(fake, tmp_path, monkeypatch):
 
 
 # -- BEAM nodes a test started (tests/test_nodes.py, tests/test_perf_nodes.py) ---------------------
+def pytest_collection_modifyitems(config, items):
+    """A test module that counts the machine's BEAM processes (beam_left) would count another test's nodes:
+    its tests are marked `alone`, which make test runs after the others, one at a time. The drivers' own
+    checks are put first."""
+    for item in items:
+        if getattr(item.module, "beam_left", None) is beam_left:
+            item.add_marker(pytest.mark.alone)
+    # The drivers' own checks take minutes each (a JVM build, clippy): first, so two workers (make test's
+    # -n 2 --dist worksteal) share them out rather than one finishing them alone at the end.
+    items.sort(key=lambda item: item.module.__name__ != "test_driver_checks")
+
+
 def beam_processes() -> set[int]:
     """Live beam.smp processes of this checkout's drivers (a driver and the nodes it starts), and any epmd."""
     drivers_dir = str(Path(__file__).resolve().parent.parent / "drivers")

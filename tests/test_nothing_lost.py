@@ -184,7 +184,9 @@ def test_help_says_each_commands_own_defaults_and_fits_100_columns():
 
 def test_a_new_store_is_said_and_a_concurrent_run_warned_about(fake, db):
     from ringbench.results.store import Store
-    code, _, err = cli("run", "ring", "-r", "fake", "-n", 10, "-m", 1, "--repeat", 1, "--db", db)
+    # wide enough that the store's path (longer under pytest -n: popen-gw0/) is not folded
+    code, _, err = cli("run", "ring", "-r", "fake", "-n", 10, "-m", 1, "--repeat", 1, "--db", db,
+                       env={"COLUMNS": "300"})
     assert f"creating the store {db}" in err
     child = subprocess.Popen([sys.executable, "-c", "import sys, time\n"
                               "from ringbench.results.store import Store\n"
