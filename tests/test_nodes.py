@@ -124,6 +124,7 @@ def test_a_normal_run_leaves_no_node_running(tmp_path):
 
 
 @needs_erlang
+@pytest.mark.timeout(600)  # its own deadlines (nodes up within 240 s, gone within 30 s) come first
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL], ids=["ctrl-c", "sigkill"])
 def test_an_interrupted_or_killed_orchestrator_leaves_no_node_running(tmp_path, sig):
     before = beam_processes()
