@@ -31,7 +31,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .catalogue import workloads
-from .catalogue.drivers import Driver, DriverError, build_record, discover, hop_group, select
+from .catalogue.drivers import Driver, DriverError, at_installation, build_record, discover, hop_group, select
 from .catalogue.drivers import build as build_driver
 from .harness import cluster, environment, runner
 from .harness.launch import run_driver
@@ -41,7 +41,7 @@ from .results import document, noise, stats
 from .results.difference import difference
 from .results.model import Cell, Run, cell_key
 from .results.modes import SETTLE_PCT, ModeError, Options
-from .results.relative import NOT_RANKED, BaselineError, check_baseline
+from .results.relative import NOT_RANKED, BaselineError, check_baseline, without_installation
 from .results.store import DEFAULT_DB, Store, StoreError
 
 __all__ = [
@@ -175,20 +175,25 @@ def build(
     drivers = discover()
     folders = {d.base: d for d in drivers.values()}
     wanted = list(names) or list(folders)
-    unknown = [n for n in wanted if n not in folders and n not in drivers]
+    unknown = [n for n in wanted if n.partition("@")[0] not in folders and n.partition("@")[0] not in drivers]
     if unknown:
         raise InputError(f"unknown runtime(s) {', '.join(unknown)}; known: {', '.join(folders)}")
     failed = []
     for name in wanted:
-        d = folders.get(name) or drivers[name]
+        runtime, _, at = name.partition("@")
+        try:  # runtime@installation: the driver built for that installation, into its own folder
+            d = at_installation(name, drivers)[0] if at else (folders.get(name) or drivers[name])
+        except DriverError as e:
+            raise InputError(str(e)) from None
+        label = f"{d.base}@{d.installation}" if at else d.base
         try:
             record = build_driver(d, keep_env)
-            on_each(d.base, None)
+            on_each(label, None)
             if record.get("removed") or record.get("kept"):
-                on_env(d.base, record)
+                on_env(label, record)
         except DriverError as e:
-            failed.append(d.base)
-            on_each(d.base, str(e))
+            failed.append(label)
+            on_each(label, str(e))
     return failed
 
 
@@ -654,12 +659,31 @@ def compare(run_a: int, run_b: int, db: Path | str = DEFAULT_DB) -> tuple[Run, R
         raise InputError(f"compare needs two different runs (got {run_a} twice)")
     a, b = load(run_a, db), load(run_b, db)
     before = {c.key: c for c in a.cells if c.ok}
-    changes = [Change(old, c, difference(old, c)) for c in b.cells if c.ok and (old := before.get(c.key)) is not None]
+    pairs = [(old, c) for c in b.cells if c.ok and (old := before.get(c.key)) is not None]
+    changes = [Change(old, c, difference(old, c)) for old, c in pairs or _across_installations(a, b)]
     if not changes:
         raise InputError(
             f"runs {run_a} and {run_b} have no cell in common (same runtime, workload, parameters, cores and mode)"
         )
     return a, b, changes
+
+
+def _across_installations(a: Run, b: Run) -> list[tuple[Cell, Cell]]:
+    """Two runs that differ only in the installation of a runtime (go/stock, then go/stock@go1.27.3): each
+    cell of B paired with A's of the same runtime at another installation, where each run has one such."""
+
+    def by_runtime(run: Run) -> dict[str, Cell]:
+        keys: dict[str, list[Cell]] = {}
+        for c in run.cells:
+            if c.ok:
+                k = cell_key(without_installation(c.runtime), c.workload.name, c.params, c.cores, c.mode)
+                keys.setdefault(k, []).append(c)
+        return {k: cs[0] for k, cs in keys.items() if len(cs) == 1}
+
+    older = by_runtime(a)
+    return [
+        (old, c) for k, c in by_runtime(b).items() if (old := older.get(k)) is not None and old.runtime != c.runtime
+    ]
 
 
 RANKS = ("wall", "cpu")
@@ -1057,3 +1081,44 @@ def perf_rows(run: Run) -> list[PerfRow]:
             None if c.ok else (c.reason or c.status),
         ))  # fmt: skip
     return out
+
+
+# -- installations: other installations of a runtime ----------------------------------------------------
+def add_installation(name: str, runtime: str, home: str) -> tuple[Path, str]:
+    """Declare installation `name` of driver folder `runtime` at `home` (results/installations.toml), after
+    reading its version from it: (the file written, the version). InputError on what cannot be used."""
+    from .catalogue import installations as inst
+
+    folders = {d.base: d for d in discover().values()}
+    d = folders.get(runtime)
+    if d is None:
+        raise InputError(f"unknown runtime {runtime!r}; known: {', '.join(folders)}")
+    try:
+        version = d.at(inst.Installation(name, home, runtime)).install_version()
+        return inst.add(name, runtime, home), version
+    except (DriverError, inst.InstallationError) as e:
+        raise InputError(str(e)) from None
+
+
+def installations() -> list[dict]:
+    """The declared installations: name, runtime, home, the version read from it (or the problem), built."""
+    from .catalogue import installations as inst
+
+    folders = {d.base: d for d in discover().values()}
+    rows = []
+    try:
+        found = inst.declared()
+    except inst.InstallationError as e:
+        raise InputError(str(e)) from None
+    for i in found.values():
+        row: dict = {"name": i.name, "runtime": i.runtime, "home": i.home, "version": None, "built": False}
+        d = folders.get(i.runtime)
+        try:
+            if d is None:
+                raise DriverError(f"no driver {i.runtime!r}")
+            at = d.at(i)
+            row.update(version=at.install_version(), built=at.is_built())
+        except DriverError as e:
+            row["problem"] = str(e)
+        rows.append(row)
+    return rows

@@ -572,24 +572,47 @@ def trace(runtime, n, m, nodes, node_placement, timeout):
     sys.exit(1 if failed else 0)
 
 
-@cli.command()
+@cli.group(invoke_without_command=True)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output, with workloads and features.")
 @click.option(
     "-v", "--verbose", is_flag=True,
     help="Also each driver's environment: the variables that tune its runtime, those that change its build, "
     "and what its last build removed or kept.",
 )  # fmt: skip
-def runtimes(as_json, verbose):
-    """List every driver found under drivers/: built or not, kind of hop, version, workloads."""
+@click.pass_context
+def runtimes(ctx, as_json, verbose):
+    """List every driver found under drivers/: built or not, kind of hop, version, workloads; then the
+    other installations of runtimes declared with `ringbench runtimes add`."""
+    if ctx.invoked_subcommand is not None:
+        return
     rows = api.runtimes()
+    installed = api.installations()
     if as_json:
         import json
 
-        click.echo(json.dumps(rows, indent=1))
+        click.echo(json.dumps(rows if not installed else {"runtimes": rows, "installations": installed}, indent=1))
         return
     terminal.show_runtimes(rows)
     if verbose:
         terminal.show_runtime_env(rows)
+    if installed:
+        out.print("\nOther installations (-r <runtime>@<name>; ringbench build <runtime>@<name>):")
+        for i in installed:
+            state = i.get("problem") or f"{i['version']:<10} " + (
+                "built" if i["built"] else f"not built: ringbench build {i['runtime']}@{i['name']}"
+            )
+            out.print(escape(f"  {i['name']:<12} {i['runtime']:<14} {state}\n  {'':<12} home {i['home']}"))
+
+
+@runtimes.command("add")
+@click.argument("name")
+@click.option("--runtime", "-r", "runtime", required=True, help="The driver folder, e.g. java-threads or go.")
+@click.option("--home", required=True, help="The installation: its home folder (a JDK), or go's toolchain name.")
+def runtimes_add(name, runtime, home):
+    """Declare another installation of a runtime, NAME, selected as `-r <runtime>@NAME`: stored in
+    results/installations.toml, its version read from it now. Then `ringbench build <runtime>@NAME`."""
+    path, version = api.add_installation(name, runtime, home)
+    out.print(escape(f"{name}: {runtime} at {home}, {version} (in {path}); next: ringbench build {runtime}@{name}"))
 
 
 @cli.command()

@@ -166,7 +166,9 @@ class Driver:
         out = proc.stdout.strip().splitlines()
         if proc.returncode != 0 or not out or not installations.version_key(out[-1]):
             tail = (proc.stderr.strip().splitlines() or ["no version printed"])[-1]
-            raise DriverError(f"{self.name}: cannot read the version of {self.home!r}: {tail}"[:300])
+            raise DriverError(
+                f"{self.base}@{self.installation}: cannot read the version of {self.home!r}: {tail}"[:300]
+            )
         return out[-1].strip()
 
     def at(self, inst: installations.Installation) -> Driver:

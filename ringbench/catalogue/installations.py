@@ -79,7 +79,7 @@ def add(name: str, runtime: str, home: str) -> Path:
     path = config_path()
     lines = ["# Installations of runtimes, selected as -r <runtime>@<name> (ringbench runtimes add).", ""]
     for inst in entries.values():
-        lines += [f"[{inst.name}]", f"runtime = {_quote(inst.runtime)}", f"home = {_quote(inst.home)}", ""]
+        lines += [f"[{_quote(inst.name)}]", f"runtime = {_quote(inst.runtime)}", f"home = {_quote(inst.home)}", ""]
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
     tmp.write_text("\n".join(lines))

@@ -66,7 +66,7 @@ TUNING_ENV = (
 # file a manifest passes on, contract section 10), and the cookie of the user's nodes, never recorded.
 _ORCHESTRATOR_ENV = (
     "RINGBENCH_DB", "RINGBENCH_DRIVER_PATH", "RINGBENCH_DRIVERS_DIR", "RINGBENCH_SLOW", "RINGBENCH_CLUSTER",
-    "RINGBENCH_COOKIE",
+    "RINGBENCH_COOKIE", "RINGBENCH_INSTALLATIONS",
 )  # fmt: skip
 # Secrets the orchestrator reads and a driver never gets (harness/cluster.py).
 _SECRET_ENV = ("RINGBENCH_COOKIE",)

@@ -325,8 +325,11 @@ def show_compare(run_a: int, run_b: int, changes: list, metric: str) -> None:
             keyed += 1
             out.print(shown(f"#{keyed}  {tables.perf_code(c)}"), highlight=False)
             params = f"#{keyed}"
+        runtime = c.runtime
+        if ch.before.runtime != c.runtime:  # two installations of one runtime (compare across installations)
+            runtime = f"{ch.before.runtime} → @{c.runtime.partition('@')[2] or 'default'}"
         rows.append([
-            shown(c.runtime),
+            shown(runtime),
             tables.cores_text(c),
             shown(params),
             tables.fmt(ch.before.headline.median),

@@ -14,6 +14,10 @@ interval; significance is difference.difference's test: with fresh driver proces
 cells), Welch's t-test on the log of the per-process medians, ≥ 3 processes a side; over the samples
 of one process (continuous, perf), Mann-Whitney U, ≥ 5 samples a side.
 
+A run with other installations of a runtime (`-r go/stock@go1.27.3`, the runtime `go/stock` at another
+version) is about versions: the rows of one driver at its installations are ranked together, the default
+installation (the row without `@`) the reference when present, apart from every other runtime.
+
 A mode may compare its rows its own way (`OwnComparison`): versus ranks every row of one N and core
 setting against the program's row, whatever its kind of hop, and its table reads the ratio row/reference.
 """
@@ -97,6 +101,20 @@ def group_key(c: Cell) -> str:
     return json.dumps([c.workload.name, conditions, c.cores, c.tuned, c.ranked_with], sort_keys=True)
 
 
+def without_installation(runtime: str) -> str:
+    """The runtime at its default installation: go/stock for go/stock@go1.27.3."""
+    return runtime.partition("@")[0]
+
+
+def _versions_key(c: Cell, versioned: set[str]) -> str:
+    """group_key, with the runtime for a driver measured at more than one installation in the run."""
+    key = group_key(c)
+    runtime = without_installation(c.runtime)
+    if runtime in versioned and own_comparison(c) is None:
+        return json.dumps([key, "versions of", runtime])
+    return key
+
+
 def _matches(runtime: str, name: str) -> bool:
     return runtime == name or runtime.split("/")[0] == name
 
@@ -144,14 +162,18 @@ def relatives(cells: list[Cell], baseline: str | None = None, metric: Metric | N
     """Per index of a ranked ok cell in a group of two or more: its comparison with the group's reference,
     by the headline figure or by `metric` (`--rank cpu`: CPU ns per hop)."""
     groups: dict[str, list[int]] = {}
+    versioned = {without_installation(c.runtime) for c in cells if "@" in c.runtime}
     for i, c in enumerate(cells):
         if ranked(c) and _median(c, metric) is not None:
-            groups.setdefault(group_key(c), []).append(i)
+            groups.setdefault(_versions_key(c, versioned), []).append(i)
     out: dict[int, Relative] = {}
     for key, members in groups.items():
         if len(members) < 2:
             continue
-        ref = _reference([cells[i] for i in members], baseline, metric)
+        group = [cells[i] for i in members]
+        ref = _reference(group, baseline, metric)
+        if "versions of" in key and not any(c.runtime == baseline for c in group):
+            ref = next((c for c in group if "@" not in c.runtime), ref)  # the default installation
         if ref is None:
             continue
         for i in members:
