@@ -178,16 +178,31 @@ def zoo(fake, tmp_path, monkeypatch):
 
 
 # -- BEAM nodes a test started (tests/test_nodes.py, tests/test_perf_nodes.py) ---------------------
+@pytest.hookimpl(tryfirst=True)  # before -m reads the markers
 def pytest_collection_modifyitems(config, items):
     """A test module that counts the machine's BEAM processes (beam_left) would count another test's nodes:
-    its tests are marked `alone`, which make test runs after the others, one at a time. The drivers' own
-    checks are put first."""
+    its tests are marked `alone`, which make test runs after the others, one at a time."""
     for item in items:
         if getattr(item.module, "beam_left", None) is beam_left:
             item.add_marker(pytest.mark.alone)
-    # The drivers' own checks take minutes each (a JVM build, clippy): first, so two workers (make test's
-    # -n 2 --dist worksteal) share them out rather than one finishing them alone at the end.
-    items.sort(key=lambda item: item.module.__name__ != "test_driver_checks")
+
+
+class _ChecksFirstOnEachWorker:
+    """The drivers' own checks take minutes each (a JVM build, clippy, stress tests). pytest -n 2 --dist
+    worksteal gives each worker half the list, in order, and a worker that runs dry steals from the tail of
+    the other's: so half the checks go first in each half, and neither worker is left with all of them."""
+
+    @pytest.hookimpl(trylast=True)  # after -m has deselected: the halves are of what runs
+    def pytest_collection_modifyitems(self, config, items):
+        checks = [i for i in items if i.module.__name__ == "test_driver_checks"]
+        rest = [i for i in items if i.module.__name__ != "test_driver_checks"]
+        first, second = checks[0::2], checks[1::2]
+        cut = max(len(items) // 2 - len(first), 0)
+        items[:] = first + rest[:cut] + second + rest[cut:]
+
+
+def pytest_configure(config):
+    config.pluginmanager.register(_ChecksFirstOnEachWorker())
 
 
 def beam_processes() -> set[int]:
