@@ -109,7 +109,8 @@ def test_cv_mode_reports_the_window_that_converged(fake, db):
 
 def test_squeeze_summary_is_the_peak_step(fake, db):
     fake(FAKE_SQUEEZE="1:100,2:50,3:34,4:40,5:45,6:50,7:60,8:70")
-    r = run_cli("run", "ring", "-r", "fake", "-n", 100, "--squeeze", "--max", 8, "--sample-ms", 10, "--json", "--db", db)
+    r = run_cli("run", "ring", "-r", "fake", "-n", 100, "--squeeze", "--max", 8, "--sample-ms", 10, "--json",
+                "--db", db)
     (cell,) = json.loads(r.stdout)["cells"]
     assert cell["extra"]["peak_concurrency"] == 3
     assert cell["summary"]["ns_per_hop"]["median"] == pytest.approx(34, rel=0.02)
