@@ -8,14 +8,15 @@ cd -- "$(dirname -- "${BASH_SOURCE[0]}")"
 # shellcheck source=../common/java/lib.sh
 . ../common/java/lib.sh
 find_jdk
-rm -rf bin.tmp
-mkdir -p bin.tmp/classes bin.tmp/lib
-mvn -q -B dependency:copy-dependencies -DoutputDirectory=bin.tmp/lib -DincludeScope=runtime >&2
-common_jar bin.tmp
+out=$JAVA_OUT_DEFAULT # bin/, or another installation's build folder (lib.sh)
+rm -rf "$out.tmp"
+mkdir -p "$out.tmp/classes" "$out.tmp/lib"
+mvn -q -B dependency:copy-dependencies -DoutputDirectory="$out.tmp/lib" -DincludeScope=runtime >&2
+common_jar "$out.tmp"
 own=()
 mapfile -t own < <(find src -name '*.java' | sort)
-"$JDK_HOME/bin/javac" "${JAVAC_FLAGS[@]}" -cp "bin.tmp/ringbench-common.jar:bin.tmp/lib/*" -d bin.tmp/classes "${own[@]}"
-echo "$JDK_HOME" > bin.tmp/jdk-home
-rm -rf bin
-mv bin.tmp bin
-echo "built with $JDK_HOME (JDK $JAVA_FEATURE) and $(cd bin/lib && echo *.jar)" >&2
+"$JDK_HOME/bin/javac" "${JAVAC_FLAGS[@]}" -cp "$out.tmp/ringbench-common.jar:$out.tmp/lib/*" -d "$out.tmp/classes" "${own[@]}"
+echo "$JDK_HOME" > "$out.tmp/jdk-home"
+rm -rf "$out"
+mv "$out.tmp" "$out"
+echo "built with $JDK_HOME (JDK $JAVA_FEATURE) and $(cd "$out/lib" && echo *.jar)" >&2

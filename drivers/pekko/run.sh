@@ -17,5 +17,7 @@ opts=(-XX:+UseG1GC)
 if [[ -n ${RINGBENCH_JAVA_HEAP_MB:-} ]]; then opts+=("-Xmx${RINGBENCH_JAVA_HEAP_MB}m"); fi
 # --sun-misc-unsafe-memory-access=allow: Pekko 1.7 reads field offsets through sun.misc.Unsafe;
 # JDK 25 allows it as it comes and only warns on stderr, once per call site. This keeps stderr quiet.
-exec "$JDK_HOME/bin/java" --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow "${opts[@]}" \
-    -cp "$dir/bin/ringbench-common.jar:$dir/bin/classes:$dir/bin/lib/*" ringbench.pekko.Main "$@"
+# The option exists from JDK 23 on (an older JDK, another installation, neither has nor needs it).
+if (($(jdk_feature "$JDK_HOME") >= 23)); then opts=(--sun-misc-unsafe-memory-access=allow "${opts[@]}"); fi
+exec "$JDK_HOME/bin/java" --enable-native-access=ALL-UNNAMED "${opts[@]}" \
+    -cp "$JAVA_OUT/ringbench-common.jar:$JAVA_OUT/classes:$JAVA_OUT/lib/*" ringbench.pekko.Main "$@"
