@@ -228,3 +228,21 @@ def test_many_runtimes_across_n_get_a_panel_per_core_setting(multi, tmp_path):
     assert out.read_bytes()[:4] == b"\x89PNG"
     seven = charts.build(ring, "hops-vs-n")  # 14 series: one panel, as before
     assert len(seven.panels) == 1 and "go · 1 core" in {s.label for s in seven.series}
+
+
+def test_a_perf_run_plots_its_snippets(tmp_path):
+    """`ringbench plot` of a perf run: each snippet's QPS as a row, highest first (the default kind of a perf
+    run); a perf squeeze plots QPS against workers."""
+    from report_fixtures import perf_runs
+
+    db = perf_runs(tmp_path / "perf.db")
+    cells = api.load(1, db).cells
+    assert charts.default_kind(cells) == "perf"
+    ch = charts.build(cells, "perf")
+    assert ch.shape == "dots" and [s.label for s in ch.series] == ["erlang:unique_integer().", "rand:uniform()."]
+    out = tmp_path / "perf.png"
+    r = ringbench_cli("plot", 1, "--out", out, "--db", db)
+    assert r.exit_code == 0, r.output
+    assert out.read_bytes()[:4] == b"\x89PNG"
+    squeeze = charts.build(api.load(2, db).cells, charts.default_kind(api.load(2, db).cells))
+    assert squeeze.ylabel == "QPS (iterations per second)" and squeeze.series[0].label == "rand:uniform()."

@@ -358,6 +358,9 @@ def test_a_perf_report_has_a_perf_section_and_no_ring_sections(perf_db):
     assert spec["layout"]["yaxis"]["title"]["text"] == "QPS (iterations per second)"
     assert spec["layout"]["xaxis"]["title"]["text"].startswith("workers running the snippet at once")
     assert [t["name"] for t in spec["data"]] == ["rand:uniform()."] and spec["data"][0]["x"] == [1, 2, 3, 4, 5, 6]
+    qps = json.loads(re.search(r"id='chart-perf-1-data'>(.*?)</script>", page, flags=re.S).group(1))
+    assert qps["layout"]["yaxis"]["categoryarray"] == ["rand:uniform().", "erlang:unique_integer()."]  # top: fastest
+    assert [t["x"][0] for t in qps["data"]] == pytest.approx([83.58e6, 20.895e6], rel=1e-3)
 
 
 def test_a_report_of_ring_and_perf_runs_keeps_them_apart(perf_db, multi, tmp_path):

@@ -30,13 +30,14 @@ from ..catalogue.workloads import (
     NS_PER_HOP,
     NS_PER_REPLY,
     PEAK_PER_PROC,
+    QPS,
     RSS_PER_PROC,
     RUNTIME_PER_PROC,
     SPAWN_US,
     TREE_MS,
     Metric,
 )
-from ..results import analysis, nodes, stats
+from ..results import analysis, modes, nodes, stats
 from ..results.analysis import per_repeat, squeezed
 from ..results.model import Cell
 from .style import MARKERS, PALETTE, Style, base, cores_text, floors, fmt_count, legend_text, line_of
@@ -500,6 +501,40 @@ def _perf_squeeze(cells: list[Cell]) -> Chart:
     )
 
 
+def perf(cells: list[Cell]) -> Chart:
+    """A perf run's snippets side by side: each snippet's QPS (the table's figure: the median with its 95 %
+    interval), a row each, the highest first; its workers in the hover."""
+    done = [(c, modes.perf_figures(c)) for c in cells if c.ok and c.workload.subject]
+    done = [(c, f) for c, f in done if f.qps]
+    if not done:
+        raise PlotError("no measured perf snippet in these runs (ringbench perf)")
+    several = len({c.runtime for c, _ in done}) > 1
+    series = []
+    for j, (c, f) in enumerate(sorted(done, key=lambda cf: -(cf[1].qps or 0))):
+        qps = f.qps or 0.0
+        lo, hi = f.qps_ci or (qps, qps)
+        workers = f.concurrency or 1
+        note = f"{workers} worker{'s' if workers != 1 else ''} · {f.values} {c.mode_object.value_name}"
+        s = Series(perf_code(c), c.cores if several else "", [Point(workers, qps, lo, hi, note)])
+        s.variant = c.runtime if several else ""
+        s.style = Style(PALETTE[j % len(PALETTE)], MARKERS[j % len(MARKERS)], False)
+        s.in_cores_panel = not several
+        series.append(s)
+    return Chart(
+        "perf",
+        "QPS of each snippet (perf)",
+        "workers",
+        "QPS (iterations per second)",
+        "count",
+        "qps",
+        [Panel("", series)],
+        caption="Iterations per second of all the workers together: the median with its 95 % interval, as the "
+        "table gives it. Higher is better.",
+        shape="dots",
+        higher_better=True,
+    )
+
+
 def tree(cells: list[Cell]) -> Chart:
     """The skynet tree: time per tree and peak bytes per process, against the tree's leaves."""
     usable = [c for c in cells if per_repeat(c) and "n" in c.params and _values(c, TREE_MS)]
@@ -692,6 +727,7 @@ KINDS: dict[str, Kind] = {
         Kind("tree", lambda cells, n, m, p: tree(cells), 7, metric=TREE_MS),
         Kind("nodes", lambda cells, n, m, p: across_nodes(cells), 8),
         Kind("cluster", lambda cells, n, m, p: cluster(cells, max(p, 1)), 9),
+        Kind("perf", lambda cells, n, m, p: perf(cells), None, metric=QPS),
     )
 }
 

@@ -74,11 +74,17 @@ def finding(run: Run) -> str:
 
 
 def _chart(run: Run, specs: list[tuple[str, dict]]) -> str:
-    """A perf squeeze's QPS against workers, one line per snippet ('' for other modes)."""
+    """A perf squeeze's QPS against workers, one line per snippet; else, for two snippets or more, each
+    snippet's QPS side by side, the highest first ('' for one snippet: its row says it all)."""
     try:
         ch = charts.squeeze(run.cells)
     except charts.PlotError:
-        return ""
+        if sum(c.ok for c in run.cells) < 2:
+            return ""
+        try:
+            ch = charts.perf(run.cells)
+        except charts.PlotError:
+            return ""
     fid = f"chart-perf-{run.run_id}"
     specs.append((fid, draw_plotly.draw(ch)))
     return chart_box(fid, ch.title, e(ch.caption))
