@@ -114,7 +114,8 @@ class Driver:
     ranked: str = ""
     single_threaded: bool = False  # one OS thread runs every process whatever --cores says
     collector: str = ""  # the collector the manifest names ("" when the runtime has none)
-    jit: bool = False  # compiles hot code as it runs: warm-ups pass messages for results.modes.JIT_WARMUP_S first
+    jit: bool = False  # compiles hot code as it runs: its warm-ups pass a floor of work first (results.modes)
+    jit_warmup_hops: int | None = None  # the manifest's own floor in hops and spawned processes (None: the default)
     check: str = ""  # the language's own checks, run in the folder by `make test`
     limits: tuple[Limit, ...] = ()
     # Environment variables (fnmatch patterns) that tune the runtime when set (recorded, warned about, removed
@@ -263,6 +264,7 @@ def _load(folder: Path) -> list[Driver]:
         maps_per_process=int(manifest.get("maps_per_process", 0)),
         check=manifest.get("check", ""),
         jit=bool(manifest.get("jit", False)),
+        jit_warmup_hops=_optional_count(folder, manifest, "jit_warmup_hops"),
         limits=tuple(_limit(folder, k, v) for k, v in manifest.get("limits", {}).items()),
         tuning_env=_patterns(folder, manifest, "tuning_env"),
         build_env=_patterns(folder, manifest, "build_env"),
@@ -299,6 +301,13 @@ def _load(folder: Path) -> list[Driver]:
         )
         for vname, v in variants.items()
     ]
+
+
+def _optional_count(folder: Path, manifest: dict, key: str) -> int | None:
+    value = manifest.get(key)
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+        raise DriverError(f"{folder}/driver.toml: {key} must be a whole number >= 0")
+    return value
 
 
 def _patterns(folder: Path, manifest: dict, key: str) -> tuple[str, ...]:

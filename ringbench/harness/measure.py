@@ -18,11 +18,8 @@ from __future__ import annotations
 import json
 import math
 import time
-import tomllib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
-from functools import cache
-from pathlib import Path
 
 from ..catalogue.drivers import Driver
 from ..catalogue.workloads import Workload
@@ -149,16 +146,9 @@ def _m_for_target(w: Workload, ns_per_unit: float, opts: Options) -> int:
 def jit_floor(driver: Driver) -> int:
     """The units of work (hops and spawned processes in timed phases) a runtime's warm-ups pass before the
     settle window starts: 0 without a JIT; its manifest's top-level `jit_warmup_hops`, else JIT_WARMUP_HOPS."""
-    return _manifest_floor(driver.folder) if driver.jit else 0
-
-
-@cache
-def _manifest_floor(folder: Path) -> int:
-    try:
-        given = tomllib.loads((folder / "driver.toml").read_text()).get("jit_warmup_hops")
-    except (OSError, tomllib.TOMLDecodeError):
-        given = None
-    return int(given) if given is not None else JIT_WARMUP_HOPS
+    if not driver.jit:
+        return 0
+    return JIT_WARMUP_HOPS if driver.jit_warmup_hops is None else driver.jit_warmup_hops
 
 
 def _settled_process(
