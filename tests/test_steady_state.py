@@ -79,6 +79,12 @@ def test_a_figure_that_alternates_never_settles_and_the_cell_says_so(fake, db):
     assert w.cell.startswith("fake [all]") and "not settled" in w.what
     shown = json.loads(document.run_to_json(r))
     assert any(x["kind"] == "not-settled" for x in shown["warnings"])
+    # the compact table marks the figure itself, and says what the mark means
+    from ringbench.present import tables
+
+    _, body, notes = tables.rows(r.cells)
+    assert [x for x in body[0] if x.endswith(tables.NOT_SETTLED_MARK)]
+    assert any(n.startswith(f"{tables.NOT_SETTLED_MARK} = not settled") for n in notes)
 
 
 def test_m_is_calibrated_on_the_settled_state_not_a_cold_probe(fake, db):

@@ -167,6 +167,8 @@ def rank_metric(cells: list[Cell], rank: str) -> Metric | None:
 MORE_THAN_ONE_CORE = 1.05
 MIN_PHASE_FOR_CPU_NS = 1_000_000
 MORE_THAN_ONE_CORE_MARK = "⁺"
+# After a figure of a cell one of whose processes hit the warm-up cap unsettled.
+NOT_SETTLED_MARK = "~"
 
 
 def more_than_one_core(c: Cell) -> bool:
@@ -227,6 +229,8 @@ def rows(
             continue
         hl = stats.summarize(vals)
         headline = _memory_text(c) if w.headline is RSS_PER_PROC and timed else fmt(hl.median)
+        if timed and not modes.settled(c):
+            headline += NOT_SETTLED_MARK
         row += [headline, _ci_text(c, hl.median)]
         summaries = c.summaries()
         row += [
@@ -347,6 +351,11 @@ def notes(
             "CPU ns/hop = CPU time of the whole driver process over the message phase, per hop; "
             f"{MORE_THAN_ONE_CORE_MARK} = more than one core's worth (CPU/wall > {MORE_THAN_ONE_CORE:g}: "
             "idle workers spinning or work spread over cores)."
+        )
+    if any(c.ok and c.mode_object.settles and not modes.settled(c) for c in cells):
+        out.append(
+            f"{NOT_SETTLED_MARK} = not settled: a driver process reached the warm-up cap while its last "
+            "iterations still drifted or alternated (the warnings name it)."
         )
     if any(c.ranked_with for c in cells):
         out.append("Variants with a mailbox of the driver's own where the runtime's library has one are ranked apart.")
