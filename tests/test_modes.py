@@ -115,5 +115,5 @@ def test_squeeze_summary_is_the_peak_step(fake, db):
     assert cell["extra"]["peak_concurrency"] == 3
     assert cell["summary"]["ns_per_hop"]["median"] == pytest.approx(34, rel=0.02)
     assert cell["extra"]["hops_per_sample_mean"] > 0
-    assert "peak K = 3" in run_cli("show", 1, "--db", db).output
+    assert "peak at 3 tokens" in run_cli("show", 1, "--db", db).output
 

@@ -269,7 +269,7 @@ def _squeeze(spec: CellSpec, opts: Options, m: Measured, tick: Tick) -> None:
     n = spec.params["n"]
     search = sampling.Squeeze(opts.threshold)
     for step, k in enumerate(range(opts.squeeze_min, min(opts.squeeze_max, n) + 1), 1):
-        tick(f"K = {k} tokens")
+        tick(f"{k} tokens")
         got, _ = _sample_run(spec, k, opts, step)
         m.samples += got
         if search.add(k, sampling.rates(got)):

@@ -432,10 +432,10 @@ class Squeeze(Continuous):
         return [s for s in cell.samples if s.get("tokens") == peak]
 
     def describe(self, opts: Options, w: Workload) -> str:
-        return "ns/hop of the peak step (the concurrency K with the highest throughput); " + super().describe(opts, w)
+        return "ns/hop of the peak step (the token count with the highest throughput); " + super().describe(opts, w)
 
     def details(self, cell: Cell) -> str:
-        return f"peak K = {cell.extra.get('peak_concurrency')}; " + super().details(cell)
+        return f"peak at {cell.extra.get('peak_concurrency')} tokens; " + super().details(cell)
 
 
 MODES: dict[str, Mode] = {m.name: m for m in (Timed(), Continuous(), Squeeze())}
