@@ -199,7 +199,9 @@ def measure_cells(
     launches: Iterator[int] = itertools.count(1)
     groups: dict[str, list[int]] = {}
     for i, spec in enumerate(cells):
-        key = repr((spec.params, spec.cores)) if opts.order == "interleaved" and opts.mode_object.takes_turns else str(i)
+        key = (
+            repr((spec.params, spec.cores)) if opts.order == "interleaved" and opts.mode_object.takes_turns else str(i)
+        )
         groups.setdefault(key, []).append(i)
     for key, members in groups.items():
         before_group()
