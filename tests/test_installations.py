@@ -146,8 +146,8 @@ def test_java_threads_on_jdk17_beside_the_default_jdk(tmp_path, monkeypatch, db)
         _missing("java-threads is not built")
     assert run_cli("runtimes", "add", "jdk17", "-r", "java-threads", "--home", JDK17).exit_code == 0
     cells = _ring_both("java-threads/stock", "jdk17", db)
-    assert cells["java-threads/stock@jdk17"]["version"].startswith("17.")
-    assert not cells["java-threads/stock"]["version"].startswith("17.")
+    assert cells["java-threads/stock@jdk17"]["runtime_version"].startswith("17.")
+    assert not cells["java-threads/stock"]["runtime_version"].startswith("17.")
     r = run_cli("run", "ring", "-r", "java-virtual@jdk17", "-n", 10, "-m", 1, "--db", db)
     assert r.exit_code == 2 and "older than 21" in r.output
 
@@ -164,5 +164,5 @@ def test_go_on_another_release_beside_the_pinned_one(tmp_path, monkeypatch, db):
         _missing("go1.27.3 cannot be fetched through the module proxy here")
     assert run_cli("runtimes", "add", "go1.27.3", "-r", "go", "--home", "go1.27.3").exit_code == 0
     cells = _ring_both("go/stock", "go1.27.3", db)
-    assert cells["go/stock@go1.27.3"]["version"] == "go1.27.3"
-    assert cells["go/stock"]["version"] != "go1.27.3"
+    assert cells["go/stock@go1.27.3"]["runtime_version"] == "go1.27.3"
+    assert cells["go/stock"]["runtime_version"] != "go1.27.3"

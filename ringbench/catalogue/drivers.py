@@ -179,8 +179,6 @@ class Driver:
         spec = self.install
         if not spec:
             raise DriverError(f"{self.base} runs only on its own installation (no [installation] in its manifest)")
-        if inst.runtime and inst.runtime != self.base:
-            raise DriverError(f"installation {inst.name} was declared for {inst.runtime}, not {self.base}")
         d = replace(
             self,
             name=f"{self.name}@{inst.name}",

@@ -33,7 +33,9 @@ class InstallationError(Exception):
 class Installation:
     name: str  # as in the row label: java-threads/stock@jdk17
     home: str  # the value of {home}: a folder, or a name the runtime's own tools resolve (go1.27.3)
-    runtime: str = ""  # the driver folder it was declared for ("" for an unnamed @home)
+    # the driver folder it was declared (and its version read) for, "" for an unnamed @home; another driver
+    # whose manifest takes the same kind of home may use it too (pekko@jdk17 beside java-threads@jdk17)
+    runtime: str = ""
 
 
 def config_path() -> Path:
