@@ -397,6 +397,16 @@ def test_headings_say_how_each_run_measured(fake, db):
     assert any(x.startswith("Message cost, all cores, M = 10: fastest fake") for x in lines), lines
     head = page.split("<table class='leaders'>")[1].split("</thead>")[0]
     assert "continuous (sampled while the ring runs)" in head and "M = 10" in head
+    # a chart is of one way of measuring: the timed run's, the continuous run left to the tables
+    box = page.split("id='chart-hops-vs-n'")[0].rsplit("<h3>", 1)[1]
+    assert box.startswith("Message cost against N (M = 10)")
+    assert "Continuous runs are in the tables." in page.split("id='chart-hops-vs-n'")[1].split("</figcaption>")[0]
+    from ringbench import api
+    from ringbench.present import charts
+
+    alone = charts.build(api.load(1, db).cells, "hops-vs-n")
+    assert alone.title == "Message cost against N (continuous, sampled while the ring runs)"
+    assert alone.caption.startswith("Median ns per hop over the sample intervals")
 
 
 def test_cpu_per_hop_beside_wall_time(tmp_path):
