@@ -25,8 +25,8 @@ import json
 import os
 import random
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -34,14 +34,25 @@ from .catalogue import workloads
 from .catalogue.drivers import Driver, DriverError, at_installation, build_record, discover, hop_group, select
 from .catalogue.drivers import build as build_driver
 from .harness import cluster, environment, runner
+from .harness import perf as _perf
+from .harness import versus as _versus
 from .harness.launch import run_driver
 from .harness.protocol import DriverFailed, Expectation, check_result, check_samples
 from .harness.spec import CellSpec
 from .results import document, noise, stats
+from .results import modes as _modes
 from .results.difference import difference
 from .results.model import Cell, Run, cell_key
-from .results.modes import SETTLE_PCT, ModeError, Options
-from .results.relative import NOT_RANKED, BaselineError, check_baseline, without_installation
+from .results.modes import SETTLE_PCT, ModeError, Options, Versus
+from .results.relative import (
+    NOT_RANKED,
+    BaselineError,
+    Relative,
+    check_baseline,
+    group_key,
+    relatives,
+    without_installation,
+)
 from .results.store import DEFAULT_DB, Store, StoreError
 
 __all__ = [
@@ -208,6 +219,110 @@ def _check_baseline_of_plan(baseline: str | None, cells: list[CellSpec]) -> None
         raise InputError(f"--baseline {baseline}: {NOT_RANKED.get(named[0].hop, 'it is not ranked')}")
 
 
+class RecordedRun:
+    """The lifecycle of a recorded run, the one `measure` (and `resume`), `perf` and `versus` share: the store
+    opened before anything runs (one that cannot be used is a StoreError now), the run begun or a stopped one
+    claimed (`begin`), each finished cell saved as it comes (`sink`), the status settled from how the
+    measuring ended, the run finished and loaded (`run`). Use it as a context manager: the store is closed
+    whatever happens. What differs between the commands is what they supply: the settings, the exceptions
+    that stop a run early and the status each leaves, and when the run is begun (perf: once every snippet
+    has compiled).
+
+        with RecordedRun(db, command, settings, planned=len(cells)) as rec:
+            rec.begin()
+            run = rec.run(lambda: measure_cells(..., rec.sink), {KeyboardInterrupt: "interrupted"})
+    """
+
+    def __init__(
+        self,
+        db: Path | str,
+        command: str,
+        settings: dict,
+        planned: int,
+        *,
+        baseline: str | None = None,
+        on_cell: Callable[[Cell], None] = lambda c: None,
+    ):
+        self.db = Path(db)
+        self.created = not self.db.exists()
+        self.store = Store(db)
+        self.command, self.settings, self.planned, self.baseline = command, settings, planned, baseline
+        self.on_cell = on_cell
+        self.run_id: int | None = None
+        self.status = "complete"
+        self.finished: list[Cell] = []
+
+    def __enter__(self) -> RecordedRun:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.store.close()
+
+    def begin(self, resume: int | None = None) -> int:
+        """Begin the run in the store, or claim the stopped run `resume` to finish it; its id."""
+        if resume is not None:
+            self.store.claim(resume)
+            self.run_id = resume
+        else:
+            host = {**environment.collect(), "concurrent_runs": self.store.live_runs()}
+            self.run_id = self.store.begin_run(
+                self.command, self.settings, host, planned=self.planned, baseline=self.baseline
+            )
+        return self.run_id
+
+    def sink(self, c: Cell) -> None:
+        """A finished cell: stored in one transaction, then reported (`on_cell`)."""
+        assert self.run_id is not None
+        self.store.save_cell(self.run_id, c)
+        self.finished.append(c)
+        self.on_cell(c)
+
+    def run(
+        self,
+        work: Callable[[], None],
+        stops: Mapping[type[BaseException], str],
+        *,
+        failed_cells_fail: bool = False,
+        finish_on_error: bool = False,
+        held: Callable[[], AbstractContextManager] = nullcontext,
+        drop_unused: bool = False,
+    ) -> Run:
+        """Run `work` (it hands each finished cell to `sink`, and begins the run unless it was begun before),
+        then finish and load the run. `stops`: the exceptions that end the measuring early and the status
+        each leaves (raised again if the run was not yet begun). `failed_cells_fail`: a run whose every cell
+        was measured but some failed is "failed". `finish_on_error`: any other exception also finishes the
+        run (with the status so far) before it goes on; else the run is left running, for the store to call
+        abandoned once this process is gone. `held()`: the context the finishing runs in (perf holds Ctrl-C
+        back: a run is finished, not left running). `drop_unused`: a store this call created and left without
+        a run is removed."""
+        failed = True
+        loaded: Run | None = None
+        try:
+            try:
+                work()
+            except tuple(stops) as e:
+                if self.run_id is None:  # before the run was begun: nothing to keep
+                    raise
+                self.status = next(status for kind, status in stops.items() if isinstance(e, kind))
+            if failed_cells_fail and self.status == "complete":
+                if any(c.status not in ("ok", "refused") for c in self.finished):
+                    self.status = "failed"
+            failed = False
+        finally:
+            with held():
+                if self.run_id is None:
+                    self.store.close()  # no run was begun in it
+                    if drop_unused and self.created:
+                        for f in (self.db, *(Path(f"{self.db}{s}") for s in ("-wal", "-shm", "-journal"))):
+                            f.unlink(missing_ok=True)
+                elif not failed or finish_on_error:
+                    with self.store:
+                        self.store.finish_run(self.run_id, self.status)
+                        loaded = self.store.load_run(self.run_id)
+        assert loaded is not None
+        return loaded
+
+
 def measure(
     workload: str,
     runtimes: str = "all",
@@ -279,21 +394,13 @@ def measure(
         "tuned": tuned,
         **vars(opts),
     }
-    with Store(db) as store:
-        env = {**environment.collect(), "concurrent_runs": store.live_runs()}
-        if resume is not None:
-            store.claim(resume)
-            run_id = resume
-            done_keys = store.cell_keys(run_id)
-        else:
-            run_id = store.begin_run(command, settings, env, planned=len(cells), baseline=baseline)
-            done_keys = set()
+    with RecordedRun(db, command, settings, len(cells), baseline=baseline, on_cell=on_done) as rec:
+        run_id = rec.begin(resume)
+        done_keys = rec.store.cell_keys(run_id) if resume is not None else set()
         todo = [i for i, c in enumerate(cells) if _key(c, opts) not in done_keys]
         on_begin(run_id)
         total_steps = len(todo) * opts.mode_object.steps(opts)
         started = time.monotonic()
-        status = "complete"
-        finished: list[Cell] = []
         steps_done = 0
 
         class _OutOfBudget(Exception):
@@ -308,33 +415,20 @@ def measure(
             steps_done += 1
             on_step(spec, what, steps_done, total_steps)
 
-        def sink(c: Cell) -> None:
-            store.save_cell(run_id, c)
-            finished.append(c)
-            on_done(c)
-
-        try:
-            runner.measure_cells(
+        # A store that cannot be written (StoreError) leaves the run 'running' with its owner gone (abandoned).
+        return rec.run(
+            lambda: runner.measure_cells(
                 [cells[i] for i in todo],
                 opts,
-                sink,
+                rec.sink,
                 refused={k: refused[i] for k, i in enumerate(todo) if i in refused},
                 on_step=step,
                 on_tick=on_tick,
                 before_group=before_group,
-            )
-        except _OutOfBudget:
-            status = "budget"
-        except KeyboardInterrupt:
-            status = "interrupted"
-        except StoreError:
-            raise  # the store cannot be written: the run stays 'running' with its owner gone (abandoned)
-        if status == "complete" and any(c.status not in ("ok", "refused") for c in finished):
-            status = "failed"
-        store.finish_run(run_id, status)
-        run = store.load_run(run_id)
-    assert run is not None
-    return run
+            ),
+            {_OutOfBudget: "budget", KeyboardInterrupt: "interrupted"},
+            failed_cells_fail=True,
+        )
 
 
 def _check_hosts(cells: list[CellSpec], opts: Options) -> None:
@@ -721,11 +815,6 @@ def with_baseline(run: Run, baseline: str | None) -> Run:
 
 
 # -- versus: a driver against a program of your own -----------------------------------------------------
-from collections.abc import Mapping, Sequence  # noqa: E402
-
-from .harness import versus as _versus  # noqa: E402
-from .results.modes import Versus  # noqa: E402
-from .results.relative import Relative, group_key, relatives  # noqa: E402
 
 
 class RunFailed(RuntimeError):
@@ -811,24 +900,12 @@ def versus(
     }
     if not Path(db).exists():
         on_progress(f"creating the store {db}")
-    with Store(db) as store:
-        host = {**environment.collect(), "concurrent_runs": store.live_runs()}
-        run_id = store.begin_run(command, settings, host, planned=2 * len(req.points))
-        status = "complete"
-
-        def sink(c: Cell) -> None:
-            store.save_cell(run_id, c)
-
-        try:
-            _versus.measure(req, sink, on_progress)
-        except _versus.Failed:
-            status = "failed"
-        except KeyboardInterrupt:
-            status = "interrupted"
-        store.finish_run(run_id, status)
-        run = store.load_run(run_id)
-    assert run is not None
-    return run
+    with RecordedRun(db, command, settings, 2 * len(req.points)) as rec:
+        rec.begin()
+        return rec.run(
+            lambda: _versus.measure(req, rec.sink, on_progress),
+            {_versus.Failed: "failed", KeyboardInterrupt: "interrupted"},
+        )
 
 
 @dataclass(frozen=True)
@@ -896,8 +973,6 @@ def versus_pairs(run: Run) -> list[VersusPair]:
 
 
 # -- perf: the user's own code in a tight loop (erlperf's erlperf:run/1,2,3) -----------------------------
-from .harness import perf as _perf  # noqa: E402
-from .results import modes as _modes  # noqa: E402
 
 # erlperf's run options (erlperf:run/2) by their ringbench names.
 _ERLPERF_TIMED = next(word for word, m in _modes.PERF_MODES.items() if m.loops)  # sample_duration's {timed, N}
@@ -1010,45 +1085,22 @@ def perf(
     # The store is opened before anything runs (one that cannot be used is a StoreError now, before a runtime
     # starts, as for `run`); the run is begun in it once every snippet has compiled. A store this call
     # created and left empty (bad code, a Ctrl-C before the run began) is removed: nothing was stored.
-    created = not Path(db).exists()
-    opened: list = [Store(db)]
+    with RecordedRun(db, command, settings, len(req.snippets)) as rec:
 
-    def ready() -> None:
-        store = opened[0]
-        host = {**environment.collect(), "concurrent_runs": store.live_runs()}
-        opened.append(store.begin_run(command, settings, host, planned=len(req.snippets)))
-        on_ready(opened[1])
+        def work() -> None:
+            try:
+                _perf.measure(req, rec.sink, lambda: on_ready(rec.begin()), on_event, on_stderr)
+            except _perf.BadCode as e:
+                raise InputError(str(e)) from None
 
-    def sink(c: Cell) -> None:
-        opened[0].save_cell(opened[1], c)
-
-    status = "complete"
-    loaded: Run | None = None
-    try:
-        _perf.measure(req, sink, ready, on_event, on_stderr)
-    except _perf.BadCode as e:
-        raise InputError(str(e)) from None
-    except _perf.Failed:
-        status = "failed"
-    except KeyboardInterrupt:
-        status = "interrupted"
-        if len(opened) < 2:  # before the run was begun (the store perhaps open): nothing to keep
-            raise
-    finally:
-        if len(opened) == 1:
-            with _perf.signals_held():
-                with opened[0]:
-                    pass  # closes the store: no run was begun in it
-                if created:
-                    for f in (Path(db), *(Path(f"{db}{s}") for s in ("-wal", "-shm", "-journal"))):
-                        f.unlink(missing_ok=True)
-        if len(opened) == 2:
-            store, run_id = opened
-            with _perf.signals_held(), store:  # a second Ctrl-C waits: the run is finished, not left running
-                store.finish_run(run_id, status)
-                loaded = store.load_run(run_id)
-    assert loaded is not None
-    return loaded
+        # A second Ctrl-C waits while the run is finished (not left running) or the unused store removed.
+        return rec.run(
+            work,
+            {_perf.Failed: "failed", KeyboardInterrupt: "interrupted"},
+            finish_on_error=True,
+            held=_perf.signals_held,
+            drop_unused=True,
+        )
 
 
 @dataclass(frozen=True)
