@@ -590,7 +590,8 @@ def runtimes(ctx, as_json, verbose):
     if as_json:
         import json
 
-        click.echo(json.dumps(rows if not installed else {"runtimes": rows, "installations": installed}, indent=1))
+        # each declared installation after the drivers: {"installation": name, "runtime": its driver, ...}
+        click.echo(json.dumps(rows + [{"installation": i.pop("name"), **i} for i in installed], indent=1))
         return
     terminal.show_runtimes(rows)
     if verbose:

@@ -41,6 +41,7 @@ def vfake(fake, tmp_path, monkeypatch):
     (root / "vfake" / "driver.toml").write_text(MANIFEST)
     monkeypatch.setenv("RINGBENCH_DRIVER_PATH", os.pathsep.join([os.environ["RINGBENCH_DRIVER_PATH"], str(root)]))
     monkeypatch.setenv("RINGBENCH_INSTALLATIONS", str(tmp_path / "installations.toml"))
+    monkeypatch.setenv("RINGBENCH_DRIVERS_DIR", str(tmp_path / "no-real-drivers"))  # the fakes alone
     monkeypatch.setattr(drivers, "BUILDS_DIR", tmp_path / "builds")
     fake(FAKE_NS_PER_HOP=100, FAKE_JITTER="1,1.01,0.99,1.02,0.98")
     assert run_cli("build", "vfake").exit_code == 0
@@ -60,6 +61,8 @@ def test_an_installation_is_declared_once_and_built_into_its_own_folder(vfake, t
     assert (vfake / "bin" / "built").read_text() == "100"  # the default build untouched
     listed = run_cli("runtimes").output
     assert "fast" in listed and "2.50" in listed and "built" in listed
+    *_, last = json.loads(run_cli("runtimes", "--json").stdout)
+    assert last == {"installation": "fast", "runtime": "vfake", "home": "50", "version": "2.50", "built": True}
     (d,) = drivers.select("vfake@fast")
     assert d.name == "vfake@fast" and d.environ(1, 10)["FAKE_NS_PER_HOP"] == "50"
 
