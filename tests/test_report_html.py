@@ -116,7 +116,7 @@ def test_each_summary_line_agrees_with_the_table(multi_html, table_rows):
 
 
 def test_report_opens_with_findings_computed_from_the_data(multi_html):
-    summary = text(multi_html).split("Charts Hover")[0]
+    summary = text(multi_html).split("Charts Lines only across N")[0]
     assert "Test CPU 3000" in summary and "2 CPU(s)" in summary and "not idle" in summary
     # go is fastest at N = 100 and 1k at M = 100, erlang (which grows least) at 10k; at M = 10 go's spawn
     # phase weighs and rust-tokio leads at 100; c-coro is the floor, not a runtime

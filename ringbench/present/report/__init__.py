@@ -60,9 +60,10 @@ def _lede(results: list[Run], latest: analysis.Latest) -> str:
 
 def _charts_section(drawn: dict[str, charts.Chart], st: dict[str, Style], specs: list[tuple[str, dict]]) -> str:
     parts = [
-        "<section id='charts'><h2>Charts</h2><p class='sub'>Hover a point for its value and interval; click "
-        "a legend entry to hide or show that runtime (double-click: only that one); switch the y axis "
-        "between log and linear with the buttons above each chart.</p>"
+        "<section id='charts'><h2>Charts</h2><p class='sub'>Lines only across N (or M, tokens, nodes); where "
+        "a run has one N, a chart is a row per runtime and core setting, the best at the top. Hover a point "
+        "for its value and interval; click a legend entry to hide or show that runtime (double-click: only "
+        "that one); switch a line chart's y axis between log and linear with the buttons above it.</p>"
     ]
     for key, ch in drawn.items():
         fid = f"chart-{charts.KINDS[key].anchor or key}"
