@@ -67,7 +67,9 @@ def test_an_installation_is_declared_once_and_built_into_its_own_folder(vfake, t
     assert d.name == "vfake@fast" and d.environ(1, 10)["FAKE_NS_PER_HOP"] == "50"
 
 
-def test_a_home_given_directly_is_named_by_its_last_component(vfake):
+def test_a_home_given_directly_is_named_by_its_last_component(vfake, db):
+    r = run_cli("run", "ring", "-r", "vfake@/opt/70", "-n", 10, "-m", 10, "--db", db)
+    assert r.exit_code == 2 and "ringbench build vfake@/opt/70" in r.output, r.output
     assert run_cli("build", "vfake@/opt/70").exit_code == 0
     (d,) = drivers.select("vfake@/opt/70")
     assert d.name == "vfake@70" and d.home == "/opt/70"

@@ -129,6 +129,7 @@ class Driver:
     installation: str = ""
     home: str = ""
     build_dir: str = ""
+    at_text: str = ""  # what follows `@` to select it again: the declared name, else the home itself
 
     @property
     def is_floor(self) -> bool:
@@ -151,7 +152,7 @@ class Driver:
 
     def build_hint(self) -> str:
         if self.installation:
-            return f"build it with: ringbench build {self.base}@{self.installation}"
+            return f"build it with: ringbench build {self.base}@{self.at_text or self.installation}"
         return f"build it with: ringbench build {self.base}   (or `make setup`)"
 
     def install_version(self) -> str:
@@ -184,6 +185,7 @@ class Driver:
             name=f"{self.name}@{inst.name}",
             installation=inst.name,
             home=inst.home,
+            at_text=inst.name if inst.runtime else inst.home,
             build_dir=str(BUILDS_DIR / inst.name / self.base),
             env={**self.env, **{k: str(v) for k, v in spec.get("env", {}).items()}},
         )
