@@ -171,3 +171,9 @@ def test_go_on_another_release_beside_the_pinned_one(tmp_path, monkeypatch, db):
     cells = _ring_both("go/stock", "go1.27.3", db)
     assert cells["go/stock@go1.27.3"]["runtime_version"] == "go1.27.3"
     assert cells["go/stock"]["runtime_version"] != "go1.27.3"
+
+
+def test_go_manifest_minimum_is_go_mod_language_version():
+    root = Path(drivers.DRIVERS_DIR) / "go"
+    go_line = next(line.split()[1] for line in (root / "go.mod").read_text().splitlines() if line.startswith("go "))
+    assert drivers._load(root)[0].install["min_version"] == go_line
