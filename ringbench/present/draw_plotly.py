@@ -247,7 +247,7 @@ def _dots(ch: Chart, st: dict[str, Style]) -> dict:
     panels = [p for p in ch.panels if p.series]
     if not panels:
         raise PlotError("no measured cells fit this plot")
-    tall = [30 + 22 * len(p.series) for p in panels]  # px a panel's rows take
+    tall = [60 + 24 * len(p.series) for p in panels]  # px a panel's rows take
     gap = 80  # px between panels: the upper one's value axis and the lower one's title
     margin_t, margin_b = (40 if len(panels) > 1 else 20), 50
     area = sum(tall) + gap * (len(panels) - 1)
@@ -278,6 +278,7 @@ def _dots(ch: Chart, st: dict[str, Style]) -> dict:
             "domain": [bottom, top],
             "categoryorder": "array",
             "categoryarray": labels[::-1],  # the best at the top
+            "range": [-0.6, len(labels) - 0.4],  # half a row of room above the top row and below the last
             "automargin": True,
             "tickfont": {"size": 11},
             **_AXIS,
