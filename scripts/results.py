@@ -1,22 +1,29 @@
 #!/usr/bin/env python3
-"""Regenerate docs/results.md from one commit: runs every measurement it quotes with ringbench's own
-commands, into results/published.db, and writes the document (tables, commands, the machine and
-its load, what moved since the previous published figures).
+"""Regenerate docs/results.md and the pages under docs/results/ from one commit: runs every measurement
+they quote with ringbench's own commands, into results/published.db, and writes a summary page
+(docs/results.md: the machine, the headline tables, what moved since contract 3, the steady-state and
+settle findings, the list of topics) and a page per topic (docs/results/*.md: the whole tables, each
+section with its command, its run and the commit it was measured at).
 
     .venv/bin/python scripts/results.py --fresh    # everything, into a new store (over an hour on 2 cores)
     .venv/bin/python scripts/results.py --quick    # the bench, steady state, memory, the tree
     .venv/bin/python scripts/results.py --only bench,steady
-    .venv/bin/python scripts/results.py --render-only  # the document again from results/published.db
+    .venv/bin/python scripts/results.py --render-only  # the pages again, measuring nothing
 
 Measuring adds runs to the store and keeps the ones already there (--fresh starts a new store); the
-document is then written from the newest run of every measurement in the store, so that measuring
-one section never drops the others; a section none of whose runs is in the store (the store is not
-committed: a new machine starts without it) is kept as the document has it. Each section names the commit it was measured at, when, and the
-load average then. --render-only measures nothing (after a change to how tables are printed).
+pages are then written from the newest run of every measurement in the store, so that measuring one
+section never drops the others; a section none of whose runs is in the store (the store is not
+committed: a new machine starts without it) is kept as the pages have it (or docs/results.md, which
+held every section before the split). Each section names the commit it was measured at, when, and the
+load average then. --render-only measures nothing (after a change to how tables are printed) and needs
+no store.
 
-Run it on an idle machine, from a clean checkout (the commit is written into the document; a dirty
-tree is refused unless --dirty).
+Only figures of a commit are published. Run it on an idle machine, from a clean checkout: a dirty tree
+is refused (--dirty, with --render-only alone, lets the pages be written anyway and says so); runs
+measured at a "-dirty" revision are refused; a kept section that names one is written without its
+tables, saying it awaits re-measuring at a committed state, with the command that does it.
 """
+
 from __future__ import annotations
 
 import json
@@ -32,10 +39,10 @@ from typing import NamedTuple
 
 import click
 
-from ringbench.catalogue.drivers import FORMER_NAMES
-from ringbench.present.tables import fmt
-from ringbench.results.modes import SETTLE_PCT
-from ringbench.results.stats import bootstrap_median_ci, compare
+from ringbench.api import FORMER_NAMES, SETTLE_PCT, stats
+from ringbench.present import fmt
+
+bootstrap_median_ci, compare = stats.bootstrap_median_ci, stats.compare
 
 REPO = Path(__file__).resolve().parent.parent
 DB = REPO / "results" / "published.db"
@@ -45,115 +52,269 @@ DOC = REPO / "docs" / "results.md"
 PREVIOUS = "b744d26"
 
 MEASUREMENTS = [  # (name, heading, ringbench arguments, why)
-    ("bench", "The default comparison: `make bench`", ["bench"],
-     "Every runtime in each idiom the tables rank (mailboxes, channels; the floor for scale; hand-offs with "
-     "`--all-idioms`) on one core and on all cores, N = 1,000, M calibrated on the settled state to a short "
-     "message phase; each fresh driver process warms up until its last 8 iterations neither drift nor "
-     "alternate (a JIT runtime after its floor first: 10 M hops, 50 iterations or 2 s), then its repeats are "
-     "measured in 3 fresh processes a cell, the cells' repeats interleaved in an order shuffled each round."),
-    ("steady", "Steady state: the default figure against the settled one, N = 1,000, one core",
-     ["run", "ring", "-n", "1000", "--cores", "1"],
-     "Each variant measured in two kinds of run, five slices of each, taken in turns: the default (a fresh "
-     "process, warm-ups until settled: what `run` and `bench` print, one repeat) and the settled "
-     "counterpart (20 untimed iterations in a fresh process, then 2 repeats: `--warmup 20 --repeat 2 "
-     "--processes 1`). Slice by slice the two kinds alternate, default-first and settled-first in turns, "
-     "so that the drift of a shared machine, which moves a figure by more than the warm-up does (the "
-     "first version of this check ran the two as two runs minutes apart, and 23 of 47 defaults fell "
-     "inside the interval), falls on both alike. The variant's first run calibrates M on the settled state, "
-     "as the default does, and every later run takes it: the two kinds differ in their warm-up alone. "
-     "Each kind's repeats are pooled over its five processes. The default should fall inside the settled "
-     "figure's 95 % interval; where it does not, the difference is printed beside the default's own "
-     "interval, and the last column tests the default's repeats against the settled ones (✓ "
-     "significant, ≈ not), the way "
-     "every ringbench table does. The settled kind spreads over processes because one process is not "
-     "the runtime: with `--in-process` instead (at 038dcbc, runs 152-245), pypy/switch's settled "
-     "process ran at 428-560 ns/hop while the default's five processes gave 429 once and 695-804 four "
-     "times (PyPy's JIT settles in one of two states per process), and python-asyncio/tuned kept "
-     "getting faster over 30 iterations of one process (4,045 to 2,611 ns/hop). "
-     "For a JIT runtime the settled kind's 20 fixed warm-ups (about 2 s of messages) are fewer than the "
-     "default's floor and window (up to 50 iterations or 2 s, then at least 8): a JIT's default below its "
-     "settled figure is suspect of that first."),
-    ("positions", "Position effects: every iteration of one process alike?",
-     ["run", "ring", "-n", "1000,10000", "--cores", "1", "--in-process", "--warmup", "0", "--repeat", "40"],
-     "Each variant runs 40 iterations in one process, cold (no warm-up), at N = 1,000 and 10,000 on one "
-     "core, and every iteration is kept with its position. The first three show how far from settled a "
-     "fresh process starts; iterations 21–40 are tested for what the contract forbids, a figure that "
-     "depends on the iteration's position: alternating with its parity (even against odd positions, "
-     "Mann-Whitney U) or drifting (Spearman's rank correlation with the position). A verdict needs "
-     "q < 0.05 (the p-value adjusted for the table's number of tests, Benjamini-Hochberg) and a "
-     "difference over 5 % (parity: between the two medians; drift: across the 20 iterations, from the "
-     "Theil-Sen slope, which one stalled iteration does not move). The last two columns apply ringbench's "
-     "settle rule (the last 8 iterations without a drift or an alternation both significant, p < 0.05, and "
-     "over 5 %) to the same cold iterations: where a default process of a runtime without a JIT would stop "
-     "warming up (a JIT runtime first passes its floor: 10 M hops, 50 iterations or 2 s), and how many of "
-     "the 13 windows of 8 within 21–40 the rule would still call unsettled: a drift it catches keeps a "
-     "process warming up, and one that lasts to the cap is flagged \"not settled\"."),
-    ("ring-1k", "The ring at N = 1,000", ["run", "ring", "-r", "all", "--tuned", "-n", "1000"],
-     "All cores; M calibrated to a 100 ms message phase; 5 repeats, each in a fresh process warmed up until "
-     "settled. Tuned variants are ranked among themselves, never beside the runtimes as they come."),
-    ("ring-10k", "The ring at N = 10,000", ["run", "ring", "-r", "all", "-n", "10000"],
-     "As above, stock variants."),
-    ("ring-100k", "The ring at N = 100,000", ["run", "ring", "-r", "all", "-n", "100000", "--processes", "1"],
-     "5 repeats in one process after warm-ups (a fresh process per repeat would spawn 100,000 processes "
-     "ten times more); the one-OS-thread-per-process drivers are refused by the machine's thread limits."),
-    ("ring-1m", "The ring at N = 1,000,000", ["run", "ring", "-r", "all", "-n", "1000000", "-m", "2",
-                                              "--processes", "1"],
-     "M = 2; 5 repeats in one process after warm-ups."),
-    ("memory", "Bytes per idle process", ["run", "memory", "-r", "all", "-n", "100000", "--repeat", "3"],
-     "Memory grown over the first spawn of a fresh process, after one collection, per process (OS-thread "
-     "drivers: 16 KiB of kernel stack per thread included); each idle process holds the mailbox a ring "
-     "process holds; 3 fresh processes."),
-    ("tree", "The million-process tree (skynet)", ["run", "tree", "-r", "all", "-n", "1000000",
-                                                    "--processes", "1", "--repeat", "3"],
-     "1,000,000 leaves, fanout 10 (1,111,111 processes): every process spawns its children and sums "
-     "their answers; the sum checked against n(n-1)/2. 3 repeats in one process after warm-ups."),
-    ("scale", "Scale: the largest rings", ["run", "ring", "-r", "c-coro", "-n", "100000000", "-m", "2",
-                                            "--repeat", "1", "--processes", "1", "--warmup", "0"],
-     "c-coro at N = 100,000,000 (the contract's bound on n), M = 2, one repeat, no warm-up: how far "
-     "a process of 24 bytes goes on this 24 GiB machine."),
-    ("scale-tokio", "Scale: rust-tokio at N = 10,000,000",
-     ["run", "ring", "-r", "rust-tokio/current-thread", "-n", "10000000", "-m", "2", "--repeat", "1",
-      "--processes", "1", "--warmup", "0"],
-     "The lightest runtime with a real scheduler, at ten million processes (the orchestrator's memory "
-     "check, from the manifest, is the only limit: the driver has none of its own)."),
-    ("nodes", "A ring across BEAM nodes",
-     ["run", "ring", "-r", "erlang", "-n", "10000,100000", "--nodes", "2,4", "--node-placement",
-      "contiguous,interleaved"],
-     "K = 2 and 4 local nodes connected by Erlang distribution (loopback: no network between hosts is "
-     "measured), contiguous blocks (K of the N hops a lap cross a node) and interleaved (every hop "
-     "crosses), each beside the in-node ring of the same run (K = 1); the second table derives ns per "
-     "cross-node hop from the two."),
-    ("nodes-tokens", "A ring across BEAM nodes: the token count",
-     ["run", "ring", "-r", "erlang", "-n", "10000", "--nodes", "2", "--node-placement", "interleaved",
-      "--tokens", "1,4,16"],
-     "Every hop crossing between 2 nodes, with 1, 4 and 16 tokens circulating at once: how much of a "
-     "cross-node hop's cost is latency that more tokens in flight hide."),
-    ("nodes-buffer-small", "A ring across BEAM nodes: a small distribution buffer (`+zdbbl 32`)",
-     ["run", "ring", "-r", "erlang/stock", "-n", "1000", "--nodes", "2", "--node-placement", "interleaved",
-      "--tokens", "1,16,256"],
-     "N = 1,000 (a lap with 256 tokens is 256,000 cross-node hops), up to 256 tokens in flight, every node started with the distribution buffer "
-     "busy limit at 32 KB instead of the default 1,024 KB (`ERL_ZFLAGS`, recorded with the run as a "
-     "tuning variable): once a connection's queue passes the limit, the sending processes are suspended "
-     "until it drains."),
-    ("nodes-buffer-default", "A ring across BEAM nodes: the default distribution buffer (1,024 KB)",
-     ["run", "ring", "-r", "erlang/stock", "-n", "1000", "--nodes", "2", "--node-placement", "interleaved",
-      "--tokens", "1,16,256"],
-     "The same cells with the runtime's own limit, measured right after the small and before the large one."),
-    ("nodes-buffer-large", "A ring across BEAM nodes: a large distribution buffer (`+zdbbl 65536`)",
-     ["run", "ring", "-r", "erlang/stock", "-n", "1000", "--nodes", "2", "--node-placement", "interleaved",
-      "--tokens", "1,16,256"],
-     "The same cells with a 64 MB limit, which the ring's queues never reach: the senders are never "
-     "suspended."),
-    ("nodes-cluster", "A ring across BEAM nodes: the cluster view",
-     ["run", "ring", "-r", "erlang", "-n", "100000", "--nodes", "4", "--continuous", "--samples", "10",
-      "--sample-ms", "500", "-v"],
-     "erlperf's cluster report: per node, ring hops handled per second, distribution packets, scheduler "
-     "utilisation, CPU/wall, memory and processes, sampled every 500 ms while the ring runs."),
+    (
+        "bench",
+        "The default comparison: `make bench`",
+        ["bench"],
+        "Every runtime in each idiom the tables rank (mailboxes, channels; the floor for scale; hand-offs with "
+        "`--all-idioms`) on one core and on all cores, N = 1,000, M calibrated on the settled state to a short "
+        "message phase; each fresh driver process warms up until its last 8 iterations neither drift nor "
+        "alternate (a JIT runtime after its floor first: 10 M hops, 50 iterations or 2 s), then its repeats are "
+        "measured in 3 fresh processes a cell, the cells' repeats interleaved in an order shuffled each round.",
+    ),
+    (
+        "steady",
+        "Steady state: the default figure against the settled one, N = 1,000, one core",
+        ["run", "ring", "-n", "1000", "--cores", "1"],
+        "Each variant measured in two kinds of run, five slices of each, taken in turns: the default (a fresh "
+        "process, warm-ups until settled: what `run` and `bench` print, one repeat) and the settled "
+        "counterpart (20 untimed iterations in a fresh process, then 2 repeats: `--warmup 20 --repeat 2 "
+        "--processes 1`). Slice by slice the two kinds alternate, default-first and settled-first in turns, "
+        "so that the drift of a shared machine, which moves a figure by more than the warm-up does (the "
+        "first version of this check ran the two as two runs minutes apart, and 23 of 47 defaults fell "
+        "inside the interval), falls on both alike. The variant's first run calibrates M on the settled state, "
+        "as the default does, and every later run takes it: the two kinds differ in their warm-up alone. "
+        "Each kind's repeats are pooled over its five processes. The default should fall inside the settled "
+        "figure's 95 % interval; where it does not, the difference is printed beside the default's own "
+        "interval, and the last column tests the default's repeats against the settled ones (✓ "
+        "significant, ≈ not), the way "
+        "every ringbench table does. The settled kind spreads over processes because one process is not "
+        "the runtime: with `--in-process` instead (at 038dcbc, runs 152-245), pypy/switch's settled "
+        "process ran at 428-560 ns/hop while the default's five processes gave 429 once and 695-804 four "
+        "times (PyPy's JIT settles in one of two states per process), and python-asyncio/tuned kept "
+        "getting faster over 30 iterations of one process (4,045 to 2,611 ns/hop). "
+        "For a JIT runtime the settled kind's 20 fixed warm-ups (about 2 s of messages) are fewer than the "
+        "default's floor and window (up to 50 iterations or 2 s, then at least 8): a JIT's default below its "
+        "settled figure is suspect of that first.",
+    ),
+    (
+        "positions",
+        "Position effects: every iteration of one process alike?",
+        ["run", "ring", "-n", "1000,10000", "--cores", "1", "--in-process", "--warmup", "0", "--repeat", "40"],
+        "Each variant runs 40 iterations in one process, cold (no warm-up), at N = 1,000 and 10,000 on one "
+        "core, and every iteration is kept with its position. The first three show how far from settled a "
+        "fresh process starts; iterations 21–40 are tested for what the contract forbids, a figure that "
+        "depends on the iteration's position: alternating with its parity (even against odd positions, "
+        "Mann-Whitney U) or drifting (Spearman's rank correlation with the position). A verdict needs "
+        "q < 0.05 (the p-value adjusted for the table's number of tests, Benjamini-Hochberg) and a "
+        "difference over 5 % (parity: between the two medians; drift: across the 20 iterations, from the "
+        "Theil-Sen slope, which one stalled iteration does not move). The last two columns apply ringbench's "
+        "settle rule (the last 8 iterations without a drift or an alternation both significant, p < 0.05, and "
+        "over 5 %) to the same cold iterations: where a default process of a runtime without a JIT would stop "
+        "warming up (a JIT runtime first passes its floor: 10 M hops, 50 iterations or 2 s), and how many of "
+        "the 13 windows of 8 within 21–40 the rule would still call unsettled: a drift it catches keeps a "
+        'process warming up, and one that lasts to the cap is flagged "not settled".',
+    ),
+    (
+        "ring-1k",
+        "The ring at N = 1,000",
+        ["run", "ring", "-r", "all", "--tuned", "-n", "1000"],
+        "All cores; M calibrated to a 100 ms message phase; 5 repeats, each in a fresh process warmed up until "
+        "settled. Tuned variants are ranked among themselves, never beside the runtimes as they come.",
+    ),
+    ("ring-10k", "The ring at N = 10,000", ["run", "ring", "-r", "all", "-n", "10000"], "As above, stock variants."),
+    (
+        "ring-100k",
+        "The ring at N = 100,000",
+        ["run", "ring", "-r", "all", "-n", "100000", "--processes", "1"],
+        "5 repeats in one process after warm-ups (a fresh process per repeat would spawn 100,000 processes "
+        "ten times more); the one-OS-thread-per-process drivers are refused by the machine's thread limits.",
+    ),
+    (
+        "ring-1m",
+        "The ring at N = 1,000,000",
+        ["run", "ring", "-r", "all", "-n", "1000000", "-m", "2", "--processes", "1"],
+        "M = 2; 5 repeats in one process after warm-ups.",
+    ),
+    (
+        "memory",
+        "Bytes per idle process",
+        ["run", "memory", "-r", "all", "-n", "100000", "--repeat", "3"],
+        "Memory grown over the first spawn of a fresh process, after one collection, per process (OS-thread "
+        "drivers: 16 KiB of kernel stack per thread included); each idle process holds the mailbox a ring "
+        "process holds; 3 fresh processes.",
+    ),
+    (
+        "tree",
+        "The million-process tree (skynet)",
+        ["run", "tree", "-r", "all", "-n", "1000000", "--processes", "1", "--repeat", "3"],
+        "1,000,000 leaves, fanout 10 (1,111,111 processes): every process spawns its children and sums "
+        "their answers; the sum checked against n(n-1)/2. 3 repeats in one process after warm-ups.",
+    ),
+    (
+        "scale",
+        "Scale: the largest rings",
+        [
+            "run",
+            "ring",
+            "-r",
+            "c-coro",
+            "-n",
+            "100000000",
+            "-m",
+            "2",
+            "--repeat",
+            "1",
+            "--processes",
+            "1",
+            "--warmup",
+            "0",
+        ],
+        "c-coro at N = 100,000,000 (the contract's bound on n), M = 2, one repeat, no warm-up: how far "
+        "a process of 24 bytes goes on this 24 GiB machine.",
+    ),
+    (
+        "scale-tokio",
+        "Scale: rust-tokio at N = 10,000,000",
+        [
+            "run",
+            "ring",
+            "-r",
+            "rust-tokio/current-thread",
+            "-n",
+            "10000000",
+            "-m",
+            "2",
+            "--repeat",
+            "1",
+            "--processes",
+            "1",
+            "--warmup",
+            "0",
+        ],
+        "The lightest runtime with a real scheduler, at ten million processes (the orchestrator's memory "
+        "check, from the manifest, is the only limit: the driver has none of its own).",
+    ),
+    (
+        "nodes",
+        "A ring across BEAM nodes",
+        [
+            "run",
+            "ring",
+            "-r",
+            "erlang",
+            "-n",
+            "10000,100000",
+            "--nodes",
+            "2,4",
+            "--node-placement",
+            "contiguous,interleaved",
+        ],
+        "K = 2 and 4 local nodes connected by Erlang distribution (loopback: no network between hosts is "
+        "measured), contiguous blocks (K of the N hops a lap cross a node) and interleaved (every hop "
+        "crosses), each beside the in-node ring of the same run (K = 1); the second table derives ns per "
+        "cross-node hop from the two.",
+    ),
+    (
+        "nodes-tokens",
+        "A ring across BEAM nodes: the token count",
+        [
+            "run",
+            "ring",
+            "-r",
+            "erlang",
+            "-n",
+            "10000",
+            "--nodes",
+            "2",
+            "--node-placement",
+            "interleaved",
+            "--tokens",
+            "1,4,16",
+        ],
+        "Every hop crossing between 2 nodes, with 1, 4 and 16 tokens circulating at once: how much of a "
+        "cross-node hop's cost is latency that more tokens in flight hide.",
+    ),
+    (
+        "nodes-buffer-small",
+        "A ring across BEAM nodes: a small distribution buffer (`+zdbbl 32`)",
+        [
+            "run",
+            "ring",
+            "-r",
+            "erlang/stock",
+            "-n",
+            "1000",
+            "--nodes",
+            "2",
+            "--node-placement",
+            "interleaved",
+            "--tokens",
+            "1,16,256",
+        ],
+        "N = 1,000 (a lap with 256 tokens is 256,000 cross-node hops), up to 256 tokens in flight, every node "
+        "started with the distribution buffer busy limit at 32 KB instead of the default 1,024 KB "
+        "(`ERL_ZFLAGS`, recorded with the run as a tuning variable): once a connection's queue passes the "
+        "limit, the sending processes are suspended "
+        "until it drains.",
+    ),
+    (
+        "nodes-buffer-default",
+        "A ring across BEAM nodes: the default distribution buffer (1,024 KB)",
+        [
+            "run",
+            "ring",
+            "-r",
+            "erlang/stock",
+            "-n",
+            "1000",
+            "--nodes",
+            "2",
+            "--node-placement",
+            "interleaved",
+            "--tokens",
+            "1,16,256",
+        ],
+        "The same cells with the runtime's own limit, measured right after the small and before the large one.",
+    ),
+    (
+        "nodes-buffer-large",
+        "A ring across BEAM nodes: a large distribution buffer (`+zdbbl 65536`)",
+        [
+            "run",
+            "ring",
+            "-r",
+            "erlang/stock",
+            "-n",
+            "1000",
+            "--nodes",
+            "2",
+            "--node-placement",
+            "interleaved",
+            "--tokens",
+            "1,16,256",
+        ],
+        "The same cells with a 64 MB limit, which the ring's queues never reach: the senders are never suspended.",
+    ),
+    (
+        "nodes-cluster",
+        "A ring across BEAM nodes: the cluster view",
+        [
+            "run",
+            "ring",
+            "-r",
+            "erlang",
+            "-n",
+            "100000",
+            "--nodes",
+            "4",
+            "--continuous",
+            "--samples",
+            "10",
+            "--sample-ms",
+            "500",
+            "-v",
+        ],
+        "erlperf's cluster report: per node, ring hops handled per second, distribution packets, scheduler "
+        "utilisation, CPU/wall, memory and processes, sampled every 500 ms while the ring runs.",
+    ),
 ]
 QUICK = {"bench", "steady", "memory", "tree"}
 # The tuning variables a measurement runs with (shown before its command, recorded with its run).
-MEASURED_WITH = {"nodes-buffer-small": {"ERL_ZFLAGS": "+zdbbl 32"},
-                 "nodes-buffer-large": {"ERL_ZFLAGS": "+zdbbl 65536"}}
+MEASURED_WITH = {
+    "nodes-buffer-small": {"ERL_ZFLAGS": "+zdbbl 32"},
+    "nodes-buffer-large": {"ERL_ZFLAGS": "+zdbbl 65536"},
+}
 # The steady check's two kinds of run, per variant, each STEADY_SLICES times in turns: the default (a
 # fresh process, warm-ups until settled) and its settled counterpart (20 fixed warm-ups, 2 repeats).
 DEFAULT_SLICE = ["--repeat", "1"]
@@ -170,6 +331,7 @@ def sh(args: list[str], **kw) -> subprocess.CompletedProcess:
 def last_run() -> tuple[int, str, str | None]:
     """The newest run in the store: its id, start and finish."""
     import sqlite3
+
     con = sqlite3.connect(DB)
     try:
         return con.execute("SELECT id, started_at, finished_at FROM runs ORDER BY id DESC LIMIT 1").fetchone()
@@ -199,8 +361,11 @@ def markdown(run: int) -> str:
 
 def medians(run: int) -> dict[str, float]:
     doc = json.loads(sh(RB + ["show", str(run), "--json", "--db", str(DB)]).stdout)
-    return {f"{c['runtime']}": c["summary"]["ns_per_hop"]["median"] for c in doc["cells"]
-            if c["status"] == "ok" and c["cores"] == "all" and "ns_per_hop" in c.get("summary", {})}
+    return {
+        f"{c['runtime']}": c["summary"]["ns_per_hop"]["median"]
+        for c in doc["cells"]
+        if c["status"] == "ok" and c["cores"] == "all" and "ns_per_hop" in c.get("summary", {})
+    }
 
 
 def previous(heading: str) -> dict[str, float]:
@@ -211,7 +376,7 @@ def previous(heading: str) -> dict[str, float]:
         return {}
     end = text.find("\n## ", start + 1)
     out = {}
-    for line in text[start:end if end > 0 else None].splitlines():
+    for line in text[start : end if end > 0 else None].splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         # | Runtime | hop | Cores | N | M | ns/hop | ...
         if len(cells) > 6 and cells[2] == "all" and re.fullmatch(r"[\d,.]+", cells[5]):
@@ -229,8 +394,11 @@ def moved(heading: str, run: int) -> str:
             rows.append(f"| {name} | {old:,.0f} | {new:,.0f} | {(new / old - 1) * 100:+.0f} % |")
     if not rows:
         return ""
-    return ("\n| runtime | ns/hop then (contract 2) | ns/hop now | change |\n|---|---:|---:|---:|\n"
-            + "\n".join(rows) + "\n")
+    return (
+        "\n| runtime | ns/hop then (contract 2) | ns/hop now | change |\n|---|---:|---:|---:|\n"
+        + "\n".join(rows)
+        + "\n"
+    )
 
 
 # Where a driver's README explains why its cost per hop grows by more than GROWTH_CLOSE from
@@ -239,33 +407,33 @@ def moved(heading: str, run: int) -> str:
 GROWTH_CLOSE = 1.5
 GROWTH_WHY = {
     "go/stock": "a step at the last-level cache, not a slope: a hop touches ~17 cache lines (~1 KB) of "
-                  "each goroutine (its g, stack, channel, sudog); cachegrind with a 32 MiB cache counts 0 "
-                  "misses a hop at N = 10,000 and 16 at 100,000, and ns/hop steps from 151 to 450 between "
-                  "N = 10,000 and 30,000, then stays flat to 1,000,000 (drivers/go/README.md, \"One hop\")",
+    "each goroutine (its g, stack, channel, sudog); cachegrind with a 32 MiB cache counts 0 "
+    "misses a hop at N = 10,000 and 16 at 100,000, and ns/hop steps from 151 to 450 between "
+    'N = 10,000 and 30,000, then stays flat to 1,000,000 (drivers/go/README.md, "One hop")',
     "python-greenlet/switch": "a step at the last-level cache, not a slope: a hop touches ~31 cache lines "
-                              "(~2 KB), two thirds of them greenlet restoring the target's saved C stack; "
-                              "cachegrind with a 32 MiB cache counts 2.7 misses a hop at N = 10,000 and 31 "
-                              "at 30,000 and 100,000. With M = 2 half the hops are the first lap after the spawn, "
-                              "which costs ~690 ns/hop at 1,000,000 against ~290 for later laps; over laps 5 to "
-                              "50, 265 (drivers/python-greenlet/README.md, \"One hop\")",
+    "(~2 KB), two thirds of them greenlet restoring the target's saved C stack; "
+    "cachegrind with a 32 MiB cache counts 2.7 misses a hop at N = 10,000 and 31 "
+    "at 30,000 and 100,000. With M = 2 half the hops are the first lap after the spawn, "
+    "which costs ~690 ns/hop at 1,000,000 against ~290 for later laps; over laps 5 to "
+    '50, 265 (drivers/python-greenlet/README.md, "One hop")',
     "go/handoff": "Go parks a goroutine waiting on a mutex in one table of 251 treaps shared by all; "
-                  "at a million waiters every hop walks and rotates a treap of ~4,000 twice "
-                  "(drivers/go/README.md, \"One hop\")",
+    "at a million waiters every hop walks and rotates a treap of ~4,000 twice "
+    '(drivers/go/README.md, "One hop")',
     "java-virtual/": "after the collection between the phases every parked thread's stack chunk is old, "
-                     "so each park allocates a new ~0.7 KB chunk and a million of them fill the young "
-                     "generation (drivers/java-virtual/README.md, \"One hop\")",
+    "so each park allocates a new ~0.7 KB chunk and a million of them fill the young "
+    'generation (drivers/java-virtual/README.md, "One hop")',
     "python-greenlet/stock": "each process adds its 760-byte deque to the working set the token walks "
-                               "(drivers/python-greenlet/README.md, \"One hop\")",
+    '(drivers/python-greenlet/README.md, "One hop")',
     "pekko/": "not the collector: no collection in the message phase at 1,000,000 in two of three "
-              "iterations (drivers/pekko/README.md, \"Measurements\"); the rest not measured yet",
+    'iterations (drivers/pekko/README.md, "Measurements"); the rest not measured yet',
     "kotlin/": "not the collector: no collection in any message phase at 1,000,000 "
-               "(drivers/kotlin/README.md, \"Measurements\"); the rest not measured yet",
+    '(drivers/kotlin/README.md, "Measurements"); the rest not measured yet',
     "rust-tokio/current-thread": "the last-level cache: cachegrind with a 32 MiB cache counts the same "
-                                 "775 instructions and 9.3 L1 misses a hop at N = 10,000 and 1,000,000, "
-                                 "and 0 against 8.7 last-level misses a hop (drivers/rust-tokio/README.md, "
-                                 "\"One hop\")",
+    "775 instructions and 9.3 L1 misses a hop at N = 10,000 and 1,000,000, "
+    "and 0 against 8.7 last-level misses a hop (drivers/rust-tokio/README.md, "
+    '"One hop")',
     "node/": "the young-generation collector: scavenges take ~87 % of an iteration at 1,000,000 "
-             "against ~40 % at 10,000 (--trace-gc; drivers/node/README.md, \"One hop\")",
+    'against ~40 % at 10,000 (--trace-gc; drivers/node/README.md, "One hop")',
 }
 
 
@@ -293,8 +461,10 @@ def growth(run_10k: int, run_1m: int) -> str:
         else:
             why = next((w for k, w in GROWTH_WHY.items() if rt.startswith(k)), "**not explained yet**")
         rows.append(f"| {rt} | {fmt(a)} | {fmt(b)} | {b / a:.2f} | {why} |")
-    return ("| runtime | ns/hop, N = 10,000 | ns/hop, N = 1,000,000 | ratio | why, or what stops it |\n"
-            "|---|---:|---:|---:|---|\n" + "\n".join(rows) + "\n")
+    return (
+        "| runtime | ns/hop, N = 10,000 | ns/hop, N = 1,000,000 | ratio | why, or what stops it |\n"
+        "|---|---:|---:|---:|---|\n" + "\n".join(rows) + "\n"
+    )
 
 
 def steady_runs(args: list[str], variants: list[str]) -> None:
@@ -328,14 +498,22 @@ def stored_steady(args: list[str]) -> list[tuple[str, list[int], list[int]]]:
     default runs, settled runs)."""
     found: dict[str, dict[str, list[int]]] = {}
     kinds = {shlex.join(DEFAULT_SLICE): "default", shlex.join(SETTLED_SLICE): "settled"}
-    pattern = re.compile(r"ringbench run ring -r (\S+) " + re.escape(shlex.join(args[2:])) + " ("
-                         + "|".join(map(re.escape, kinds)) + r")( -m \d+)? --db ")
+    pattern = re.compile(
+        r"ringbench run ring -r (\S+) "
+        + re.escape(shlex.join(args[2:]))
+        + " ("
+        + "|".join(map(re.escape, kinds))
+        + r")( -m \d+)? --db "
+    )
     for rid, command, *_ in store_rows():
         m = pattern.match(command)
         if m:
             found.setdefault(m.group(1), {"default": [], "settled": []})[kinds[m.group(2)]].append(rid)
-    out = [(rt, r["default"][-STEADY_SLICES:], r["settled"][-STEADY_SLICES:]) for rt, r in found.items()
-           if r["default"] and r["settled"]]
+    out = [
+        (rt, r["default"][-STEADY_SLICES:], r["settled"][-STEADY_SLICES:])
+        for rt, r in found.items()
+        if r["default"] and r["settled"]
+    ]
     return sorted(out, key=lambda p: min(p[1] + p[2]))
 
 
@@ -368,29 +546,37 @@ def steady(variants: list[tuple[str, list[int], list[int]]]) -> str:
         diff = compare(sv, dv)
         apart += bool(diff.significant)
         slower += bool(diff.significant and diff.ratio > 1)
-        test = ("–" if diff.significant is None else
-                f"{'✓' if diff.significant else '≈'} {(diff.ratio - 1) * 100:+.1f} % (p = {diff.p_value:.2g})")
-        rows.append(f"| {rt} | {ids} | {fmt(d)} | {fmt(dlo)}–{fmt(dhi)} | "
-                    f"{'–'.join(map(str, (warm[0], warm[-1]) if len(warm) > 1 else warm))} | {fmt(m)} | "
-                    f"{fmt(lo)}–{fmt(hi)} | {verdict} | {test} |")
+        test = (
+            "–"
+            if diff.significant is None
+            else f"{'✓' if diff.significant else '≈'} {(diff.ratio - 1) * 100:+.1f} % (p = {diff.p_value:.2g})"
+        )
+        rows.append(
+            f"| {rt} | {ids} | {fmt(d)} | {fmt(dlo)}–{fmt(dhi)} | "
+            f"{'–'.join(map(str, (warm[0], warm[-1]) if len(warm) > 1 else warm))} | {fmt(m)} | "
+            f"{fmt(lo)}–{fmt(hi)} | {verdict} | {test} |"
+        )
     chance = ""
     if sizes:
         nd, ns = sorted(sizes)[len(sizes) // 2]
         share = inside_by_chance(nd, ns)
-        chance = (f", where about {round(len(variants) * share)} would if each variant's default and settled "
-                  f"repeats came from one distribution: the median of {nd} values falls inside the 95 % bootstrap "
-                  f"interval of the median of {ns} drawn from the same normal distribution in {share:.0%} of "
-                  "2,000 simulated pairs.")
-    return (f"{inside_count} of {len(variants)} default figures fall inside the settled interval{chance or '.'} "
-            f"Of the {len(variants)}, "
-            f"{close} are within {SETTLE_PCT:g} % of the settled figure (the tolerance the warm-up settles to); "
-            f"{apart} differ significantly from the settled repeats (Mann-Whitney U, p < 0.05; about "
-            f"{len(variants) * 0.05:.0f} would by chance alone), the default slower in {slower} of them and "
-            f"faster in {apart - slower}. A default that stopped warming up too soon would show as slower.\n\n"
-            "| variant | runs | default ns/hop | default 95 % interval | warm-ups taken | settled ns/hop | "
-            "settled 95 % interval | default inside | default vs settled |\n"
-            "|---|---|---:|---:|---:|---:|---:|---|---|\n"
-            + "\n".join(rows) + "\n")
+        chance = (
+            f", where about {round(len(variants) * share)} would if each variant's default and settled "
+            f"repeats came from one distribution: the median of {nd} values falls inside the 95 % bootstrap "
+            f"interval of the median of {ns} drawn from the same normal distribution in {share:.0%} of "
+            "2,000 simulated pairs."
+        )
+    return (
+        f"{inside_count} of {len(variants)} default figures fall inside the settled interval{chance or '.'} "
+        f"Of the {len(variants)}, "
+        f"{close} are within {SETTLE_PCT:g} % of the settled figure (the tolerance the warm-up settles to); "
+        f"{apart} differ significantly from the settled repeats (Mann-Whitney U, p < 0.05; about "
+        f"{len(variants) * 0.05:.0f} would by chance alone), the default slower in {slower} of them and "
+        f"faster in {apart - slower}. A default that stopped warming up too soon would show as slower.\n\n"
+        "| variant | runs | default ns/hop | default 95 % interval | warm-ups taken | settled ns/hop | "
+        "settled 95 % interval | default inside | default vs settled |\n"
+        "|---|---|---:|---:|---:|---:|---:|---|---|\n" + "\n".join(rows) + "\n"
+    )
 
 
 def inside_by_chance(n_default: int, n_settled: int, trials: int = 2000) -> float:
@@ -454,7 +640,7 @@ def position_tests(ns: list[float]) -> tuple[float, float, float, float]:
 def settle_columns(ns: list[float]) -> tuple[str, str]:
     """The settle rule (results.modes.unsettled) on one process's cold iterations: the position at which it
     would call the process settled, and how many windows within POSITIONS_FROM..40 it calls unsettled."""
-    from ringbench.results.modes import SETTLE_WINDOW, unsettled
+    from ringbench.api import SETTLE_WINDOW, unsettled
 
     at = next((k for k in range(SETTLE_WINDOW, len(ns) + 1) if unsettled(ns[:k]) is None), None)
     tail = ns[POSITIONS_FROM - 1 :]
@@ -479,8 +665,15 @@ def positions(pairs: list[tuple[str, int]]) -> str:
             tail = ns[POSITIONS_FROM - 1 :]
             first = " / ".join(fmt(x) for x in ns[:3])
             measured.append(
-                (rt, c["params"]["n"], run, first, fmt(statistics.median(tail)), position_tests(tail),
-                 settle_columns(ns))
+                (
+                    rt,
+                    c["params"]["n"],
+                    run,
+                    first,
+                    fmt(statistics.median(tail)),
+                    position_tests(tail),
+                    settle_columns(ns),
+                )
             )
     # Two tests a cell over the whole table: q, the Benjamini-Hochberg adjusted p, keeps the share of
     # false verdicts among those made near 5 % (raw p < 0.05 would make ~5 % of all the tests a verdict).
@@ -527,11 +720,12 @@ FAULTS = """\
 | store not SQLite, from a newer ringbench, missing | one line naming the file, exit 2, the file untouched, no side files | the file | `test_a_file_that_is_not_a_store_is_one_line_exit_2_for_every_command[*]`, `test_a_store_from_a_newer_ringbench_is_refused`, `test_a_missing_store_is_bad_input_for_reading_commands` |
 | store read-only, locked past the timeout, disk full | one line, exit 1, no stray -wal/-shm files | the store as it was | `test_a_read_only_store_is_one_line_exit_1_and_leaves_no_files` and tests/test_store_faults.py |
 | two writers on one store | both runs complete (WAL, one transaction per cell) | everything | `test_two_writers_on_one_store_lose_nothing` |
-"""
+"""  # noqa: E501
 
 
 class Stored(NamedTuple):
     """A measurement's newest run in the store, and when and where it was measured."""
+
     run: int
     wall: float
     commit: str
@@ -549,8 +743,10 @@ def store_rows() -> list[tuple]:
     try:
         con = sqlite3.connect(f"file:{DB}?mode=ro", uri=True)
         try:
-            return con.execute("SELECT id, command, started_at, finished_at, environment FROM runs "
-                               "WHERE status = 'complete' ORDER BY id").fetchall()
+            return con.execute(
+                "SELECT id, command, started_at, finished_at, environment FROM runs "
+                "WHERE status = 'complete' ORDER BY id"
+            ).fetchall()
         finally:
             con.close()
     except sqlite3.Error as e:
@@ -560,9 +756,13 @@ def store_rows() -> list[tuple]:
 def stored(row: tuple) -> Stored:
     rid, _, start, end, env = row
     env = json.loads(env)
-    return Stored(rid, run_wall(start, end), env.get("git_revision", "?"),
-                  datetime.fromisoformat(start).strftime("%Y-%m-%d %H:%M UTC"),
-                  " ".join(f"{x:.2f}" for x in env.get("loadavg", [])))
+    return Stored(
+        rid,
+        run_wall(start, end),
+        env.get("git_revision", "?"),
+        datetime.fromisoformat(start).strftime("%Y-%m-%d %H:%M UTC"),
+        " ".join(f"{x:.2f}" for x in env.get("loadavg", [])),
+    )
 
 
 def stored_runs() -> dict[str, Stored]:
@@ -574,8 +774,12 @@ def stored_runs() -> dict[str, Stored]:
         prefix = f"ringbench {shlex.join(args)} --db "
         # Runs of one command told apart by the variables they ran with (absent ones included).
         with_env = MEASURED_WITH.get(name, {})
-        match = [r for r in rows if r[1].startswith(prefix)
-                 and {k: v for k, v in json.loads(r[4]).get("tuning_env", {}).items() if k in keys} == with_env]
+        match = [
+            r
+            for r in rows
+            if r[1].startswith(prefix)
+            and {k: v for k, v in json.loads(r[4]).get("tuning_env", {}).items() if k in keys} == with_env
+        ]
         if match:
             found[name] = stored(match[-1])
     return found
@@ -588,45 +792,577 @@ def provenance(runs: list[Stored]) -> str:
     return f"measured at commit {commits}, started {first.started}, load average then {first.load}"
 
 
-def kept(heading: str) -> str:
-    """The section under `heading` as the document has it now: what is written when none of its runs
-    is in this store (a store is not committed, so on a new machine measuring one section must not drop
-    the others)."""
-    text = DOC.read_text() if DOC.exists() else ""
+# -- the documents: a summary page and a page per topic ------------------------------------------------
+PAGES_DIR = REPO / "docs" / "results"
+GROWTH = "growth"  # the section derived from ring-10k and ring-1m
+FAULTS_HEADING = "Reliability: faults, what ringbench does, what is kept, the test that proves it"
+VERSIONS_HEADING = "Runtimes, kind of hop and versions"
+HEADINGS = {name: heading for name, heading, _, _ in MEASUREMENTS} | {GROWTH: GROWTH_HEADING}
+BENCH_HEADING = HEADINGS["bench"]
+# The last bench published under contract 3 (docs/results.md at this commit), for "what moved since contract 3".
+CONTRACT_3 = "c597c6e"
+AWAITS = "**Awaits re-measuring at a committed state.**"
+
+
+class Page(NamedTuple):
+    file: str  # under docs/results/
+    title: str
+    about: str  # its line in the summary's list of topics
+    sections: list[str]  # measurement names, GROWTH, "faults", "side-by-side", "versions"
+
+
+PAGES = [
+    Page(
+        "bench.md",
+        "The default comparison: `make bench`",
+        "every runtime in each ranked idiom, one core and all cores, N = 1,000: the whole table (spread, "
+        "CPU/wall, warm-ups, processes), its warnings, and what moved since contract 2",
+        ["bench"],
+    ),
+    Page(
+        "steady.md",
+        "Steady state",
+        "each variant's default figure against its settled one (N = 1,000, one core): whether the default "
+        "prints the settled runtime",
+        ["steady"],
+    ),
+    Page(
+        "positions.md",
+        "Position effects",
+        "40 cold iterations of one process per variant: how far from settled a process starts, parity and "
+        "drift over iterations 21–40, and where the settle rule stops",
+        ["positions"],
+    ),
+    Page(
+        "rings.md",
+        "The ring as it grows",
+        "N = 1,000 (with the tuned variants), 10,000, 100,000 and 1,000,000, the cost per hop as the ring "
+        "grows and what stops it, and the largest rings (c-coro at 100,000,000, rust-tokio at 10,000,000)",
+        ["ring-1k", "ring-10k", "ring-100k", "ring-1m", GROWTH, "scale", "scale-tokio"],
+    ),
+    Page("memory.md", "Bytes per idle process", "every runtime at N = 100,000, the whole table", ["memory"]),
+    Page(
+        "tree.md",
+        "The million-process tree (skynet)",
+        "1,111,111 processes that spawn their children and sum their answers, the whole table",
+        ["tree"],
+    ),
+    Page(
+        "nodes.md",
+        "Rings across BEAM nodes",
+        "a ring over 2 and 4 Erlang nodes: the cost of a cross-node hop, the token count, the distribution "
+        "buffer, the cluster view",
+        [name for name, *_ in MEASUREMENTS if name.startswith("nodes")],
+    ),
+    Page(
+        "side-by-side.md",
+        "Side by side",
+        "each driver against independent programs of its runtime (`scripts/fidelity.py`), and `ringbench "
+        "perf` against erlperf and timeit (`scripts/perf_versus.py`)",
+        ["side-by-side"],
+    ),
+    Page(
+        "reliability.md",
+        "Reliability",
+        "each fault, what ringbench does, what is kept, and the test that proves it",
+        ["faults"],
+    ),
+    Page("runtimes.md", "Runtimes", "each runtime's kind of hop and version", ["versions"]),
+]
+
+
+def page_of(name: str) -> Page:
+    return next(p for p in PAGES if name in p.sections)
+
+
+def documents() -> list[str]:
+    """The texts a kept section is looked for in: the topic pages, then the summary (which held every
+    section before the document was split into pages)."""
+    pages = sorted(PAGES_DIR.glob("*.md")) if PAGES_DIR.is_dir() else []
+    return [p.read_text() for p in pages] + ([DOC.read_text()] if DOC.exists() else [])
+
+
+def section_of(text: str, heading: str) -> str:
+    """The section under `## heading` in a text, to the next `## ` heading or the end."""
     start = text.find(f"## {heading}\n")
+    while start > 0 and text[start - 1] != "\n":
+        start = text.find(f"## {heading}\n", start + 1)
     if start < 0:
         return ""
     end = text.find("\n## ", start + 1)
-    return text[start:end if end >= 0 else None].rstrip("\n") + "\n"
+    return text[start : end if end >= 0 else None].rstrip("\n") + "\n"
+
+
+def kept(heading: str) -> str:
+    """The section under `heading` as the documents have it now: what is written when none of its runs
+    is in this store (a store is not committed, so on a new machine measuring one section must not drop
+    the others)."""
+    for text in documents():
+        found = section_of(text, heading)
+        if found:
+            return found
+    return ""
 
 
 def kept_commits(sections: list[str]) -> list[str]:
     """The commits kept sections name ("measured at commit A, B, started ...")."""
-    return [c for text in sections for found in re.findall(r"measured at commit (.+?), started", text)
-            for c in found.split(", ")]
+    return [
+        c
+        for text in sections
+        for found in re.findall(r"measured at commit (.+?), started", text)
+        for c in found.split(", ")
+    ]
 
 
-def side_by_side() -> str:
-    """The sections scripts/fidelity.py and scripts/perf_versus.py wrote into the document, carried over
-    unchanged."""
-    text = DOC.read_text() if DOC.exists() else ""
-    out = ""
-    for start, end in ((text.find(FIDELITY_HEADING), text.find("<!-- fidelity:end -->")),
-                       (text.find("<!-- perf-versus:begin -->"), text.find("<!-- perf-versus:end -->"))):
-        if start >= 0 and end >= 0:
-            out += "\n" + text[start:end] + text[end:text.index("-->", end) + 3] + "\n"
+def is_dirty(commit: str) -> bool:
+    """A revision with uncommitted changes, as ringbench records it ("-dirty") or a document wrote it."""
+    return commit.endswith("-dirty") or "uncommitted" in commit
+
+
+def awaiting(names: list[str], text: str, why: str) -> str:
+    """A section whose figures are not published: its heading, its prose when that explains the method,
+    and a line saying it awaits re-measuring at a committed state, with the command that does it."""
+    heading, _, rest = text.partition("\n\n")
+    first = rest.split("\n\n", 1)[0].strip()
+    prose = f"{first}\n\n" if first and not first.startswith(("Command", "|", "AMD", "`", ">")) else ""
+    return (
+        f"{heading}\n\n{prose}{AWAITS} {why}, so they are not published. To measure it on an idle machine "
+        f"from a clean checkout: `.venv/bin/python scripts/results.py --only {','.join(names)}`\n"
+    )
+
+
+def publishable(name: str, text: str) -> str:
+    """A kept section as it may be published: as it is, unless it names a commit with uncommitted changes
+    (figures no checkout reproduces), whose tables are then replaced by the line saying it awaits
+    re-measuring (`awaiting`)."""
+    bad = [c for c in kept_commits([text]) if is_dirty(c)]
+    if not bad:
+        return text
+    runs = re.search(r"\((runs? [\d–-]+),", text)  # noqa: RUF001
+    commits = ", ".join(c.removesuffix("-dirty") for c in bad)
+    return awaiting(
+        [name],
+        text,
+        f"Its figures{f' ({runs.group(1)})' if runs else ''} were taken at commit {commits} with uncommitted "
+        "changes, which no checkout reproduces",
+    )
+
+
+def refuse_dirty(used: dict[str, list[Stored]]) -> None:
+    """Refuse to write a section from runs measured with uncommitted changes (as a dirty tree is refused):
+    the document publishes figures of commits only."""
+    bad = {name: [r for r in runs if is_dirty(r.commit)] for name, runs in used.items()}
+    bad = {name: runs for name, runs in bad.items() if runs}
+    if bad:
+        which = "; ".join(
+            f"{name}: run {', '.join(str(r.run) for r in runs)} at {', '.join(dict.fromkeys(r.commit for r in runs))}"
+            for name, runs in bad.items()
+        )
+        raise SystemExit(
+            f"refused: sections measured with uncommitted changes ({which}); measure them again from a clean "
+            f"checkout: .venv/bin/python scripts/results.py --only {','.join(bad)}"
+        )
+
+
+def side_by_side() -> list[str]:
+    """The sections scripts/fidelity.py and scripts/perf_versus.py wrote, carried over unchanged: from the
+    side-by-side page, with any block those scripts have written into docs/results.md since (they add
+    their block at its end when they do not find it there) in place of the page's."""
+    page = PAGES_DIR / page_of("side-by-side").file
+    base = page.read_text() if page.exists() else (DOC.read_text() if DOC.exists() else "")
+    newer = DOC.read_text() if page.exists() and DOC.exists() else ""
+    out = []
+    for start_mark, begin, end in (
+        (FIDELITY_HEADING, "<!-- fidelity:begin -->", "<!-- fidelity:end -->"),
+        ("<!-- perf-versus:begin -->", "<!-- perf-versus:begin -->", "<!-- perf-versus:end -->"),
+    ):
+        start, stop = base.find(start_mark), base.find(end)
+        text = base[start : stop + len(end)] if start >= 0 and stop >= 0 else ""
+        if begin in newer and end in newer:
+            block = newer[newer.index(begin) : newer.index(end) + len(end)]
+            if begin in text:
+                text = text[: text.index(begin)] + block + text[text.index(end) + len(end) :]
+            else:
+                heading = newer.rfind("\n## ", 0, newer.index(begin))
+                text = newer[heading + 1 if heading >= 0 else newer.index(begin) : newer.index(end) + len(end)]
+        if text:
+            out.append(text + "\n")
     return out
+
+
+def table(text: str) -> list[dict[str, str]]:
+    """The rows of the first Markdown table in a text, each as {column name: cell text}."""
+    lines = text.splitlines()
+    for i, line in enumerate(lines[:-1]):
+        if line.startswith("| ") and lines[i + 1].startswith("|---"):
+            head = split_row(line)
+            body = lines[i + 2 :]
+            end = next((k for k, r in enumerate(body) if not r.startswith("|")), len(body))
+            return [dict(zip(head, split_row(r), strict=False)) for r in body[:end]]
+    return []
+
+
+def split_row(line: str) -> list[str]:
+    return [c.strip() for c in re.split(r"(?<!\\)\|", line.strip())[1:-1]]
+
+
+def number(text: str) -> float | None:
+    m = re.fullmatch(r"([\d,]+(?:\.\d+)?)\D*", text.strip())
+    return float(m.group(1).replace(",", "")) if m else None
+
+
+def command_line(text: str) -> str:
+    """A section's provenance line ("Command: `...` (run N, ... measured at commit C, ...)")."""
+    return next((line for line in text.splitlines() if line.startswith(("Command: ", "Commands: "))), "")
+
+
+def lead(text: str) -> str:
+    """The paragraph a generated section prints between its command and its table: its findings."""
+    paragraphs = text.split("\n\n")
+    at = next((i for i, p in enumerate(paragraphs) if p.startswith("|")), None)
+    if at is None or at == 0 or paragraphs[at - 1].startswith(("Command", "## ")):
+        return ""
+    return paragraphs[at - 1].strip()
+
+
+def cores_of(row: dict[str, str]) -> str:
+    return "1" if row.get("Cores") == "1" else "all"
+
+
+def by_runtime(rows: list[dict[str, str]]) -> dict[str, dict[str, dict[str, str]]]:
+    """A bench table's rows as {runtime: {"1": row, "all": row}}, in the table's order."""
+    out: dict[str, dict[str, dict[str, str]]] = {}
+    for r in rows:
+        if "Runtime" in r:
+            out.setdefault(r["Runtime"], {})[cores_of(r)] = r
+    return out
+
+
+def link(name: str) -> str:
+    p = page_of(name)
+    return f"[{p.title}](results/{p.file})"
+
+
+def absent(name: str, text: str) -> str:
+    """The summary's line for a section that has no figures to show."""
+    if AWAITS in text:
+        return f"{AWAITS} See {link(name)}.\n"
+    return f"Not measured yet: `.venv/bin/python scripts/results.py --only {name}`.\n"
+
+
+def headline_bench(text: str) -> str:
+    rows = by_runtime(table(text))
+    if not rows or AWAITS in text:
+        return absent("bench", text)
+    cpu = any("CPU ns/hop" in r for cs in rows.values() for r in cs.values())
+    out = [
+        "| runtime | hop | 1 core: ns/hop | CPU ns/hop | all cores: ns/hop | CPU ns/hop | all cores: Rel % |",
+        "|---|---|---:|---:|---:|---:|---:|",
+    ]
+    one_thread = False
+    for rt, cs in rows.items():
+        one, every = cs.get("1", {}), cs.get("all", {})
+        mark = " †" if every.get("Cores") == "all:1t" else ""
+        one_thread |= bool(mark)
+        hop = (one or every).get("hop", "")
+        out.append(
+            f"| {rt} | {hop} | {one.get('ns/hop', '–')} | {one.get('CPU ns/hop', '–')} | "
+            f"{every.get('ns/hop', '–')}{mark} | {every.get('CPU ns/hop', '–')} | {every.get('Rel %', '–')} |"
+        )
+    notes = [f"{command_line(text)}. The whole table, its spread and its warnings: {link('bench')}."]
+    if one_thread:
+        notes.append("† all cores offered, but this runtime runs every process on one thread.")
+    cells = " ".join(out[2:])
+    if "⁺" in cells:
+        notes.append("⁺ the message phase took more than one core's worth of CPU time.")
+    if "~" in cells:
+        notes.append("~ not settled: the warm-ups reached their cap before the figure settled.")
+    if not cpu:
+        notes.append(
+            "This bench predates CPU ns/hop (contract 4), so that column is empty; its CPU/wall is in the whole table."
+        )
+    return "\n".join(out) + "\n" + "".join(f"\n{n}\n" for n in notes)
+
+
+def headline(name: str, text: str, columns: list[str]) -> str:
+    """A compact copy of a section's table: the runtime and the named columns, cells as printed."""
+    rows = [r for r in table(text) if "Runtime" in r]
+    if not rows or AWAITS in text:
+        return absent(name, text)
+    align = "".join("---|" if c == "hop" else "---:|" for c in columns)
+    out = ["| " + " | ".join(["runtime", *columns]) + " |", "|---|" + align]
+    measured, refused = [], []
+    for r in rows:
+        cells = [r.get(c, "") for c in columns]
+        if "n/a" in cells:  # the footnote's number ([1]) and the empty cells after it are the whole table's
+            at = cells.index("n/a")
+            cells = cells[: at + 1] + [""] * (len(cells) - at - 1)
+        (refused if "n/a" in cells else measured).append("| " + " | ".join([r["Runtime"], *cells]) + " |")
+    out += measured + refused
+    notes = [f"{command_line(text)}. The whole table and its notes: {link(name)}."]
+    if refused:
+        notes.append("n/a: a cell the machine's limits refuse; the reasons are under the whole table.")
+    return "\n".join(out) + "\n" + "".join(f"\n{n}\n" for n in notes)
+
+
+CONTRACT_4 = """\
+What changed in how figures are taken (contract 4, issue 39):
+
+- The fresh driver process is the unit of every interval and test: intervals resample processes, then
+  iterations within each (a two-stage bootstrap), and a difference is tested on per-process medians
+  (docs/statistics.md); a cell is measured in 3 fresh processes (contract 3: 6 repeats in 2 processes,
+  tested as 6 independent draws).
+- CPU ns/hop (the driver process's CPU time over the message phase, per hop) beside wall ns/hop.
+- Settled means no significant drift or alternation over a window of the last 8 iterations (contract 3:
+  two iterations in a row within 5 %); a JIT runtime's floor is counted in hops (10 M hops, 50
+  iterations or 2 s), not in seconds of timed phases (3 s).
+- The cells' order is shuffled each round (seeded, recorded), not alphabetical.
+- java-threads/stock and java-virtual/stock pass messages through the JDK's LinkedBlockingQueue; the
+  hand-written ParkBox is its own `parkbox` variant, ranked with the hand-written mailboxes.
+- One spawn boundary: go, crystal and caf end the spawn phase when every process is blocked in its
+  first receive, signalled as in their ring, as the other drivers do.
+"""
+
+
+def since_contract_3(now: str) -> str:
+    """The newest bench beside the last bench published under contract 3, per runtime and core setting."""
+    then = section_of(sh(["git", "show", f"{CONTRACT_3}:docs/results.md"]).stdout, BENCH_HEADING)
+    intro = (
+        f"The bench published under contract 3 (docs/results.md at {CONTRACT_3}: "
+        f"{command_line(then).removeprefix('Command: ')}) beside the newest bench. "
+    )
+    if not then:
+        return f"The contract 3 bench is not in this checkout's history ({CONTRACT_3}).\n\n" + CONTRACT_4
+    if not table(now) or AWAITS in now or command_line(now) == command_line(then):
+        return (
+            intro + "**Awaits the bench**: no bench has been measured under contract 4 yet (the bench on "
+            f"{link('bench')} is still contract 3's). `.venv/bin/python scripts/results.py --only bench`, on an "
+            "idle machine from a clean checkout, measures it; this section then sets the two side by side.\n\n"
+            + CONTRACT_4
+        )
+    old, new = by_runtime(table(then)), by_runtime(table(now))
+    out = [
+        "| runtime | 1 core: then | now | now/then | all cores: then | now | now/then |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for rt in list(new) + [r for r in old if r not in new]:
+        cells = []
+        for cores in ("1", "all"):
+            a, b = old.get(rt, {}).get(cores, {}).get("ns/hop", "–"), new.get(rt, {}).get(cores, {}).get("ns/hop", "–")
+            x, y = number(a), number(b)
+            cells += [a, b, f"{y / x:.2f}" if x and y else "–"]
+        out.append(f"| {rt} | " + " | ".join(cells) + " |")
+    return (
+        intro
+        + f"Wall ns/hop, the medians as the two tables print them; now: {command_line(now).removeprefix('Command: ')}. "
+        "A runtime measured in only one of the two has – in the other. A ratio is not a test: the whole "
+        f"table ({link('bench')}) marks what is significant.\n\n" + "\n".join(out) + "\n\n" + CONTRACT_4
+    )
+
+
+def page_text(page: Page, texts: list[str]) -> str:
+    return (
+        f"# ringbench results: {page.title}\n\nPart of [ringbench results](../results.md) (the machine, how to "
+        "read the tables, the headline figures). Written by `scripts/results.py`; each section names its "
+        "command, its run and the commit it was measured at.\n\n" + "\n".join(texts)
+    )
+
+
+def render(commit: str, runtimes: list[dict]) -> dict[Path, str]:
+    """The summary and the topic pages, from the newest run of every measurement in the store and, for a
+    section none of whose runs the store holds, the section as the documents have it."""
+    found = stored_runs()
+    by_id = {row[0]: stored(row) for row in store_rows()}
+    args_of = {name: args for name, _, args, _ in MEASUREMENTS}
+    measured_steady = stored_steady(args_of["steady"])
+    done_positions = stored_positions(args_of["positions"])
+    used: dict[str, list[Stored]] = {name: [got] for name, got in found.items()}
+    if measured_steady:
+        used["steady"] = [by_id[i] for _, d, s in measured_steady for i in d + s]
+    if done_positions:
+        used["positions"] = [by_id[i] for _, i in done_positions]
+    refuse_dirty(used)
+    if not used and not documents():
+        raise SystemExit(f"nothing to write: no runs in {DB} and no document to keep sections from")
+    sections: dict[str, str] = {}
+    kept_texts: list[str] = []  # sections measured elsewhere, whose runs this store does not hold
+
+    def keep(name: str) -> None:
+        text = kept(HEADINGS[name])
+        if not text:
+            return
+        if (
+            name == GROWTH
+            and AWAITS not in text
+            and any(AWAITS in sections.get(n, "") for n in ("ring-10k", "ring-1m"))
+        ):
+            text = awaiting(
+                ["ring-10k", "ring-1m"],
+                text,
+                "Its figures are quotients of those of the two rings above, which await re-measuring",
+            )
+        text = publishable(name, text)
+        sections[name] = text
+        kept_texts.append(text)
+
+    runs: dict[str, int] = {}
+    for name, heading, args, why in MEASUREMENTS:
+        if name in ("steady", "positions"):
+            ids = [r.run for r in used.get(name, [])]
+            if not ids:
+                keep(name)
+            elif name == "steady":
+                sections[name] = (
+                    f"## {heading}\n\n{why}\n\nCommands: `ringbench {shlex.join(args[:2])} -r VARIANT "
+                    f"{shlex.join(args[2:] + DEFAULT_SLICE)}` and the same with "
+                    f"`{shlex.join(SETTLED_SLICE)}`, {STEADY_SLICES} times in turns, each variant's "
+                    f"later runs with the m its first calibrated (runs {min(ids)}–{max(ids)}, "
+                    f"{provenance(used[name])})\n\n" + steady(measured_steady)
+                )
+            else:
+                sections[name] = (
+                    f"## {heading}\n\n{why}\n\nCommands: `ringbench {shlex.join(args[:2])} -r VARIANT "
+                    f"{shlex.join(args[2:])}` (runs {min(ids)}–{max(ids)}, "  # noqa: RUF001
+                    f"{provenance(used[name])})\n\n" + positions(done_positions)
+                )
+            continue
+        if name not in found:
+            keep(name)
+            if name == "ring-1m":
+                keep(GROWTH)
+            continue
+        got = found[name]
+        run = runs[name] = got.run
+        env = "".join(f"{k}={shlex.quote(v)} " for k, v in MEASURED_WITH.get(name, {}).items())
+        text = (
+            f"## {heading}\n\n{why}\n\nCommand: `{env}ringbench {shlex.join(args)}` (run {run}, "
+            f"{got.wall:,.0f} s wall, {provenance([got])})\n\n"
+        )
+        text += markdown(run)
+        if name in ("bench", "ring-1k", "ring-10k", "ring-100k", "ring-1m"):
+            change = moved(heading, run)
+            if change:
+                text += (
+                    f"\n**What moved since contract 2** (the table published at {PREVIOUS}: one untimed "
+                    "warm-up per process, M calibrated on a cold probe, idle tokio processes without "
+                    "their channel, rust-threads/handoff spinning; a shared machine then as now):\n" + change
+                )
+        sections[name] = text
+        if name == "ring-1m" and "ring-10k" not in runs:
+            keep(GROWTH)
+        elif name == "ring-1m":
+            sections[GROWTH] = (
+                f"## {GROWTH_HEADING}\n\n"
+                "The medians of the two tables above (all cores; N = 10,000 with M calibrated and a fresh "
+                "process per repeat, N = 1,000,000 with M = 2 in one process), divided. A light runtime "
+                f"should run a million processes at a cost per hop close to its 10,000 figure (here: within "
+                f"{GROWTH_CLOSE:g}×); where it does not, or cannot run them at all, the last column says why, "
+                "from the measurement in the driver's README or from the orchestrator's refusal.\n\n"
+                + growth(runs["ring-10k"], runs["ring-1m"])
+            )
+    sections["faults"] = f"## {FAULTS_HEADING}\n\n{FAULTS}"
+    built = [r for r in runtimes if r["built"]]
+    sections["versions"] = (
+        f"## {VERSIONS_HEADING}\n\nAs `ringbench runtimes` lists the built runtimes where the pages were written "
+        f"(commit {commit}).\n\n| runtime | hop | version |\n|---|---|---|\n"
+        + "".join(f"| {r['runtime']} | {r['hop']} | {r['version'] or ''} |\n" for r in built)
+    )
+    every = [r for rs in used.values() for r in rs]
+    commits = ", ".join(
+        dict.fromkeys(kept_commits(kept_texts) + [r.commit for r in sorted(every, key=lambda r: r.run)])
+    )
+    out: dict[Path, str] = {}
+    for page in PAGES:
+        texts = (
+            side_by_side()
+            if page.sections == ["side-by-side"]
+            else [sections[n] for n in page.sections if n in sections]
+        )
+        if texts:
+            out[PAGES_DIR / page.file] = page_text(page, texts)
+    out[DOC] = summary(commit, commits, sections, {p.file for p in PAGES if PAGES_DIR / p.file in out})
+    return out
+
+
+def summary(commit: str, commits: str, sections: dict[str, str], written: set[str]) -> str:
+    """docs/results.md: the machine, the headline tables, what moved since contract 3, the steady-state and
+    settle findings, and the topic pages."""
+    cpu = sh(["sh", "-c", "grep -m1 'model name' /proc/cpuinfo | cut -d: -f2"]).stdout.strip()
+    get = sections.get
+    steady_lead, positions_lead = lead(get("steady", "")), lead(get("positions", ""))
+    no_steady, no_positions = (absent(n, get(n, "")).strip() for n in ("steady", "positions"))
+    topics = "\n".join(f"- [{p.title}](results/{p.file}): {p.about}." for p in PAGES if p.file in written)
+    return f"""# ringbench results
+
+Measured by `scripts/results.py` at commit {commits} (each section names its own) and written by it at commit
+{commit}, from the runs in `results/published.db` (not committed; the script keeps it and adds to it, and keeps
+a section whose runs it lacks as the pages have it). This page holds the headline figures; each topic has a page
+under [docs/results/](results/) with its whole tables, the command above each and the commit it was measured
+at. Every figure is printed by ringbench's own commands; the tables here copy columns of those tables, cell for
+cell; nothing is rounded or edited by hand. A section measured with uncommitted changes is not published: it
+says it awaits re-measuring, with the command that does it.
+
+**Machine.** {cpu}, {sh(["nproc"]).stdout.strip()} CPUs, Linux {sh(["uname", "-r"]).stdout.strip()}. Each
+section gives the load average when its first run started, and each table's warnings (load, noise, too few
+repeats) are printed under it on its page as ringbench printed them: on a shared 2-core virtual machine, treat
+differences that are not marked ✓ as unproven. Runtimes and versions: {link("versions")}.
+
+**How to read the tables.** ns/hop is the median of the repeats (wall time of the message phase per hop); CPU
+ns/hop the driver process's CPU time over the same phase, per hop. Rel % is throughput against the reference
+(erlang/stock unless said) among rows that differ in the runtime alone; ✓ marks a significant difference,
+≈ none, ? too few to tell. Only message-passing rows are ranked: hand-offs, the rendezvous and the floor
+(c-coro, a state machine, not a runtime) are shown apart; tuned variants are ranked among themselves, never
+beside the runtimes as they come. B/proc is memory grown over the first spawn of a fresh driver process after
+one collection, per process.
+
+## Headline: every runtime, one core and all cores (`make bench`)
+
+{headline_bench(get("bench", ""))}
+## What moved since contract 3
+
+{since_contract_3(get("bench", ""))}
+## Headline: bytes per idle process
+
+{headline("memory", get("memory", ""), ["hop", "B/proc", "±95%", "spawn µs"])}
+## Headline: the million-process tree (skynet)
+
+{headline("tree", get("tree", ""), ["hop", "ms/tree", "±95%", "ns/proc", "peak B/proc"])}
+## Steady state and the settle rule
+
+**Steady state** ({link("steady")}): {steady_lead or no_steady}
+
+**Position effects and the settle rule** ({link("positions")}): {positions_lead or no_positions}
+
+## Topics
+
+{topics}
+"""
 
 
 @click.command()
 @click.option("--quick", is_flag=True, help="Only the bench, steady state, memory and the tree.")
-@click.option("--only", default="", help=f"Only these measurements, comma-separated: {', '.join(m[0] for m in MEASUREMENTS)}.")
+@click.option(
+    "--only", default="", help=f"Only these measurements, comma-separated: {', '.join(m[0] for m in MEASUREMENTS)}."
+)
 @click.option("--fresh", is_flag=True, help="Start a new store: every section measured anew at this commit.")
-@click.option("--dirty", is_flag=True, help="Allow uncommitted changes (the document then says so).")
-@click.option("--render-only", is_flag=True,
-              help="Measure nothing: write the document from the runs already in results/published.db.")
-@click.option("-r", "--runtime", "variant", multiple=True,
-              help="Per-variant measurements (steady, positions): only this variant or driver (repeatable).")
+@click.option(
+    "--dirty",
+    is_flag=True,
+    help="With --render-only: allow uncommitted changes in the tree (the pages then say so). Nothing is measured "
+    "with them: a section measured with uncommitted changes is never published.",
+)
+@click.option(
+    "--render-only",
+    is_flag=True,
+    help="Measure nothing: write the pages from the runs in results/published.db (if any) and the pages as they are.",
+)
+@click.option(
+    "-r",
+    "--runtime",
+    "variant",
+    multiple=True,
+    help="Per-variant measurements (steady, positions): only this variant or driver (repeatable).",
+)
 def main(quick: bool, only: str, fresh: bool, dirty: bool, render_only: bool, variant: tuple[str, ...]) -> None:
     wanted = {x.strip() for x in only.split(",") if x.strip()}
     unknown = wanted - {m[0] for m in MEASUREMENTS}
@@ -634,15 +1370,23 @@ def main(quick: bool, only: str, fresh: bool, dirty: bool, render_only: bool, va
         raise SystemExit(f"--only: unknown measurement(s) {', '.join(sorted(unknown))}")
     if render_only and (fresh or quick or wanted):
         raise SystemExit("--render-only measures nothing: it takes none of --fresh, --quick, --only")
+    if dirty and not render_only:
+        raise SystemExit(
+            "--dirty only with --render-only: a section measured with uncommitted changes is never published"
+        )
     commit = sh(["git", "rev-parse", "--short=12", "HEAD"]).stdout.strip()
-    # docs/results.md is this script's output (and fidelity.py's and perf_versus.py's), not what it measures
-    if sh(["git", "status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude)docs/results.md"]).stdout.strip():
+    # docs/results.md and docs/results/ are this script's output (and fidelity.py's and perf_versus.py's)
+    status = ["git", "status", "--porcelain", "--untracked-files=no", "--", "."]
+    if sh(status + [":(exclude)docs/results.md", ":(exclude)docs/results"]).stdout.strip():
         if not dirty:
             raise SystemExit("uncommitted changes: commit first (the document names one commit), or --dirty")
         commit += " with uncommitted changes"
     runtimes = json.loads(sh(RB + ["runtimes", "--json"]).stdout)
-    variants = [r["runtime"] for r in runtimes if r["built"]
-                and (not variant or any(r["runtime"] == v or r["runtime"].startswith(v + "/") for v in variant))]
+    variants = [
+        r["runtime"]
+        for r in runtimes
+        if r["built"] and (not variant or any(r["runtime"] == v or r["runtime"].startswith(v + "/") for v in variant))
+    ]
     if not render_only:
         DB.parent.mkdir(exist_ok=True)
         if fresh:
@@ -652,9 +1396,12 @@ def main(quick: bool, only: str, fresh: bool, dirty: bool, render_only: bool, va
             if quick and name not in QUICK or wanted and name not in wanted:
                 continue
             if name == "steady":
-                print(f"== {name}: ringbench {shlex.join(args)} with {shlex.join(DEFAULT_SLICE)} and with "
-                      f"{shlex.join(SETTLED_SLICE)}, {STEADY_SLICES} times in turns, per variant",
-                      file=sys.stderr, flush=True)
+                print(
+                    f"== {name}: ringbench {shlex.join(args)} with {shlex.join(DEFAULT_SLICE)} and with "
+                    f"{shlex.join(SETTLED_SLICE)}, {STEADY_SLICES} times in turns, per variant",
+                    file=sys.stderr,
+                    flush=True,
+                )
                 steady_runs(args, variants)
             elif name == "positions":
                 print(f"== {name}: ringbench {shlex.join(args)}, per variant", file=sys.stderr, flush=True)
@@ -662,115 +1409,11 @@ def main(quick: bool, only: str, fresh: bool, dirty: bool, render_only: bool, va
             else:
                 print(f"== {name}: ringbench {shlex.join(args)}", file=sys.stderr, flush=True)
                 measure(args, MEASURED_WITH.get(name))
-    # The document, from the newest run of every measurement in the store.
-    found = stored_runs()
-    by_id = {row[0]: stored(row) for row in store_rows()}
-    steady_args = next(args for name, _, args, _ in MEASUREMENTS if name == "steady")
-    if not found and not stored_steady(steady_args):
-        raise SystemExit(f"no runs of this script in {DB}; run scripts/results.py without --render-only first")
-    every = list(found.values())
-    sections: list[str] = []
-    runs: dict[str, int] = {}
-    # Sections measured on another machine, whose runs this store does not hold, kept in their place.
-    kept_texts: list[str] = []
-
-    def keep(heading: str) -> None:
-        text = kept(heading)
-        if text:
-            sections.append(text)
-            kept_texts.append(text)
-
-    for name, heading, args, why in MEASUREMENTS:
-        if name == "steady":
-            measured = stored_steady(args)
-            if measured:
-                ids = [r for _, d, s in measured for r in d + s]
-                every += [by_id[i] for i in ids]
-                sections.append(f"## {heading}\n\n{why}\n\nCommands: `ringbench {shlex.join(args[:2])} -r VARIANT "
-                                f"{shlex.join(args[2:] + DEFAULT_SLICE)}` and the same with "
-                                f"`{shlex.join(SETTLED_SLICE)}`, {STEADY_SLICES} times in turns, each variant's "
-                                f"later runs with the m its first calibrated (runs {min(ids)}–{max(ids)}, "
-                                f"{provenance([by_id[i] for i in ids])})\n\n" + steady(measured))
-            else:
-                keep(heading)
-            continue
-        if name == "positions":
-            done = stored_positions(args)
-            if done:
-                ids = [r for _, r in done]
-                every += [by_id[i] for i in ids]
-                sections.append(f"## {heading}\n\n{why}\n\nCommands: `ringbench {shlex.join(args[:2])} -r VARIANT "
-                                f"{shlex.join(args[2:])}` (runs {min(ids)}–{max(ids)}, "  # noqa: RUF001
-                                f"{provenance([by_id[i] for i in ids])})\n\n" + positions(done))
-            else:
-                keep(heading)
-            continue
-        if name not in found:
-            keep(heading)
-            if name == "ring-1m":
-                keep(GROWTH_HEADING)
-            continue
-        got = found[name]
-        run = runs[name] = got.run
-        env = "".join(f"{k}={shlex.quote(v)} " for k, v in MEASURED_WITH.get(name, {}).items())
-        text = (f"## {heading}\n\n{why}\n\nCommand: `{env}ringbench {shlex.join(args)}` (run {run}, "
-                f"{got.wall:,.0f} s wall, {provenance([got])})\n\n")
-        text += markdown(run)
-        if name in ("bench", "ring-1k", "ring-10k", "ring-100k", "ring-1m"):
-            change = moved(heading, run)
-            if change:
-                text += (f"\n**What moved since contract 2** (the table published at {PREVIOUS}: one untimed "
-                         "warm-up per process, M calibrated on a cold probe, idle tokio processes without "
-                         "their channel, rust-threads/handoff spinning; a shared machine then as now):\n"
-                         + change)
-        sections.append(text)
-        if name == "ring-1m" and "ring-10k" not in runs:
-            keep(GROWTH_HEADING)
-        elif name == "ring-1m":
-            sections.append(
-                f"## {GROWTH_HEADING}\n\n"
-                "The medians of the two tables above (all cores; N = 10,000 with M calibrated and a fresh "
-                "process per repeat, N = 1,000,000 with M = 2 in one process), divided. A light runtime "
-                f"should run a million processes at a cost per hop close to its 10,000 figure (here: within "
-                f"{GROWTH_CLOSE:g}×); where it does not, or cannot run them at all, the last column says why, "
-                "from the measurement in the driver's README or from the orchestrator's refusal.\n\n"
-                + growth(runs["ring-10k"], runs["ring-1m"]))
-    commits = ", ".join(dict.fromkeys(kept_commits(kept_texts)
-                                      + [r.commit for r in sorted(every, key=lambda r: r.run)]))
-    made = (f"Measured by `scripts/results.py` at commit {commits} (each section names its own) and "
-            f"written by it at commit {commit}")
-    versions = "\n".join(f"| {r['runtime']} | {r['hop']} | {r['version'] or ''} |" for r in runtimes if r["built"])
-    head = f"""# ringbench results
-
-{made}, from the runs in
-`results/published.db` (not committed; the script keeps it and adds to it, and keeps a section whose runs
-it lacks as the document has it). Every figure below is
-printed by ringbench's own commands, named above each table; nothing is rounded or edited by hand.
-
-**Machine.** {runtimes and sh(["sh", "-c", "grep -m1 'model name' /proc/cpuinfo | cut -d: -f2"]).stdout.strip()},
-{sh(["nproc"]).stdout.strip()} CPUs, Linux {sh(["uname", "-r"]).stdout.strip()}. Each section gives the
-load average when its first run started, and each table's warnings (load, noise, too few repeats)
-are printed under it as ringbench printed them: on a shared 2-core virtual machine, treat differences that are not marked ✓ as unproven.
-
-**Runtimes, kind of hop and versions.**
-
-| runtime | hop | version |
-|---|---|---|
-{versions}
-
-**How to read the tables.** ns/hop is the median of the repeats; ±95% the half-width of the bootstrap
-95 % interval of that median. Rel % is throughput against the reference (erlang/stock unless said)
-among rows that differ in the runtime alone; ✓ marks a significant difference (two-sided Mann-Whitney
-U, p < 0.05, at least 5 repeats a side), ≈ none, ? too few repeats. Only message-passing rows are
-ranked: hand-offs, the rendezvous and the floor (c-coro, a state machine, not a runtime) are shown
-apart; tuned variants are ranked among themselves, never beside the runtimes as they come. B/proc is
-memory grown over the first spawn of a fresh driver process after one collection, per process. The side-by-side comparison of each driver with independent programs of its runtime is the
-last section; `scripts/fidelity.py` measures and writes it (it names its own commit), and this
-script keeps it as it is.
-"""
-    DOC.write_text(head + "\n" + "\n".join(sections) + "\n## Reliability: faults, what ringbench does, what is "
-                   "kept, the test that proves it\n\n" + FAULTS + side_by_side())
-    print(f"wrote {DOC}", file=sys.stderr)
+    files = render(commit, runtimes)
+    PAGES_DIR.mkdir(exist_ok=True)
+    for path, text in files.items():
+        path.write_text(text)
+        print(f"wrote {path.relative_to(REPO)} ({text.count(chr(10))} lines)", file=sys.stderr)
 
 
 if __name__ == "__main__":
