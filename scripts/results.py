@@ -1110,7 +1110,7 @@ What changed in how figures are taken (contract 4, issue 39):
 
 - The fresh driver process is the unit of every interval and test: intervals resample processes, then
   iterations within each (a two-stage bootstrap), and a difference is tested on per-process medians
-  (docs/statistics.md); a cell is measured in 3 fresh processes (contract 3: 6 repeats in 2 processes,
+  ([docs/statistics.md](statistics.md)); a cell is measured in 3 fresh processes (contract 3: 6 repeats in 2 processes,
   tested as 6 independent draws).
 - CPU ns/hop (the driver process's CPU time over the message phase, per hop) beside wall ns/hop.
 - Settled means no significant drift or alternation over a window of the last 8 iterations (contract 3:
