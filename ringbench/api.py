@@ -1145,6 +1145,8 @@ def add_installation(name: str, runtime: str, home: str) -> tuple[Path, str]:
     d = folders.get(runtime)
     if d is None:
         raise InputError(f"unknown runtime {runtime!r}; known: {', '.join(folders)}")
+    if not home.strip():
+        raise InputError("--home is empty: give the installation's home folder (or go's toolchain name)")
     try:
         version = d.at(inst.Installation(name, home, runtime)).install_version()
         return inst.add(name, runtime, home), version

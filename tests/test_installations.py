@@ -67,6 +67,22 @@ def test_an_installation_is_declared_once_and_built_into_its_own_folder(vfake, t
     assert d.name == "vfake@fast" and d.environ(1, 10)["FAKE_NS_PER_HOP"] == "50"
 
 
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["bad name", "-r", "vfake", "--home", "50"], "letters, digits and ._+- only"),
+        (["x", "-r", "nosuch", "--home", "50"], "unknown runtime 'nosuch'"),
+        (["x", "-r", "fake", "--home", "50"], "fake runs only on its own installation"),
+        (["x", "-r", "vfake", "--home", ""], "--home is empty"),
+        (["x", "-r", "vfake", "--home", "5"], "vfake@x: 2.5 is older than 2.10"),
+    ],
+)
+def test_an_installation_that_cannot_be_declared_is_one_line(vfake, tmp_path, args, says):
+    r = run_cli("runtimes", "add", *args)
+    assert r.exit_code == 2 and says in r.output and len(r.output.strip().splitlines()) == 1, r.output
+    assert not (tmp_path / "installations.toml").exists()
+
+
 def test_a_home_given_directly_is_named_by_its_last_component(vfake, db):
     r = run_cli("run", "ring", "-r", "vfake@/opt/70", "-n", 10, "-m", 10, "--db", db)
     assert r.exit_code == 2 and "ringbench build vfake@/opt/70" in r.output, r.output
