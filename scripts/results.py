@@ -39,10 +39,10 @@ from typing import NamedTuple
 
 import click
 
-from ringbench.api import FORMER_NAMES, SETTLE_PCT, stats
-from ringbench.present import fmt
-
-bootstrap_median_ci, compare = stats.bootstrap_median_ci, stats.compare
+from ringbench.catalogue.drivers import FORMER_NAMES
+from ringbench.present.tables import fmt
+from ringbench.results.modes import SETTLE_PCT
+from ringbench.results.stats import bootstrap_median_ci, compare
 
 REPO = Path(__file__).resolve().parent.parent
 DB = REPO / "results" / "published.db"
@@ -640,7 +640,7 @@ def position_tests(ns: list[float]) -> tuple[float, float, float, float]:
 def settle_columns(ns: list[float]) -> tuple[str, str]:
     """The settle rule (results.modes.unsettled) on one process's cold iterations: the position at which it
     would call the process settled, and how many windows within POSITIONS_FROM..40 it calls unsettled."""
-    from ringbench.api import SETTLE_WINDOW, unsettled
+    from ringbench.results.modes import SETTLE_WINDOW, unsettled
 
     at = next((k for k in range(SETTLE_WINDOW, len(ns) + 1) if unsettled(ns[:k]) is None), None)
     tail = ns[POSITIONS_FROM - 1 :]

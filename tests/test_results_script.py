@@ -173,3 +173,40 @@ def test_what_moved_since_contract_3_sets_the_newest_bench_beside_contract_3s():
     # contract 3 published go/stock at 163 (one core) and 126 (all cores)
     assert "| go/stock | 163 | 163 | 1.00 | 126 | 126 | 1.00 |" in moved
     assert "Awaits" not in moved and "3 fresh processes" in moved
+
+
+def test_a_bench_in_the_store_is_written_with_what_moved_since_contract_3(docs, monkeypatch, tmp_path):
+    """A made-up bench written through the store as a run of `ringbench bench` (nothing measured): its page
+    from ringbench's own export, the summary's headline from that table, and the two benches side by side."""
+    from report_fixtures import ENV, JITTER, cell, record
+
+    from ringbench.results.modes import Options
+    from ringbench.results.store import Store
+
+    then = results.section_of(
+        results.sh(["git", "show", f"{results.CONTRACT_3}:docs/results.md"]).stdout, results.BENCH_HEADING
+    )
+    if not then:
+        pytest.skip(f"{results.CONTRACT_3} is not in this clone's history")
+    db = tmp_path / "published.db"
+    store = Store(db)
+    settings = {"workload": "ring", "runtimes": [], "grid": [], "cores": ["1", "all"], **vars(Options(repeat=5))}
+    rid = store.begin_run(f"ringbench bench --db {db}", settings, {**ENV, "git_revision": "0123456789ab"})
+    for rt, ns in (("erlang/stock", 250.0), ("go/stock", 150.0)):
+        for cores in ("1", "all"):
+            recs = [(i + 1, 1, record(1000, 200, ns, 0.5, 2000, j, process=i + 1)) for i, j in enumerate(JITTER)]
+            store.save_cell(
+                rid, cell(rt, "ring", {"m": 200, "n": 1000, "tokens": 1}, cores, recs, runtime_settings={"hop": "chan"})
+            )
+    store.finish_run(rid, "complete")
+    store.close()
+    monkeypatch.setattr(results, "DB", db)
+    files = results.render("0123456789ab", [])
+    bench, summary = files[results.PAGES_DIR / "bench.md"], files[results.DOC]
+    assert f"Command: `ringbench bench` (run {rid}," in bench and "measured at commit 0123456789ab" in bench
+    assert "d454267f9c09" not in bench  # the kept contract 3 bench is replaced by the store's
+    assert "| go/stock | chan | 150 | 147 | 150 | 147 |" in summary
+    moved = summary[summary.index("## What moved since contract 3") :]
+    assert "Awaits" not in moved.split("\n\n")[1]
+    assert "| go/stock | 163 | 150 | 0.92 | 126 | 150 | 1.19 |" in moved
+    assert "| erlang/stock | 252 | 250 | 0.99 | 256 | 250 | 0.98 |" in moved
