@@ -173,6 +173,17 @@ def test_java_threads_on_jdk17_beside_the_default_jdk(tmp_path, monkeypatch, db)
     assert r.exit_code == 2 and "older than 21" in r.output
 
 
+def test_pekko_on_jdk17_beside_the_default_jdk(tmp_path, monkeypatch, db):
+    if not (JDK17 / "bin" / "javac").exists():
+        _missing("no OpenJDK 17 (apt-get install -y openjdk-17-jdk-headless)")
+    _real(tmp_path, monkeypatch)
+    if not drivers.discover()["pekko/stock"].is_built() or shutil.which("mvn") is None:
+        _missing("pekko is not built")
+    assert run_cli("runtimes", "add", "jdk17", "-r", "java-threads", "--home", JDK17).exit_code == 0
+    cells = _ring_both("pekko/stock", "jdk17", db)  # a JDK 17 installation serves pekko too
+    assert "JDK 17." in cells["pekko/stock@jdk17"]["runtime_version"], cells["pekko/stock@jdk17"]["runtime_version"]
+
+
 def test_go_on_another_release_beside_the_pinned_one(tmp_path, monkeypatch, db):
     if shutil.which("go") is None:
         _missing("no go on PATH")
