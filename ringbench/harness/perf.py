@@ -30,6 +30,7 @@ import signal
 import subprocess
 import tempfile
 import threading
+import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,7 +42,7 @@ from ..results.model import Cell
 from ..results.modes import PERF_MODES, Mode, Options
 from . import cluster, launch, runner
 from .environment import tuning_env
-from .protocol import DriverFailed
+from .protocol import DriverFailed, read_record
 
 MODES = tuple(PERF_MODES)  # the job's mode words: continuous, timed, squeeze
 CELL_MODE = {word: m.name for word, m in PERF_MODES.items()}
@@ -50,14 +51,6 @@ MAX_LOOP = 10**15  # iterations a timed sample: exact in every runner (JavaScrip
 TEMP_PREFIX = "ringbench-perf-"  # the job's folder in the temp folder: ringbench-perf-<pid>-<random>
 DEFAULT_TIMEOUT_S = {word: m.default_timeout_s for word, m in PERF_MODES.items()}
 HOOKS = ("init", "init_runner", "done")
-# What the workers of each runner are, for the table: a runner's workers, or its OS processes (--processes).
-WORKER_KINDS = {
-    "erlang": "BEAM processes",
-    "elixir": "BEAM processes",
-    "python": "Python threads (sharing one GIL)",
-    "pypy": "PyPy threads (sharing one GIL)",
-    "node": "worker_threads (an isolate each)",
-}
 
 
 def _absolute(paths: Sequence[str]) -> tuple[str, ...]:
@@ -151,7 +144,7 @@ class Request:
         """What a worker is, in words (the table says it)."""
         if self.processes:
             return "OS processes (--processes)"
-        return WORKER_KINDS.get(self.runner, f"{self.runner} workers")
+        return _manifest(self.driver).get("perf_workers") or f"{self.runner} workers"
 
     @property
     def max_workers(self) -> int:
@@ -217,16 +210,20 @@ def parse_count(text: object, what: str = "-l/--loop") -> int:
     return value
 
 
+def _manifest(d: Driver) -> dict:
+    """The driver's manifest; its perf keys: `perf` (the runner's name) and `perf_workers` (what a worker is,
+    in words, for the table). {} if it cannot be read."""
+    try:
+        return tomllib.loads((d.folder / "driver.toml").read_text())
+    except (OSError, tomllib.TOMLDecodeError):
+        return {}
+
+
 def perf_drivers() -> dict[str, list[Driver]]:
     """Every driver that names a perf runner, by that name (its variants in manifest order)."""
-    import tomllib
-
     out: dict[str, list[Driver]] = {}
     for d in discover().values():
-        try:
-            name = tomllib.loads((d.folder / "driver.toml").read_text()).get("perf")
-        except (OSError, tomllib.TOMLDecodeError):
-            continue
+        name = _manifest(d).get("perf")
         if isinstance(name, str) and name:
             out.setdefault(name, []).append(d)
     return out
@@ -522,13 +519,7 @@ class _Process:
                 return None
             if not line.strip():
                 continue
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError:
-                raise DriverFailed("garbled", f"output is not JSON: {line[:120]!r}") from None
-            if not isinstance(rec, dict) or not isinstance(rec.get("type"), str):
-                raise DriverFailed("garbled", f"not a contract record: {line[:120]!r}")
-            return rec
+            return read_record(line)
 
     def answer(self, word: str) -> None:
         stdin = self.proc.stdin

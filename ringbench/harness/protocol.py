@@ -8,7 +8,7 @@ equal to the expected count, timings physically possible.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 from ..results.sampling import intervals
@@ -37,13 +37,25 @@ class DriverFailed(Exception):
         return f"{self.kind}: {self.message}"
 
 
-def parse_line(line: str) -> dict:
+def read_record(line: str, types: Collection[str] | None = None) -> dict:
+    """A line of driver output as a record: a JSON object with a string `type` (one of `types` if given); else
+    DriverFailed("garbled"). Every reader of driver output (run, versus, perf) reads its lines so."""
     try:
         rec = json.loads(line)
     except json.JSONDecodeError:
         raise DriverFailed("garbled", f"output is not JSON: {line[:120]!r}") from None
-    if not isinstance(rec, dict) or rec.get("type") not in RECORD_TYPES:
+    if (
+        not isinstance(rec, dict)
+        or not isinstance(rec.get("type"), str)
+        or (types is not None and rec["type"] not in types)
+    ):
         raise DriverFailed("garbled", f"not a contract record: {line[:120]!r}")
+    return rec
+
+
+def parse_line(line: str) -> dict:
+    """A record of a measuring verb (RECORD_TYPES); a driver's error record raised as DriverFailed."""
+    rec = read_record(line, RECORD_TYPES)
     if rec["type"] == "error":
         kind = rec["kind"] if rec.get("kind") in ERROR_KINDS else "failure"
         raise DriverFailed(kind, str(rec.get("message", "(no message)")))
