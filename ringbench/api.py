@@ -72,6 +72,11 @@ __all__ = [
     "runtimes",
     "trace",
     "compare",
+    "db_flag",
+    "perf",
+    "versus",
+    "RecordedRun",
+    "PERF_DEFAULT_RUNNER",
     "Cell",
     "Run",
 ]
@@ -529,11 +534,12 @@ def load(run_id: int, db: Path | str = DEFAULT_DB) -> Run:
     with Store(db, create=False) as store:
         run = store.load_run(run_id)
     if run is None:
-        raise InputError(f"no run {run_id} in {db} (see `ringbench history{_db_flag(db)}`)")
+        raise InputError(f"no run {run_id} in {db} (see `ringbench history{db_flag(db)}`)")
     return run
 
 
-def _db_flag(db: Path | str) -> str:
+def db_flag(db: Path | str) -> str:
+    """What a printed command adds to reach the store `db`: " --db PATH", or "" for the default store."""
     return Run(0, "", workloads.RING, Options(), {}, {}, [], Path(db)).db_flag()
 
 
@@ -1004,6 +1010,9 @@ def _erlperf_options(run_options: Mapping | None, concurrency_test: Mapping | No
     if concurrency_test is not None:
         out["mode"] = "squeeze"
     return out
+
+
+PERF_DEFAULT_RUNNER = _perf.DEFAULT_RUNNER  # the runner `perf` uses unless told (-r)
 
 
 def perf(

@@ -13,14 +13,13 @@ import shlex
 import signal
 import sys
 import tempfile
-import textwrap
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
 import click
 
-from . import api, perf_cli
+from . import api, cli_help, perf_cli
 from .api import DEFAULT_DB, SETTLE_PCT, Run, StoreError, workloads
 from .present import PLOT_KINDS, exporting, tables, terminal
 from .present.terminal import err, out
@@ -78,26 +77,12 @@ def _duration(text: str | None, what: str, unit: float = 1.0) -> float | None:
     return float(m.group(1)) * {"ms": 1e-3, "": 1, "s": 1, "m": 60, "h": 3600}[m.group(2)] / unit
 
 
-@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.group(
+    cls=_Group, help=cli_help.MAIN, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100}
+)
 @click.version_option(package_name="ringbench")
 def cli() -> None:
-    """ringbench: how fast does a runtime spawn a process, pass a message, and what does a process cost?
-
-    Joe Armstrong's ring, measured the same way in every runtime: N processes in a ring, a token
-    sent round M times (N×M messages), the spawn phase and the message phase timed apart inside
-    each runtime's own driver, every count verified, every result stored with its environment.
-
-    \b
-    Start with:
-      ringbench runtimes                         which drivers exist, built or not
-      ringbench bench                            the default comparison (one core and all cores)
-      ringbench run ring --runtime all -n 10000  one cell per runtime (M calibrated)
-      ringbench history                          what the store holds
-
-    Exit status: 0 done; 1 a cell failed, or a store or file could not be used; 2 bad input
-    (nothing run); 3 stopped by --budget; 130 interrupted. Both 3 and 130 keep every finished
-    cell: `ringbench sweep --resume RUN` finishes the run.
-    """
+    pass  # the program's help: cli_help.MAIN
 
 
 def main() -> None:
@@ -396,20 +381,10 @@ def _print_result(result: Run, as_json: bool, wide: bool = False) -> None:
     terminal.show_run(result, wide)
 
 
-def _workload_help() -> str:
-    lines = ["\b", "Workloads:"]
-    for w in workloads.WORKLOADS.values():
-        wrapped = textwrap.wrap(w.summary, 84)
-        lines.append(f"  {w.name:<10} {wrapped[0]}")
-        lines += [f"  {'':<10} {more}" for more in wrapped[1:]]
-    lines += ["", "Comma-separated values of -n, -m and the other parameters make a grid (-n 1000,10000)."]
-    return "\n".join(lines)
-
-
 _TIMED = {"repeat": 5, "target_ms": 100.0}
 
 
-@cli.command(epilog=_workload_help())
+@cli.command(epilog=cli_help.workloads_epilog())
 @click.argument("workload")
 @_param_options
 @_measure_options("all", _TIMED)
@@ -437,7 +412,7 @@ def run(workload, **kw):
     _execute(workload, kw, many_cells=False, defaults=_TIMED)
 
 
-@cli.command(epilog=_workload_help())
+@cli.command(epilog=cli_help.workloads_epilog())
 @click.argument("workload", required=False)
 @_param_options
 @_measure_options("all", _TIMED)
@@ -650,7 +625,7 @@ def build(names, keep_env):
 def history(db):
     """List the stored runs, one line each: id, start, status, cells ok/planned, workload, runtimes."""
     runs = api.history(db)
-    terminal.show_history(runs, str(db), api._db_flag(db))
+    terminal.show_history(runs, str(db), api.db_flag(db))
 
 
 @cli.command()
@@ -762,7 +737,7 @@ def export(run_id, fmt, out_path, db):
 def import_(path, db):
     """Import a JSON export (from `ringbench export`) as a new run, all or nothing (status imported)."""
     run_id = api.import_run(path, db)
-    click.echo(f"imported {path} as run {run_id}; `ringbench show {run_id}{api._db_flag(db)}` prints it")
+    click.echo(f"imported {path} as run {run_id}; `ringbench show {run_id}{api.db_flag(db)}` prints it")
 
 
 @cli.command()
@@ -817,50 +792,7 @@ def report(run_ids, out_path, db):
 
 
 # -- versus: a driver against a program of your own --------------------------------------------------
-_VERSUS_HELP = """Measure one driver against an independent ring program of your own; store it as a run.
-
-\b
-Both sides are timed the same way, from outside, as whole processes: each
-runs with a short lap count M1 and a long one M2, and
-    ns/hop = (t(M2) - t(M1)) / (N x (M2 - M1) x tokens)
-so VM start-up, spawning the ring and teardown cancel out, whatever the
-program prints or however it times itself. The four runs of each round are
-interleaved (driver M1, program M1, program M2, driver M2; the sides swap
-places every other round) so a drift in machine speed hits both. The figures
-are medians over the rounds with bootstrap 95 % intervals; the ratio is
-driver/program (<= 1.0: the driver is at least as fast), tested with
-Mann-Whitney U (needs 5 rounds or more). The driver's own ns/hop (run_ns
-from its result record) is shown beside the differential figure.
-
-\b
-The program is any command line (split like a shell would, not run by one;
-wrap it in sh -c '...' for pipes) with placeholders:
-    {n} processes   {m} laps   {tokens} tokens   {hops} N x M x tokens
-    {cores} scheduler threads (1 for --cores 1, else the CPU count)
-It must contain {m} or {hops}, do N x M x tokens hops, and exit 0; it may
-print anything. It gets the driver's manifest environment (e.g.
-GOMAXPROCS=1 for go at --cores 1) unless --no-driver-env, plus --env.
-With --cores 1 both sides are pinned to the same CPU.
-
-\b
-The run is stored like any other (two rows per N: the driver, and the
-program as program:LABEL): `ringbench show`, `compare`, `export` and
-`report` read it.
-
-\b
-Example (a Go channel ring compiled to /tmp; see docs/versus.md):
-    ringbench versus --runtime go/stock \\
-        --build 'go build -o /tmp/ring/ring /tmp/ring/main.go' \\
-        --program '/tmp/ring/ring {n} {m}' -n 1000,10000 --hops 5000000
-
-\b
-Exit status: 0 compared (whatever the verdict); 1 a run failed (non-zero
-exit, timeout, a driver error, the long runs no longer than the short ones,
-a failed build); 2 bad input (nothing run); 130 interrupted.
-"""
-
-
-@cli.command(help=_VERSUS_HELP)
+@cli.command(help=cli_help.VERSUS)
 @click.option(
     "--runtime", "-r", required=True, metavar="RUNTIME",
     help="The driver, as `ringbench runtimes` lists it (one runtime, e.g. go/stock).",
@@ -1014,41 +946,17 @@ def perf(argv):
         raise BadInput("choose one of -q (squeeze) and -l (timed)")
     mode = "squeeze" if squeeze else "timed" if "loop" in opts else "continuous"
     _sigterm_as_interrupt()
-    status = err.status("perf: starting the runtime …")
-    status.start()
-
-    def event(what: str, d: dict) -> None:
-        code = d.get("code", "")
-        short = code if len(code) <= 40 else code[:39] + "…"
-        if what == "phase":
-            status.update(escape(f"perf: snippet {d['snippet']} `{short}`: {d['phase']}"))
-        elif what == "sample":
-            rate = d["rates"][-1] if d["rates"] else None
-            kind = "warm-up" if d["counted"] <= 0 else f"sample {d['counted']}"
-            figure = f", {tables.qps_text(rate)} QPS" if rate is not None and d["counted"] > 0 else ""
-            status.update(escape(f"perf: `{short}` ({d['workers']} worker(s)): {kind}{figure}"))
-        elif what == "result":
-            status.update(escape(f"perf: `{short}`: timed sample {d['iteration']}, {tables.qps_text(d['qps'])} QPS"))
-        elif what == "stats" and verbose:
-            shown = {k: v for k, v in d.items() if k not in ("type", "workload", "snippet", "step", "seq")}
-            err.print(escape(f"  {d['snippet']}.{d['seq']}: " + ", ".join(f"{k}={v}" for k, v in shown.items())),
-                      highlight=False, soft_wrap=True)  # fmt: skip
-
-    def stderr_line(line: str) -> None:
-        err.print(escape(line), highlight=False, soft_wrap=True)
-
-    def ready(run_id: int) -> None:
-        status.update(f"perf: run {run_id}: measuring …")
-
+    progress = terminal.PerfProgress(verbose)
+    progress.start()
     creating = not db.exists()
     command = "ringbench " + shlex.join(["perf", *raw])
     try:
         run = api.perf(
-            snippets, runtime=opts.pop("runtime", api._perf.DEFAULT_RUNNER), db=db, mode=mode, runtime_stats=verbose,
-            command=command, on_ready=ready, on_event=event, on_stderr=stderr_line, **opts,
+            snippets, runtime=opts.pop("runtime", api.PERF_DEFAULT_RUNNER), db=db, mode=mode, runtime_stats=verbose,
+            command=command, on_ready=progress.ready, on_event=progress.event, on_stderr=progress.stderr_line, **opts,
         )  # fmt: skip
     finally:
-        status.stop()
+        progress.stop()
     if creating and db.exists():
         err.print(f"created the store {db}", highlight=False)
     stored = f"stored as run {run.run_id}: `{run.hint('show')}`"

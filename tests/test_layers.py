@@ -19,7 +19,8 @@ ALLOWED = {
     "harness": {"results", "catalogue"},
     "present": {"results", "catalogue"},
     "api": {"catalogue", "results", "harness"},
-    "cli": {"api", "present"},
+    "cli": {"api", "present", "cli_help"},
+    "cli_help": {"api"},  # the command line's help texts
 }
 
 

@@ -531,3 +531,46 @@ def _perf_wide(
 def _stats_text(s: dict) -> str:
     shown = {k: v for k, v in s.items() if k not in ("step", "seq")}
     return ", ".join(f"{k}={v:,}" if isinstance(v, int) else f"{k}={v}" for k, v in shown.items())
+
+
+class PerfProgress:
+    """`ringbench perf`'s progress on stderr: one status line (the snippet, its phase, the last sample's QPS),
+    what the snippets print, and with --verbose each runtime-statistics record."""
+
+    def __init__(self, verbose: bool = False):
+        self.verbose = verbose
+        self.status = err.status("perf: starting the runtime …")
+
+    def start(self) -> None:
+        self.status.start()
+
+    def stop(self) -> None:
+        self.status.stop()
+
+    def event(self, what: str, d: dict) -> None:
+        code = d.get("code", "")
+        short = code if len(code) <= 40 else code[:39] + "…"
+        if what == "phase":
+            self.status.update(shown(f"perf: snippet {d['snippet']} `{short}`: {d['phase']}"))
+        elif what == "sample":
+            rate = d["rates"][-1] if d["rates"] else None
+            kind = "warm-up" if d["counted"] <= 0 else f"sample {d['counted']}"
+            figure = f", {tables.qps_text(rate)} QPS" if rate is not None and d["counted"] > 0 else ""
+            self.status.update(shown(f"perf: `{short}` ({d['workers']} worker(s)): {kind}{figure}"))
+        elif what == "result":
+            self.status.update(
+                shown(f"perf: `{short}`: timed sample {d['iteration']}, {tables.qps_text(d['qps'])} QPS")
+            )
+        elif what == "stats" and self.verbose:
+            fields = {k: v for k, v in d.items() if k not in ("type", "workload", "snippet", "step", "seq")}
+            err.print(
+                shown(f"  {d['snippet']}.{d['seq']}: " + ", ".join(f"{k}={v}" for k, v in fields.items())),
+                highlight=False,
+                soft_wrap=True,
+            )
+
+    def stderr_line(self, line: str) -> None:
+        err.print(shown(line), highlight=False, soft_wrap=True)
+
+    def ready(self, run_id: int) -> None:
+        self.status.update(f"perf: run {run_id}: measuring …")
