@@ -836,8 +836,8 @@ PAGES = [
     Page(
         "rings.md",
         "The ring as it grows",
-        "N = 1,000 (with the tuned variants), 10,000, 100,000 and 1,000,000, the cost per hop as the ring "
-        "grows and what stops it, and the largest rings (c-coro at 100,000,000, rust-tokio at 10,000,000)",
+        "the ring at each N from 1,000 (with the tuned variants) to 1,000,000, the cost per hop as it grows and "
+        "what stops it, and the largest rings (c-coro at 100,000,000, rust-tokio at 10,000,000)",
         ["ring-1k", "ring-10k", "ring-100k", "ring-1m", GROWTH, "scale", "scale-tokio"],
     ),
     Page("memory.md", "Bytes per idle process", "every runtime at N = 100,000, the whole table", ["memory"]),
@@ -1284,6 +1284,15 @@ def render(commit: str, runtimes: list[dict]) -> dict[Path, str]:
     return out
 
 
+def on_page(page: Page, sections: dict[str, str]) -> str:
+    """What a page of several sections holds, where some are missing or await re-measuring."""
+    names = [n for n in page.sections if n in HEADINGS]
+    if all(n in sections and AWAITS not in sections[n] for n in names):
+        return ""
+    held = [HEADINGS[n] + (" (awaits re-measuring)" if AWAITS in sections[n] else "") for n in names if n in sections]
+    return f"; on the page now: {'; '.join(held)}" if held else ""
+
+
 def summary(commit: str, commits: str, sections: dict[str, str], written: set[str]) -> str:
     """docs/results.md: the machine, the headline tables, what moved since contract 3, the steady-state and
     settle findings, and the topic pages."""
@@ -1291,7 +1300,9 @@ def summary(commit: str, commits: str, sections: dict[str, str], written: set[st
     get = sections.get
     steady_lead, positions_lead = lead(get("steady", "")), lead(get("positions", ""))
     no_steady, no_positions = (absent(n, get(n, "")).strip() for n in ("steady", "positions"))
-    topics = "\n".join(f"- [{p.title}](results/{p.file}): {p.about}." for p in PAGES if p.file in written)
+    topics = "\n".join(
+        f"- [{p.title}](results/{p.file}): {p.about}{on_page(p, sections)}." for p in PAGES if p.file in written
+    )
     return f"""# ringbench results
 
 Measured by `scripts/results.py` at commit {commits} (each section names its own) and written by it at commit
