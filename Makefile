@@ -16,9 +16,9 @@ bench: setup
 # process on the machine), one at a time. A test that hangs fails after 300 s (pyproject.toml).
 test:
 	bash scripts/setup.sh --test
-	.venv/bin/ruff check ringbench
-	.venv/bin/ruff format --check ringbench
-	.venv/bin/mypy ringbench
+	.venv/bin/ruff check ringbench scripts tests
+	.venv/bin/ruff format --check ringbench scripts
+	.venv/bin/mypy ringbench scripts
 	.venv/bin/python -m pytest -q -m "not slow and not alone" -n 2 --dist worksteal
 	.venv/bin/python -m pytest -q -m "not slow and alone"
 

@@ -31,7 +31,16 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .catalogue import workloads
-from .catalogue.drivers import Driver, DriverError, at_installation, build_record, discover, hop_group, select
+from .catalogue.drivers import (
+    FORMER_NAMES,
+    Driver,
+    DriverError,
+    at_installation,
+    build_record,
+    discover,
+    hop_group,
+    select,
+)
 from .catalogue.drivers import build as build_driver
 from .harness import cluster, environment, runner
 from .harness import perf as _perf
@@ -43,7 +52,18 @@ from .results import document, noise, stats
 from .results import modes as _modes
 from .results.difference import difference
 from .results.model import Cell, Run, cell_key
-from .results.modes import SETTLE_PCT, ModeError, Options, Versus
+from .results.modes import (
+    DEFAULT_NS_PER_HOP,
+    OWN_NS_PER_HOP,
+    SETTLE_PCT,
+    SETTLE_WINDOW,
+    WALL_LONG,
+    WALL_SHORT,
+    ModeError,
+    Options,
+    Versus,
+    unsettled,
+)
 from .results.relative import (
     NOT_RANKED,
     BaselineError,
@@ -79,6 +99,17 @@ __all__ = [
     "PERF_DEFAULT_RUNNER",
     "Cell",
     "Run",
+    # for scripts/, which read results through the API: the statistics, the figures of a versus run, the settle
+    # rule, the former names of drivers
+    "stats",
+    "DEFAULT_NS_PER_HOP",
+    "OWN_NS_PER_HOP",
+    "WALL_LONG",
+    "WALL_SHORT",
+    "SETTLE_WINDOW",
+    "unsettled",
+    "FORMER_NAMES",
+    "perf_runner",
 ]
 
 
@@ -1013,6 +1044,14 @@ def _erlperf_options(run_options: Mapping | None, concurrency_test: Mapping | No
 
 
 PERF_DEFAULT_RUNNER = _perf.DEFAULT_RUNNER  # the runner `perf` uses unless told (-r)
+
+
+def perf_runner(name: str = PERF_DEFAULT_RUNNER) -> Driver:
+    """The driver that runs perf's runner `name` (-r NAME: a perf name or a runtime id)."""
+    try:
+        return _perf.runner_driver(name)[1]
+    except _perf.BadCode as e:
+        raise InputError(str(e)) from None
 
 
 def perf(

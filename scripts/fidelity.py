@@ -41,12 +41,18 @@ sys.path.insert(0, str(REPO))
 import click  # noqa: E402
 
 from ringbench import api  # noqa: E402
-from ringbench.catalogue.drivers import FORMER_NAMES  # noqa: E402
-from ringbench.present.tables import fmt  # noqa: E402
-from ringbench.results import stats  # noqa: E402
-from ringbench.results.model import Cell, Run  # noqa: E402
-from ringbench.results.modes import DEFAULT_NS_PER_HOP, OWN_NS_PER_HOP, WALL_LONG, WALL_SHORT  # noqa: E402
-from ringbench.results.store import DEFAULT_DB  # noqa: E402
+from ringbench.api import (  # noqa: E402
+    DEFAULT_DB,
+    DEFAULT_NS_PER_HOP,
+    FORMER_NAMES,
+    OWN_NS_PER_HOP,
+    WALL_LONG,
+    WALL_SHORT,
+    Cell,
+    Run,
+    stats,
+)
+from ringbench.present import fmt  # noqa: E402
 
 CATALOGUE = REPO / "scripts" / "fidelity" / "programs.toml"
 SOURCES = REPO / "scripts" / "fidelity" / "programs"
@@ -721,8 +727,11 @@ def run(
     # A program that is not prepared is skipped (named at the end), not run and recorded as a failure.
     missing = sorted({t["program"] for t in todo if not prepared(programs[t["program"]], root)})
     if missing:
-        click.echo(f"fidelity: not prepared in {root}, skipped: {', '.join(missing)} (`scripts/fidelity.py "
-                   "prepare --only NAME`)", err=True)
+        click.echo(
+            f"fidelity: not prepared in {root}, skipped: {', '.join(missing)} (`scripts/fidelity.py "
+            "prepare --only NAME`)",
+            err=True,
+        )
         todo = [t for t in todo if t["program"] not in missing]
     out.parent.mkdir(parents=True, exist_ok=True)
     # The programs and the drivers run with the toolchains on PATH (go, cargo), as `prepare` built them.
@@ -796,8 +805,9 @@ def render_cmd(out: Path, write: bool) -> None:
     programs, cases, _ = load()
     # A comparison recorded under a variant's contract-2 name is shown under its name now, beside
     # (before) the same comparison measured again since.
-    recs = [{**r, "driver": FORMER_NAMES.get(r["driver"], r["driver"])} if "driver" in r else r
-            for r in read_records(out)]
+    recs = [
+        {**r, "driver": FORMER_NAMES.get(r["driver"], r["driver"])} if "driver" in r else r for r in read_records(out)
+    ]
     if not recs:
         raise Stop(f"no results in {out} (run `scripts/fidelity.py run` first)")
     if not write:

@@ -147,9 +147,7 @@ def run_other(case: Case, ebin: Path | None) -> tuple[list[str], dict[str, float
 
 def python_runner() -> str:
     """The interpreter of the python perf runner's driver (the first word of its command)."""
-    from ringbench.harness.perf import runner_driver
-
-    return runner_driver("python")[1].command[0]
+    return api.perf_runner("python").command[0]
 
 
 def run_ours(case: Case, db: Path) -> tuple[list[str], dict[str, float], int | None]:
@@ -160,8 +158,11 @@ def run_ours(case: Case, db: Path) -> tuple[list[str], dict[str, float], int | N
         raise RuntimeError(f"ringbench perf failed: {p.stderr}")
     rows = api.perf_rows(api.load(int(m.group(1)), db))
     if case.tool == "timeit":  # timeit gives its best repeat: so does this side, its best sample
-        times = {r.code.strip(): (r.concurrency or 1) * 1e9 / max(r.cell.values()) for r in rows
-                 if r.ns_per_iteration is not None}
+        times = {
+            r.code.strip(): (r.concurrency or 1) * 1e9 / max(r.cell.values())
+            for r in rows
+            if r.ns_per_iteration is not None
+        }
     else:
         times = {r.code.strip(): r.ns_per_iteration for r in rows if r.ns_per_iteration is not None}
     return argv, times, rows[0].concurrency if rows else None
@@ -251,17 +252,23 @@ def write(chosen: list[Case], commands: list[str], rounds: int) -> None:
         report(chosen, commands, True)
     rev = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], capture_output=True, text=True, cwd=ROOT)
     # docs/results.md, which this writes into (and results.py and fidelity.py too), is output, not code
-    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", ".",
-                            ":(exclude)docs/results.md"], capture_output=True, text=True, cwd=ROOT).stdout.strip()
+    dirty = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude)docs/results.md"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    ).stdout.strip()
     when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-    body = (f"{HEADING}\n\nMeasured by `scripts/perf_versus.py --rounds {rounds} --write` at commit "
-            f"{rev.stdout.strip()}{' with uncommitted changes' if dirty else ''}, {when}, on erlperf's own README "
-            "examples and two Python statements: the median over the rounds of each tool's time per iteration, "
-            "the two tools run one after the other, the order reversed every other round. Within 5 %: the two "
-            "medians differ by at most 5 % either way; below 1, ringbench's time per iteration (and so its "
-            "overhead) is the smaller. The interval is the bootstrap 95 % interval of the ratio and p the "
-            "Mann-Whitney U test's over the rounds; a difference of over 5 % that the test does not find "
-            "significant is the machine's noise as far as these rounds can tell.\n\n" + buf.getvalue().rstrip() + "\n")
+    body = (
+        f"{HEADING}\n\nMeasured by `scripts/perf_versus.py --rounds {rounds} --write` at commit "
+        f"{rev.stdout.strip()}{' with uncommitted changes' if dirty else ''}, {when}, on erlperf's own README "
+        "examples and two Python statements: the median over the rounds of each tool's time per iteration, "
+        "the two tools run one after the other, the order reversed every other round. Within 5 %: the two "
+        "medians differ by at most 5 % either way; below 1, ringbench's time per iteration (and so its "
+        "overhead) is the smaller. The interval is the bootstrap 95 % interval of the ratio and p the "
+        "Mann-Whitney U test's over the rounds; a difference of over 5 % that the test does not find "
+        "significant is the machine's noise as far as these rounds can tell.\n\n" + buf.getvalue().rstrip() + "\n"
+    )
     text = DOC.read_text()
     block = f"{BEGIN}\n{body}{END}"
     if BEGIN in text and END in text:
@@ -280,10 +287,18 @@ def _matching(times: dict[str, list[float]], code: str) -> list[float] | None:
 
 
 def report(chosen: list[Case], commands: list[str], markdown: bool) -> None:
-    from ringbench.results.stats import compare
+    compare = api.stats.compare
 
-    head = ("case", "code", "other", "other ns/iter", "ringbench ns/iter", "ringbench/other (95 % CI)", "p",
-            "within 5 %")
+    head = (
+        "case",
+        "code",
+        "other",
+        "other ns/iter",
+        "ringbench ns/iter",
+        "ringbench/other (95 % CI)",
+        "p",
+        "within 5 %",
+    )
     rows = [head]
     for case in chosen:
         for code, ours in case.times["ours"].items():
@@ -314,8 +329,9 @@ def report(chosen: list[Case], commands: list[str], markdown: bool) -> None:
                 )
             )
         if case.peaks["ours"]:
-            rows.append((case.name, "peak ||", case.tool, str(case.peaks["other"]), str(case.peaks["ours"]), "",
-                         "", ""))
+            rows.append(
+                (case.name, "peak ||", case.tool, str(case.peaks["other"]), str(case.peaks["ours"]), "", "", "")
+            )
     if markdown:
         print("| " + " | ".join(rows[0]) + " |")
         print("|" + "---|" * len(rows[0]))

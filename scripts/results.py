@@ -39,10 +39,10 @@ from typing import NamedTuple
 
 import click
 
-from ringbench.catalogue.drivers import FORMER_NAMES
-from ringbench.present.tables import fmt
-from ringbench.results.modes import SETTLE_PCT
-from ringbench.results.stats import bootstrap_median_ci, compare
+from ringbench.api import FORMER_NAMES, SETTLE_PCT, stats
+from ringbench.present import fmt
+
+bootstrap_median_ci, compare = stats.bootstrap_median_ci, stats.compare
 
 REPO = Path(__file__).resolve().parent.parent
 DB = REPO / "results" / "published.db"
@@ -640,7 +640,7 @@ def position_tests(ns: list[float]) -> tuple[float, float, float, float]:
 def settle_columns(ns: list[float]) -> tuple[str, str]:
     """The settle rule (results.modes.unsettled) on one process's cold iterations: the position at which it
     would call the process settled, and how many windows within POSITIONS_FROM..40 it calls unsettled."""
-    from ringbench.results.modes import SETTLE_WINDOW, unsettled
+    from ringbench.api import SETTLE_WINDOW, unsettled
 
     at = next((k for k in range(SETTLE_WINDOW, len(ns) + 1) if unsettled(ns[:k]) is None), None)
     tail = ns[POSITIONS_FROM - 1 :]
@@ -1091,7 +1091,8 @@ def headline(name: str, text: str, columns: list[str]) -> str:
         return absent(name, text)
     align = "".join("---|" if c == "hop" else "---:|" for c in columns)
     out = ["| " + " | ".join(["runtime", *columns]) + " |", "|---|" + align]
-    measured, refused = [], []
+    measured: list[str] = []
+    refused: list[str] = []
     for r in rows:
         cells = [r.get(c, "") for c in columns]
         if "n/a" in cells:  # the footnote's number ([1]) and the empty cells after it are the whole table's

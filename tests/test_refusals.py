@@ -7,7 +7,6 @@ import pytest
 from conftest import FAKE_PY, q, run_cli
 
 
-
 def rows(db, table):
     if not db.exists():
         return []
@@ -67,7 +66,9 @@ def test_os_thread_limit_is_refused_naming_the_limit(fake, db, monkeypatch, tmp_
 def test_unbuilt_driver_says_how_to_build(fake, db, monkeypatch, tmp_path):
     folder = tmp_path / "drv" / "unbuilt"
     folder.mkdir(parents=True)
-    (folder / "driver.toml").write_text('name = "unbuilt"\nbuild = "true"\nartifact = "bin/x"\ncommand = ["{dir}/bin/x"]\n')
+    (folder / "driver.toml").write_text(
+        'name = "unbuilt"\nbuild = "true"\nartifact = "bin/x"\ncommand = ["{dir}/bin/x"]\n'
+    )
     monkeypatch.setenv("RINGBENCH_DRIVER_PATH", str(tmp_path / "drv"))
     r = run_cli("run", "ring", "-r", "unbuilt", "-n", "3", "-m", "1", "--db", str(db))
     assert r.exit_code == 2 and "ringbench build unbuilt" in r.output
@@ -131,11 +132,14 @@ def test_a_runtime_whose_processes_each_map_memory_is_refused_at_vm_max_map_coun
     limit = int(Path("/proc/sys/vm/max_map_count").read_text())
     folder = tmp_path / "drv" / "fibers"
     folder.mkdir(parents=True)
-    (folder / "driver.toml").write_text(f'name = "fibers"\ncommand = ["{{python}}", "{FAKE_PY}"]\nmaps_per_process = 2\n')
+    (folder / "driver.toml").write_text(
+        f'name = "fibers"\ncommand = ["{{python}}", "{FAKE_PY}"]\nmaps_per_process = 2\n'
+    )
     monkeypatch.setenv("RINGBENCH_DRIVER_PATH", str(tmp_path / "drv"))
     n = limit // 2 + 1000
     r = run_cli("run", "ring", "-r", "fibers", "-n", n, "-m", 1, "--db", db)
-    assert r.exit_code == 2 and "vm.max_map_count" in r.output and f"sysctl -w vm.max_map_count={2 * n + 65530}" in r.output
+    assert r.exit_code == 2 and "vm.max_map_count" in r.output
+    assert f"sysctl -w vm.max_map_count={2 * n + 65530}" in r.output
     assert run_cli("run", "ring", "-r", "fibers", "-n", 1000, "-m", 1, "--repeat", 1, "--db", db).exit_code == 0
 
 
