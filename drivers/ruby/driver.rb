@@ -233,7 +233,7 @@ if $PROGRAM_NAME == __FILE__
   rescue NoMemoryError, FiberError, ThreadError, SystemCallError => e
     raise unless e.is_a?(NoMemoryError) || e.message.match?(LIMIT_TEXT)
 
-    die('limit', "#{e.class}: #{e.message} (processes alive: #{Sys.status['Threads']} threads); fibers need " \
+    die('limit', "#{e.class}: #{e.message} (#{Sys.status['Threads']} OS threads alive); fibers need " \
                  'two memory mappings each (sysctl vm.max_map_count), threads a task each (kernel.threads-max, ' \
                  'ulimit -u), both memory: raise the limit or use a smaller n')
   rescue StandardError => e

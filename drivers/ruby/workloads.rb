@@ -31,8 +31,44 @@ class FiberProcesses
 
   def join_all; end
 
+  # Main's mailbox: a Thread::Queue, as every process's.
+  def main_mailbox
+    Thread::Queue.new
+  end
+
   def stats
     { blocked_fibers: @scheduler.blocked_count }
+  end
+end
+
+# Main's mailbox in the threads variant: a Thread::Mutex, a Thread::ConditionVariable and an Array.
+# CRuby 3.1 counts a thread blocked in Thread::Queue#pop, which has no timeout, as a possible
+# deadlock, and once every living thread is such a sleeper it walks every thread to check: with
+# main waiting in a pop that is one walk of all n threads at every hop of the ring (1 ms a hop at
+# n = 10,000). A wait with a timeout is not counted, so main waits there, as the Benchmarks Game
+# program's main waits in sleep; the ring's processes keep their Thread::Queue.
+class MainBox
+  WAIT_S = 3600.0 # the timeout only keeps the wait out of the deadlock count; main waits again
+
+  def initialize
+    @mutex = Thread::Mutex.new
+    @cond = Thread::ConditionVariable.new
+    @items = []
+  end
+
+  def <<(value)
+    @mutex.synchronize do
+      @items << value
+      @cond.signal
+    end
+    self
+  end
+
+  def pop
+    @mutex.synchronize do
+      @cond.wait(@mutex, WAIT_S) while @items.empty?
+      @items.shift
+    end
   end
 end
 
@@ -58,6 +94,10 @@ class ThreadProcesses
     @threads.clear
   end
 
+  def main_mailbox
+    MainBox.new
+  end
+
   def stats
     { threads_alive: Thread.list.size }
   end
@@ -80,7 +120,7 @@ class Workloads
     n = prm[:n]
     sampling = Sampling.new(0, 0, prm[:sample_ms] * 1_000_000) if prm[:sample_ms].positive?
     count = @rt.as_main do
-      main_q = Thread::Queue.new
+      main_q = @rt.main_mailbox
       meter.spawn_begins
       qs = Array.new(n) { Thread::Queue.new }
       n.times do |i|
@@ -111,7 +151,7 @@ class Workloads
   def spawn(prm, meter, _print_hops)
     n = prm[:n]
     ready = @rt.as_main do
-      main_q = Thread::Queue.new
+      main_q = @rt.main_mailbox
       meter.spawn_begins
       qs = Array.new(n) { Thread::Queue.new }
       qs.each { |q| @rt.spawn { ring_process(q, main_q, false, main_q) } }
@@ -128,8 +168,8 @@ class Workloads
 
   def pingpong(prm, meter, _print_hops)
     count = @rt.as_main do
-      main_q = Thread::Queue.new
-      result_q = Thread::Queue.new
+      main_q = @rt.main_mailbox
+      result_q = @rt.main_mailbox
       aq = Thread::Queue.new
       bq = Thread::Queue.new
       meter.spawn_begins
@@ -150,7 +190,7 @@ class Workloads
     n = prm[:n]
     m = prm[:m]
     count = @rt.as_main do
-      main_q = Thread::Queue.new
+      main_q = @rt.main_mailbox
       rq = Thread::Queue.new
       meter.spawn_begins
       @rt.spawn { fanin_receiver(rq, main_q, n * m) }
@@ -169,7 +209,7 @@ class Workloads
 
   def tree(prm, meter, _print_hops)
     total = @rt.as_main do
-      main_q = Thread::Queue.new
+      main_q = @rt.main_mailbox
       meter.tree_begins
       @rt.spawn { tree_node(0, prm[:n], prm[:fanout], main_q) }
       sum = main_q.pop
@@ -185,7 +225,7 @@ class Workloads
     m = prm[:m]
     log = HopLog.new(n, print_hops ? @emit : nil)
     @rt.as_main do
-      main_q = Thread::Queue.new
+      main_q = @rt.main_mailbox
       meter.spawn_begins
       qs = Array.new(n) { Thread::Queue.new }
       n.times { |i| @rt.spawn { trace_process(i, qs[i], qs[(i + 1) % n], main_q, log) } }
