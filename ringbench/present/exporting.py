@@ -98,10 +98,15 @@ def to_csv(run: Run) -> str:
         if c.workload.subject and "nodes" in c.params:  # perf on K nodes: K in the identity, each node's lines
             base["params"] = json.dumps({**c.used_params, "nodes": c.params["nodes"]}, sort_keys=True)
         for rec in c.records or c.samples or [{}]:
-            w.writerow({**base, **rec})
+            w.writerow(_printable_row({**base, **rec}))
         for rec in (c.extra.get("node_records") or c.extra.get("node_samples") or []) if c.ok else []:
-            w.writerow({**base, **rec})
-    return printable(buf.getvalue())
+            w.writerow(_printable_row({**base, **rec}))
+    return buf.getvalue()
+
+
+def _printable_row(row: dict) -> dict:
+    """Each stored text of a CSV row with its control characters escaped (the rows' own line ends stay)."""
+    return {k: printable(v) if isinstance(v, str) else v for k, v in row.items()}
 
 
 def _md_table(head: list[str], rows: list[list[str]]) -> str:
