@@ -1,5 +1,6 @@
 """Stress test of the hand-written mailbox (mailboxes.py) and of the ring's inline copy of its send
-and receive (driver.ring_process). Plain Python, run by the manifest's `check`:
+and receive (driver.ring_process_handwritten), with asyncio.Queue (stock) run through the same
+traffic as a reference. Plain Python, run by the manifest's `check`:
 
     PYTHONPATH=../common/python /usr/bin/python3 stress_mailbox.py [seconds]
 
@@ -8,7 +9,8 @@ and receive (driver.ring_process). Plain Python, run by the manifest's `check`:
    sender's messages in order, none lost, none twice. Senders send in bursts and tasks yield to the
    loop at random, so messages arrive both while the owner waits on its Future and while it does not
    (and a second message can arrive after the Future is resolved but before its owner has resumed).
-2. Rings of random size with several tokens, spread or in a burst (driver.Asyncio.ring).
+2. Rings of random size with several tokens, spread or in a burst (driver.Asyncio.ring), on both
+   variants' mailboxes.
 """
 import asyncio
 import random
@@ -22,24 +24,24 @@ from mailboxes import Mailbox
 STOP = None
 
 
-async def traffic(seed):
+async def traffic(seed, Box):
     rng = random.Random(seed)
     ntask = rng.randint(1, 60)
     ntok = rng.randint(1, 3 * ntask)
-    boxes = [Mailbox() for _ in range(ntask)]
-    main_box = Mailbox()
+    boxes = [Box() for _ in range(ntask)]
+    main_box = Box()
     receipts = [0] * ntask
     sent = [[0] * ntask for _ in range(ntask + 1)]  # sequence numbers per (sender, target); main is last
 
     def send(sender, to, tid, left):
         sent[sender][to] += 1
-        boxes[to].send((sender, sent[sender][to], tid, left))
+        boxes[to].put_nowait((sender, sent[sender][to], tid, left))
 
     async def process(me):
         prng = random.Random(seed * 1000 + me)
         seen = {}
         while True:
-            msg = await boxes[me].receive()
+            msg = await boxes[me].get()
             if msg is STOP:
                 return
             sender, seq, tid, left = msg
@@ -47,7 +49,7 @@ async def traffic(seed):
             seen[sender] = seq
             receipts[me] += 1
             if left == 0:
-                main_box.send(tid)
+                main_box.put_nowait(tid)
             else:
                 send(me, prng.randrange(ntask), tid, left - 1)
             if prng.random() < 0.2:
@@ -55,7 +57,7 @@ async def traffic(seed):
 
     def failed(task):  # a process that fails tells main, which would otherwise wait for ever
         if not task.cancelled() and task.exception() is not None:
-            main_box.send(task.exception())
+            main_box.put_nowait(task.exception())
 
     tasks = [asyncio.get_running_loop().create_task(process(i)) for i in range(ntask)]
     for t in tasks:
@@ -69,22 +71,22 @@ async def traffic(seed):
         send(ntask, rng.randrange(ntask), tid, hops)
     done = []
     for _ in range(ntok):
-        msg = await main_box.receive()
+        msg = await main_box.get()
         if isinstance(msg, BaseException):
             raise msg
         done.append(msg)
     done.sort()
     assert done == list(range(ntok)), done
     for box in boxes:
-        box.send(STOP)
+        box.put_nowait(STOP)
     await asyncio.gather(*tasks)
     assert sum(receipts) == expected, (sum(receipts), expected)
     return expected
 
 
-def rings(seed):
+def rings(seed, variant):
     rng = random.Random(seed)
-    rt = Asyncio()
+    rt = Asyncio(variant)
     for _ in range(5):
         n = rng.randint(1, 300)
         p = {"n": n, "m": rng.randint(1, 5), "tokens": rng.randint(1, n), "burst": rng.randint(0, 1),
@@ -100,9 +102,10 @@ def main():
     loop = asyncio.new_event_loop()
     seed = hops = 0
     while time.monotonic() - t0 < budget:
-        hops += loop.run_until_complete(traffic(seed))
+        hops += loop.run_until_complete(traffic(seed, Mailbox if seed % 2 else asyncio.Queue))
         if seed % 10 == 0:
-            rings(seed)
+            rings(seed, "handwritten")
+            rings(seed, "stock")
         seed += 1
     print(f"stress_mailbox: {seed} random runs, {hops} hops, rings: ok ({time.monotonic() - t0:.1f} s)")
 
