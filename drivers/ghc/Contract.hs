@@ -1,9 +1,8 @@
-{-# LANGUAGE BangPatterns #-}
 -- | What is the contract rather than the idiom (docs/driver-contract.md, version 4): the verbs and
 -- the one option, parameters and bounds, the records, the errors, the iteration loop, the clocks,
 -- the one collection between phases, the memory rule and the ready gate. The workloads are in
--- Stock.hs (Chan) and Handoff.hs (MVar). Nothing here runs inside a timed phase except the clock
--- reads that bound it.
+-- Workloads.hs (written once over a Chan or an MVar) and Tree.hs. Nothing here runs inside a timed
+-- phase except the clock reads that bound it.
 module Contract
   ( -- * Records and errors
     Value (..), emit, emitHop, flushOut, DriverError (..), die
@@ -28,6 +27,7 @@ import Data.Bits (shiftL)
 import Data.Char (isDigit, ord)
 import Data.IORef
 import Data.List (intercalate)
+import Data.Maybe (fromMaybe)
 import qualified Data.Map.Strict as M
 import GHC.Clock (getMonotonicTimeNSec)
 import GHC.Environment (getFullArgs)
@@ -49,7 +49,7 @@ data Value = I !Integer | D !Double | S String | L [String]
 
 -- | One record as one line, keys in the order given; written to stdout's buffer (flushOut writes).
 emit :: String -> [(String, Value)] -> IO ()
-emit typ kvs = hPutStr stdout (record typ kvs)
+emit typ kvs = putStr (record typ kvs)
 
 record :: String -> [(String, Value)] -> String
 record typ kvs = "{" ++ intercalate "," (map pair (("type", S typ) : kvs)) ++ "}\n"
@@ -131,7 +131,7 @@ parseParams workload keys args = do
   let specs = keys ++ commonKeys
   given <- go specs M.empty args
   let continuous = workload == "ring" && M.findWithDefault 0 "sample_ms" given > 0
-  p <- fmap M.fromList $ mapM (fill given continuous) specs
+  p <- M.fromList <$> mapM (fill given continuous) specs
   cross p
   return p
   where
@@ -257,7 +257,7 @@ phasesOf :: Meter -> IO Phases
 phasesOf = readIORef . phases
 
 firstMemory :: Meter -> IO [(String, Value)]
-firstMemory mt = maybe [] id <$> readIORef (memory mt)
+firstMemory mt = fromMaybe [] <$> readIORef (memory mt)
 
 -- | A phase starts: the context switches, the CPU clock, then the wall clock; it ends in the
 -- reverse order, so each reading stays outside the intervals read after it.
@@ -395,7 +395,7 @@ runtimeStats :: Maybe RTSStats -> Phases -> IO [(String, Value)]
 runtimeStats start ph = do
   caps <- getNumCapabilities
   enabled <- getRTSStatsEnabled
-  base <- return [("capabilities", I (toInteger caps)), ("spawn_live_bytes", I (spawnLive ph))]
+  let base = [("capabilities", I (toInteger caps)), ("spawn_live_bytes", I (spawnLive ph))]
   if not enabled then return base else do
     s <- getRTSStats
     let d f = toInteger (f s) - maybe 0 (toInteger . f) start

@@ -141,7 +141,7 @@ run variant workload p = do
           ph <- phasesOf mt
           mem <- firstMemory mt
           let keys = maybe [] (map fst) (workloadKeys workload)
-              readyField = if workload == "tree" then [] else [("ready", I (toInteger (readyCount ph)))]
+              readyField = [("ready", I (toInteger (readyCount ph))) | workload /= "tree"]
           emit "result" $
             [("workload", S workload), ("iteration", I (toInteger it))]
             ++ [(k, I (toInteger (g k))) | k <- keys]

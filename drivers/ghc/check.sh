@@ -1,6 +1,9 @@
 #!/bin/sh
 # The driver's own checks (contract section 7), under two minutes:
-#  1. GHC's warnings as errors (-Wall -Wcompat -Werror), type-checked apart from the release build;
+#  1. hlint over the driver and its test, every hint an error (.hlint.yaml); the cabal file's build
+#     with GHC's warnings as errors (-Wall -Wcompat -Werror: -f werror, in bin/check, apart from the
+#     release build), and its test suite: the ready gate, the countdown and the MVar hand-off slot
+#     under concurrency on two capabilities (test/Primitives.hs);
 #  2. the one hand-written piece, hooks.c: gcc -Wall -Wextra -Werror, then a real allocation failure
 #     (an address space too small for the ring asked for) must come out as a `limit` error record
 #     with exit status 3;
@@ -9,7 +12,10 @@
 #     runs of handoff-forkon (its processes all on capability 0 at -N2, main free to run on 1).
 set -eu
 cd "$(dirname "$0")"
-ghc -Wall -Wcompat -Werror -fno-code -v0 -outputdir bin/check Main.hs
+hlint .
+cabal() { command cabal --config-file=cabal-offline.config "$@"; }
+cabal build -v0 --builddir=bin/check -f werror all
+cabal test -v0 --builddir=bin/check -f werror --test-show-details=direct primitives
 gcc -Wall -Wextra -Werror -fsyntax-only -I"$(ghc --print-libdir)/include" hooks.c rusage.c
 B=bin/ringbench-ghc
 out=$( (ulimit -v 600000; $B +RTS -N1 -RTS --variant=handoff run spawn n=3000000) ) && rc=0 || rc=$?
@@ -24,4 +30,4 @@ for v in stock handoff handoff-forkon; do
         [ "$(printf '%s\n' "$out" | grep -c '"type":"result"')" = 3 ] || { echo "check: $v $args: $out" >&2; exit 1; }
     done
 done
-echo "check: ghc -Wall -Werror, hooks.c, the limit record and the stress runs passed"
+echo "check: hlint, ghc -Wall -Werror, the primitives test, hooks.c, the limit record and the stress runs passed"
