@@ -149,7 +149,7 @@ GC_KEYS = %i[count minor_gc_count major_gc_count time total_allocated_objects].f
 def stats_record(workload, iteration, gc_before, processes)
   gc_now = GC.stat
   rec = { type: 'stats', workload:, iteration: }
-  GC_KEYS.each { |k| rec[:"gc_#{k}"] = gc_now[k] - gc_before[k] }
+  GC_KEYS.each { |k| rec[:"gc_#{k}"] = gc_now[k] - gc_before[k] } # time: milliseconds
   rec[:gc_heap_live_slots] = gc_now[:heap_live_slots]
   rec[:rss_now] = Sys.status['VmRSS']
   rec.merge(processes.stats)
