@@ -1,16 +1,15 @@
 """ringbench driver: PyPy (pypy3), the JIT under the Python drivers' own code, and Stackless's API.
 
 Variants (README.md):
-  greenlet   the python-greenlet driver's stock variant, the same code (its stock.py, scheduler.py),
-             on PyPy's built-in greenlet: a hand-written deque mailbox per process and a run queue.
-  switch     the python-greenlet driver's switch variant (its switch.py): greenlet.switch(value)
-             straight into the receiver, a rendezvous.
+  greenlet   the family's greenlet processes (../common/python/ringbench_greenlet: stock.py,
+             scheduler.py), the code python-greenlet/stock runs on CPython, on PyPy's built-in
+             greenlet: a hand-written deque mailbox per process and a run queue.
+  switch     the family's switch workloads (ringbench_greenlet/switch.py), python-greenlet/switch's
+             code: greenlet.switch(value) straight into the receiver, a rendezvous.
   stackless  tasklets and stackless.channel, PyPy's own stackless module (tasklets.py here).
 
-The greenlet driver's modules and the family's shared module are found through PYTHONPATH
-(driver.toml); nothing of them is copied here.
+The family's modules are found through PYTHONPATH (driver.toml); nothing of them is copied here.
 """
-import gc
 import sys
 
 import ringbench_driver_common as common
@@ -45,33 +44,19 @@ def describe(variant):
 
 
 class PyPyStats:
-    """The stats record's PyPy figures: collections counted by gc.hooks (installed only when stats=1,
-    once start-up is over), and the collector's own memory accounting (gc.get_stats)."""
+    """The stats record's PyPy figures (common.PyPyCollector: gc.hooks, installed only when stats=1,
+    once start-up is over, and the documented gc.get_stats figure)."""
 
-    def __init__(self, hooked):
-        self.minor = self.major = self.steps = 0
-        self._last = (0, 0, 0, 0)
-        if hooked:
-            gc.hooks.set(self)
-
-    def on_gc_minor(self, stats):
-        self.minor += stats.count
-
-    def on_gc_collect_step(self, stats):
-        self.steps += stats.count
-
-    def on_gc_collect(self, stats):
-        self.major += stats.count
+    def __init__(self):
+        self.collector = common.PyPyCollector()
+        self._last = self.collector.counts()
 
     def stats(self):
-        s = gc.get_stats(memory_pressure=False)._s  # the raw numbers (the outer object formats them)
-        now = (self.minor, self.steps, self.major, s.total_gc_time)
-        d = [now[i] - self._last[i] for i in range(4)]
+        now = self.collector.counts()
+        rec = {name: now[i] - self._last[i] for i, name in enumerate(common.PyPyCollector.COUNTS)}
         self._last = now
-        return {"gc_minor_collections": d[0], "gc_major_steps": d[1], "gc_major_collections": d[2],
-                "gc_time_ms": d[3], "gc_memory": s.total_gc_memory, "gc_allocated": s.total_allocated_memory,
-                "gc_peak_memory": s.peak_memory, "gc_nursery_size": s.nursery_size,
-                "jit_backend_used": s.jit_backend_used}
+        rec.update(self.collector.memory())
+        return rec
 
 
 def prepare(variant, workload, p):
@@ -85,12 +70,14 @@ def prepare(variant, workload, p):
                               "control back only when a token finishes, so K tokens cannot circulate at once "
                               "(running them one after another would not be the same work); use pypy/greenlet "
                               "or pypy/stackless")
-        from switch import Switch  # the python-greenlet driver's own module
+        from ringbench_greenlet.switch import Switch  # python-greenlet/switch's code
         base = Switch
     else:
-        from stock import Stock  # the python-greenlet driver's own module
+        from ringbench_greenlet.stock import Stock  # python-greenlet/stock's code
         base = Stock
-    hooks = PyPyStats(p["stats"] == 1)
+    if p["stats"] != 1:
+        return base()
+    hooks = PyPyStats()
 
     class Runtime(base):
         def stats(self):

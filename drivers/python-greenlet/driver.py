@@ -2,10 +2,13 @@
 
 Variants (README.md):
   stock   each process is a greenlet with a deque mailbox; a send appends and makes the receiver
-          runnable; a blocked receive switches to the next runnable process (stock.py, scheduler.py).
-  switch  a send is greenlet.switch(value) straight into the receiver, a rendezvous (switch.py).
+          runnable; a blocked receive switches to the next runnable process (ringbench_greenlet's
+          stock.py, scheduler.py).
+  switch  a send is greenlet.switch(value) straight into the receiver, a rendezvous
+          (ringbench_greenlet's switch.py).
   tuned   stock with the collector settings of ringbench_driver_common.tune_collector.
-The shared module ringbench_driver_common is found through PYTHONPATH (driver.toml).
+The workloads are the family's (../common/python/ringbench_greenlet), the same code the pypy driver
+runs on PyPy; they and ringbench_driver_common are found through PYTHONPATH (driver.toml).
 """
 import platform
 import sys
@@ -42,9 +45,9 @@ def prepare(variant, workload, p):
             raise DriverError("unsupported", "the switch variant is a synchronous rendezvous ring: main gets "
                               "control back only when a token finishes, so K tokens cannot circulate at once "
                               "(running them one after another would not be the same work); use the stock variant")
-        from switch import Switch
+        from ringbench_greenlet.switch import Switch
         return Switch()
-    from stock import Stock
+    from ringbench_greenlet.stock import Stock
     return Stock()
 
 

@@ -293,6 +293,44 @@ def _gc_delta(before, after):
     return [(after[g][0] - before[g][0], after[g][1] - before[g][1]) for g in range(len(after))]
 
 
+class PyPyCollector:
+    """PyPy's incminimark collector, read through its documented interfaces only (PyPy's
+    pypy/doc/gc_info.rst, "GC hooks" and "get_stats"): `gc.hooks` counts minor collections, major steps
+    and major collections and keeps the memory each reports (`total_memory_used` at the end of a minor
+    collection; `arenas_bytes`, `rawmalloc_bytes_after` at the end of a major one), and
+    `gc.get_stats().total_gc_time` is the time spent collecting, in ms (the one figure GcStats gives as
+    a number: the others are formatted text). Made only when statistics are asked for: a hook is a
+    Python call per collection."""
+
+    def __init__(self):
+        self.minor = self.steps = self.major = 0
+        self.memory_used = self.arenas_bytes = self.rawmalloc_bytes = 0
+        gc.hooks.set(self)  # on_gc_minor, on_gc_collect_step, on_gc_collect below
+
+    def on_gc_minor(self, stats):
+        self.minor += stats.count
+        self.memory_used = stats.total_memory_used
+
+    def on_gc_collect_step(self, stats):
+        self.steps += stats.count
+
+    def on_gc_collect(self, stats):
+        self.major += stats.count
+        self.arenas_bytes = stats.arenas_bytes
+        self.rawmalloc_bytes = stats.rawmalloc_bytes_after
+
+    COUNTS = ("gc_minor_collections", "gc_major_steps", "gc_major_collections", "gc_time_ms")
+
+    def counts(self):
+        """The figures of COUNTS so far (a stats record gives their change)."""
+        return [self.minor, self.steps, self.major, gc.get_stats().total_gc_time]
+
+    def memory(self):
+        """The memory figures as of the last collection that reported them, in bytes."""
+        return {"gc_memory_used": self.memory_used, "gc_arenas_bytes": self.arenas_bytes,
+                "gc_rawmalloc_bytes": self.rawmalloc_bytes}
+
+
 # The settings of `tuned` variants, each with its source (README of each driver):
 # - gc.freeze() once start-up is over: the objects alive then (modules, classes, functions) go to the
 #   permanent generation and no later collection scans them. docs.python.org/3.11/library/gc.html#gc.freeze

@@ -675,34 +675,24 @@ def sample(k, step, conc, seq, elapsed_ns, count):
 class Stats:
     """-v: the collector's work over each sample, the process's memory. CPython: the cyclic collector's
     collections per generation (gc.get_stats). PyPy: its incminimark collector's minor collections, major
-    steps and major collections (counted by gc.hooks, set only with -v), its time and memory (gc.get_stats)."""
+    steps and major collections, its time and memory (common.PyPyCollector: gc.hooks, set only with -v,
+    and the documented gc.get_stats figure)."""
 
     def __init__(self):
-        self.pypy = sys.implementation.name == "pypy"
-        if self.pypy:
-            self.counts = {"minor": 0, "major_steps": 0, "major": 0}
-            gc.hooks.on_gc_minor = lambda stats: self._count("minor", stats)
-            gc.hooks.on_gc_collect_step = lambda stats: self._count("major_steps", stats)
-            gc.hooks.on_gc_collect = lambda stats: self._count("major", stats)
+        self.pypy = common.PyPyCollector() if sys.implementation.name == "pypy" else None
         self.before = self.now()
 
-    def _count(self, kind, stats):
-        self.counts[kind] += stats.count
-
     def now(self):
-        if self.pypy:
-            raw = gc.get_stats(memory_pressure=False)._s  # the raw numbers (the outer object formats them)
-            return [self.counts["minor"], self.counts["major_steps"], self.counts["major"], raw.total_gc_time]
+        if self.pypy is not None:
+            return self.pypy.counts()
         return [g["collections"] for g in gc.get_stats()]
 
     def emit(self, k, step, seq):
         after = self.now()
         rec = {"type": "stats", "workload": "perf", "snippet": k, "step": step, "seq": seq}
-        if self.pypy:
-            names = ("gc_minor_collections", "gc_major_steps", "gc_major_collections", "gc_time_ms")
-            raw = gc.get_stats(memory_pressure=False)._s
-            extra = {"gc_memory": raw.total_gc_memory, "gc_allocated": raw.total_allocated_memory,
-                     "gc_nursery_size": raw.nursery_size, "jit_backend_used": raw.jit_backend_used}
+        if self.pypy is not None:
+            names = common.PyPyCollector.COUNTS
+            extra = self.pypy.memory()
         else:
             names = tuple(f"gc_gen{gen}_collections" for gen in range(len(after)))
             extra = {}

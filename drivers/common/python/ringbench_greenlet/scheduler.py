@@ -1,4 +1,5 @@
-"""Mailboxes and a run queue on greenlet: the stock variant's processes (Stackless's model).
+"""Mailboxes and a run queue on greenlet: the processes of python-greenlet/stock and pypy/greenlet
+(Stackless's model).
 
 greenlet gives coroutines and `switch`, nothing else; message passing with several messages in flight
 needs a mailbox per process and something that decides who runs next. That is this module:

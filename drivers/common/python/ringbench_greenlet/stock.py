@@ -1,4 +1,5 @@
-"""The stock variant's workloads: greenlet processes with mailboxes and a run queue (scheduler.py).
+"""The mailbox variant's workloads (python-greenlet/stock, pypy/greenlet): greenlet processes with
+mailboxes and a run queue (scheduler.py).
 
 A process is a greenlet with a `deque` mailbox; a send appends and makes the receiver runnable; a
 blocked receive switches straight to the next runnable process. Main starts every process and is the
@@ -9,7 +10,8 @@ from time import perf_counter_ns
 
 import ringbench_driver_common as common
 from greenlet import getcurrent
-from scheduler import Scheduler
+
+from .scheduler import Scheduler
 
 NEVER = 1 << 62
 

@@ -1,4 +1,5 @@
-"""The switch variant's workloads: a send is greenlet.switch(value) straight into the receiver.
+"""The switch variant's workloads (python-greenlet/switch, pypy/switch): a send is
+greenlet.switch(value) straight into the receiver.
 
 The receiver is always parked in its own pending switch, which returns the value: a synchronous
 rendezvous, no queue and no scheduler (what a Stackless channel is by default). Main starts every

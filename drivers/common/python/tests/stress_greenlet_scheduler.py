@@ -1,7 +1,9 @@
-"""Stress test of the hand-written mailbox and run queue (scheduler.py) and of the ring's inline copy
-of its receive (stock.ring_process). Plain Python, run by the manifest's `check`:
+"""Stress test of the hand-written mailbox and run queue (ringbench_greenlet/scheduler.py) and of the
+ring's inline copy of its receive (ringbench_greenlet/stock.py, ring_process). Plain Python, run by
+the `check` of python-greenlet (CPython) and of pypy (PyPy), the same code on both:
 
-    PYTHONPATH=../common/python /usr/bin/python3 stress_scheduler.py [seconds]
+    PYTHONPATH=../common/python /usr/bin/python3 ../common/python/tests/stress_greenlet_scheduler.py [seconds]
+    PYTHONPATH=../common/python pypy3 ../common/python/tests/stress_greenlet_scheduler.py [seconds]
 
 1. Random message traffic: tokens hop between processes (and to themselves) at random; every message
    carries a per-sender sequence number, and each receiver checks that it sees every sender's
@@ -18,8 +20,8 @@ from collections import deque
 
 import ringbench_driver_common as common
 from greenlet import getcurrent
-from scheduler import Deadlock, Scheduler
-from stock import Stock, tree_node
+from ringbench_greenlet.scheduler import Deadlock, Scheduler
+from ringbench_greenlet.stock import Stock, tree_node
 
 STOP = None
 
@@ -137,7 +139,7 @@ def main():
         if seed % 10 == 0:
             rings(seed)
         seed += 1
-    print(f"stress_scheduler: {seed} random runs, {hops} hops, chain, trees, deadlock, rings: ok "
+    print(f"stress_greenlet_scheduler: {seed} random runs, {hops} hops, chain, trees, deadlock, rings: ok "
           f"({time.monotonic() - t0:.1f} s)")
 
 
