@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Every workload of every variant, on small sizes and on one and two scheduler threads, under the
-# AddressSanitizer + UndefinedBehaviorSanitizer build of the driver (make check). A report is
+# AddressSanitizer + UndefinedBehaviorSanitizer build of the driver (ctest). A report is
 # fatal (exit 66); a count the actors cannot prove is the driver's own `failure`.
 set -euo pipefail
 bin=$1
