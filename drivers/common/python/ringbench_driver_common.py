@@ -32,7 +32,7 @@ ENDLESS_TOKEN = 1 << 62
 
 # ---------------------------------------------------------------- output
 
-_out = []
+_out: list[str] = []  # JSON Lines not yet written
 # Where records go: stdout, unless perf (section 10) moved the snippets' own output to stderr and kept the
 # original stdout for records here.
 RECORDS = None
