@@ -2,7 +2,7 @@
 # The driver's own checks: every Java source of the driver and of drivers/common/java linted as an
 # error (javac -Xlint:all -Werror) against the Pekko jars of bin/lib, and the shell scripts
 # (shellcheck). The driver writes no concurrency primitive of its own (Pekko's mailboxes and
-# dispatcher, java.util.concurrent's latches), so there is nothing of its own to stress-test.
+# dispatcher, the ask pattern for main's waits), so there is nothing of its own to stress-test.
 set -euo pipefail
 cd -- "$(dirname -- "${BASH_SOURCE[0]}")"
 # shellcheck source=../common/java/lib.sh

@@ -3,53 +3,51 @@ package ringbench.pekko;
 import org.apache.pekko.actor.AbstractActor;
 import org.apache.pekko.actor.ActorRef;
 import org.apache.pekko.actor.Props;
+import ringbench.pekko.Messages.Finished;
 import ringbench.pekko.Messages.Link;
+import ringbench.pekko.Messages.Ready;
 import ringbench.pekko.Messages.Start;
 import ringbench.pekko.Messages.Token;
 
-/** fanin's actors: n senders, m messages each, to one receiver that tells main at n·m. */
+/** fanin's actors: n senders, m messages each, to one receiver that tells the coordinator at n·m. */
 final class FanIn {
     private FanIn() {}
 
-    /** The receiver: counts; at the last expected message gives main the count. */
+    /** The receiver: counts; at the last expected message gives the coordinator the count. */
     static final class Receiver extends AbstractActor {
-        private final Run run;
         private final long total;
         private long got;
 
-        Receiver(Run run, long total) {
-            this.run = run;
+        Receiver(long total) {
             this.total = total;
         }
 
-        static Props props(Run run, long total) {
-            return Props.create(Receiver.class, () -> new Receiver(run, total));
+        static Props props(long total) {
+            return Props.create(Receiver.class, () -> new Receiver(total));
         }
 
         @Override
         public Receive createReceive() {
             return receiveBuilder()
                     .match(Token.class, t -> {
-                        if (++got == total) run.sum.complete(got);
+                        if (++got == total) getContext().getParent().tell(new Finished(got), getSelf());
                     })
-                    .match(Link.class, l -> run.ready.countDown())
+                    .match(Link.class, l -> getContext().getParent().tell(Ready.READY, getSelf()))
                     .build();
         }
     }
 
     /** A sender: on the start signal tells the receiver m messages, then exits. */
     static final class Sender extends AbstractActor {
-        private final Run run;
         private final long m;
         private ActorRef rx;
 
-        Sender(Run run, long m) {
-            this.run = run;
+        Sender(long m) {
             this.m = m;
         }
 
-        static Props props(Run run, long m) {
-            return Props.create(Sender.class, () -> new Sender(run, m));
+        static Props props(long m) {
+            return Props.create(Sender.class, () -> new Sender(m));
         }
 
         @Override
@@ -62,7 +60,7 @@ final class FanIn {
                     })
                     .match(Link.class, l -> {
                         rx = l.next();
-                        run.ready.countDown();
+                        getContext().getParent().tell(Ready.READY, getSelf());
                     })
                     .build();
         }

@@ -5,21 +5,23 @@ import org.apache.pekko.actor.AbstractActor;
 import org.apache.pekko.actor.ActorRef;
 import org.apache.pekko.actor.Props;
 import ringbench.pekko.Messages.Link;
+import ringbench.pekko.Messages.Ready;
 import ringbench.pekko.Messages.Token;
 
-/** A ring process of continuous mode: tokens never finish; p0 adds one lap per token passing it. */
+/**
+ * A ring process of continuous mode: tokens never finish; p0 adds one lap per token passing it to a
+ * counter main's sampler reads (continuous mode samples a running ring: no message asks for it).
+ */
 final class LoopActor extends AbstractActor {
-    private final Run run;
     private final AtomicLong laps; // only p0's is non-null
     private ActorRef next;
 
-    LoopActor(Run run, AtomicLong laps) {
-        this.run = run;
+    LoopActor(AtomicLong laps) {
         this.laps = laps;
     }
 
-    static Props props(Run run, AtomicLong laps) {
-        return Props.create(LoopActor.class, () -> new LoopActor(run, laps));
+    static Props props(AtomicLong laps) {
+        return Props.create(LoopActor.class, () -> new LoopActor(laps));
     }
 
     @Override
@@ -37,6 +39,6 @@ final class LoopActor extends AbstractActor {
 
     private void link(Link l) {
         next = l.next();
-        run.ready.countDown();
+        getContext().getParent().tell(Ready.READY, getSelf());
     }
 }

@@ -1,7 +1,7 @@
 package ringbench.pekko;
 
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntFunction;
 import java.util.function.IntUnaryOperator;
@@ -9,46 +9,65 @@ import java.util.function.LongSupplier;
 import org.apache.pekko.actor.ActorRef;
 import org.apache.pekko.actor.ActorSystem;
 import org.apache.pekko.actor.Props;
+import org.apache.pekko.pattern.Patterns;
 import ringbench.driver.Meter;
 import ringbench.driver.Params;
 import ringbench.driver.Workloads;
+import ringbench.pekko.Messages.AwaitEnd;
+import ringbench.pekko.Messages.Prove;
+import ringbench.pekko.Messages.Spawn;
+import ringbench.pekko.Messages.Spawned;
 import ringbench.pekko.Messages.Start;
 import ringbench.pekko.Messages.Stop;
+import ringbench.pekko.Messages.Sum;
 import ringbench.pekko.Messages.Token;
 import ringbench.pekko.Messages.TraceToken;
 
 /**
  * The workloads on one ActorSystem, made before the first iteration (outside every
- * timed phase). The main thread is not an actor: it spawns each iteration's
- * processes through a {@link Parent}, talks to them with {@code tell} (no sender)
- * and hears from them through the latches and futures of a {@link Run}.
+ * timed phase). The main thread is not an actor: it makes each iteration's coordinator
+ * ({@link Parent}), tells the processes with {@code tell} (no sender) and hears from them
+ * only through replies to its asks (the ask pattern: {@code Patterns.ask}, whose future it
+ * joins, parked; no busy waiting). Each wait of a timed phase is one ask: the spawn phase's
+ * is the question that starts it; the message phase's is asked before its clock starts.
  */
 final class PekkoWorkloads implements Workloads {
+    /** An ask's timeout: longer than any run (the orchestrator's own limits end a stuck driver first). */
+    private static final Duration PATIENCE = Duration.ofDays(1);
+
     private final ActorSystem system;
 
     PekkoWorkloads(ActorSystem system) { this.system = system; }
 
-    /** The spawn phase: the parent spawns and links the processes; it ends at the last ready signal. */
-    private ActorRef spawnAll(Run run, Meter meter, IntFunction<Props> child, IntUnaryOperator linkTo)
-            throws InterruptedException {
+    private static CompletableFuture<Object> ask(ActorRef to, Object question) {
+        return Patterns.ask(to, question, PATIENCE).toCompletableFuture();
+    }
+
+    private static long sum(CompletableFuture<Object> reply) {
+        return ((Sum) reply.join()).value();
+    }
+
+    /** One iteration's coordinator, its processes and the ready signals it counted. */
+    private record Ring(ActorRef parent, ActorRef[] procs, long ready) {}
+
+    /** The spawn phase: the coordinator, asked, spawns and links the processes and replies at the last ready signal. */
+    private Ring spawnAll(Meter meter, int processes, long finishing, IntFunction<Props> child, IntUnaryOperator linkTo) {
         meter.spawnBegins();
-        ActorRef parent = system.actorOf(Parent.props(run, child, linkTo));
-        run.ready.await();
-        meter.spawnEnds(run.procs.length - run.ready.getCount());
-        return parent;
+        ActorRef parent = system.actorOf(Parent.props(processes, finishing, child, linkTo));
+        Spawned spawned = (Spawned) ask(parent, Spawn.ASK).join();
+        meter.spawnEnds(spawned.ready());
+        return new Ring(parent, spawned.procs(), spawned.ready());
     }
 
-    /** Untimed: the parent stopped, and with it every child that has not exited yet; wait until all are gone. */
-    private void retire(Run run, ActorRef parent) throws InterruptedException {
-        system.stop(parent);
-        run.gone.await();
+    /** Untimed: the coordinator stopped, and with it every child that has not exited yet; wait until all are gone. */
+    private static void retire(ActorRef actor) {
+        Patterns.gracefulStop(actor, PATIENCE).toCompletableFuture().join();
     }
 
-    /** Untimed proof: a Stop travels the ring once from p0, each process adds its receipts and exits. */
-    private long proof(Run run, ActorRef parent) throws InterruptedException {
-        run.procs[0].tell(new Stop(0, run.procs.length), ActorRef.noSender());
-        long count = run.sum.join();
-        retire(run, parent);
+    /** Untimed proof: a Stop sent to process {@code at} through the coordinator, which replies with the sum. */
+    private static long proof(Ring ring, int at, Stop stop) {
+        long count = sum(ask(ring.parent(), new Prove(at, stop)));
+        retire(ring.parent());
         return count;
     }
 
@@ -57,94 +76,86 @@ final class PekkoWorkloads implements Workloads {
     }
 
     @Override
-    public long ring(Params p, Meter meter) throws InterruptedException {
+    public long ring(Params p, Meter meter) {
         final int n = p.n(), tokens = p.tokens();
         final long value = (long) n * p.m();
-        Run run = new Run(n, tokens);
-        Props props = RingActor.props(run);
-        ActorRef parent = spawnAll(run, meter, i -> props, successor(n));
+        Props props = RingActor.props();
+        Ring ring = spawnAll(meter, n, tokens, i -> props, successor(n));
+        CompletableFuture<Object> end = ask(ring.parent(), AwaitEnd.ASK);
         meter.runBegins();
-        for (int j = 0; j < tokens; j++) run.procs[p.entry(j)].tell(new Token(value), ActorRef.noSender());
-        run.finished.await();
+        for (int j = 0; j < tokens; j++) ring.procs()[p.entry(j)].tell(new Token(value), ActorRef.noSender());
+        end.join();
         meter.runEnds();
-        return proof(run, parent);
+        return proof(ring, 0, new Stop(0, n));
     }
 
     @Override
-    public LongSupplier ringForever(Params p, Meter meter) throws InterruptedException {
+    public LongSupplier ringForever(Params p, Meter meter) {
         final int n = p.n();
-        Run run = new Run(n, 0);
         AtomicLong laps = new AtomicLong();
-        Props first = LoopActor.props(run, laps), others = LoopActor.props(run, null);
-        spawnAll(run, meter, i -> i == 0 ? first : others, successor(n));
+        Props first = LoopActor.props(laps), others = LoopActor.props(null);
+        Ring ring = spawnAll(meter, n, 0, i -> i == 0 ? first : others, successor(n));
         meter.runBegins();
-        for (int j = 0; j < p.tokens(); j++) run.procs[p.entry(j)].tell(new Token(Long.MAX_VALUE), ActorRef.noSender());
+        for (int j = 0; j < p.tokens(); j++) ring.procs()[p.entry(j)].tell(new Token(Long.MAX_VALUE), ActorRef.noSender());
         return () -> laps.get() * n;
     }
 
     @Override
-    public long trace(Params p, Meter meter, boolean print) throws InterruptedException {
+    public long trace(Params p, Meter meter, boolean print) {
         final int n = p.n();
         final long total = (long) n * p.m();
-        Run run = new Run(n, 1);
-        ActorRef parent = spawnAll(run, meter, i -> TraceActor.props(run, i, n, total, print), successor(n));
+        Ring ring = spawnAll(meter, n, 1, i -> TraceActor.props(i, n, total, print), successor(n));
+        CompletableFuture<Object> end = ask(ring.parent(), AwaitEnd.ASK);
         meter.runBegins();
-        run.procs[0].tell(new TraceToken(total, -1), ActorRef.noSender());
-        run.finished.await();
+        ring.procs()[0].tell(new TraceToken(total, -1), ActorRef.noSender());
+        end.join();
         meter.runEnds();
-        return proof(run, parent);
+        return proof(ring, 0, new Stop(0, n));
     }
 
     /** spawn: the ring's processes, spawned and linked as the ring does, idle; then released untimed. */
     @Override
-    public long spawn(Params p, Meter meter) throws InterruptedException {
+    public long spawn(Params p, Meter meter) {
         final int n = p.n();
-        Run run = new Run(n, 0);
-        Props props = RingActor.props(run);
-        ActorRef parent = spawnAll(run, meter, i -> props, successor(n));
-        long ready = n - run.ready.getCount();
-        proof(run, parent);
-        return ready;
+        Props props = RingActor.props();
+        Ring ring = spawnAll(meter, n, 0, i -> props, successor(n));
+        proof(ring, 0, new Stop(0, n));
+        return ring.ready();
     }
 
     @Override
-    public long pingpong(Params p, Meter meter) throws InterruptedException {
-        Run run = new Run(2, 1);
-        Props a = PingPong.Ping.props(run, p.m()), b = PingPong.Pong.props(run);
-        ActorRef parent = spawnAll(run, meter, i -> i == 0 ? a : b, i -> 1 - i);
+    public long pingpong(Params p, Meter meter) {
+        Props a = PingPong.Ping.props(p.m()), b = PingPong.Pong.props();
+        Ring ring = spawnAll(meter, 2, 1, i -> i == 0 ? a : b, i -> 1 - i);
+        CompletableFuture<Object> end = ask(ring.parent(), AwaitEnd.ASK);
         meter.runBegins();
-        run.procs[0].tell(Start.GO, ActorRef.noSender());
-        run.finished.await();
+        ring.procs()[0].tell(Start.GO, ActorRef.noSender());
+        end.join();
         meter.runEnds();
-        run.procs[1].tell(new Stop(0, 1), ActorRef.noSender());
-        long count = run.sum.join();
-        retire(run, parent);
-        return count;
+        return proof(ring, 1, new Stop(0, 1));
     }
 
     @Override
-    public long fanin(Params p, Meter meter) throws InterruptedException {
+    public long fanin(Params p, Meter meter) {
         final int n = p.n();
-        Run run = new Run(n + 1, 0);
-        Props rx = FanIn.Receiver.props(run, n * p.m()), sender = FanIn.Sender.props(run, p.m());
-        ActorRef parent = spawnAll(run, meter, i -> i == 0 ? rx : sender, i -> i == 0 ? -1 : 0);
+        Props rx = FanIn.Receiver.props((long) n * p.m()), sender = FanIn.Sender.props(p.m());
+        Ring ring = spawnAll(meter, n + 1, 1, i -> i == 0 ? rx : sender, i -> i == 0 ? -1 : 0);
+        CompletableFuture<Object> end = ask(ring.parent(), AwaitEnd.ASK);
         meter.runBegins();
-        for (int i = 1; i <= n; i++) run.procs[i].tell(Start.GO, ActorRef.noSender());
-        long got = run.sum.join();
+        for (int i = 1; i <= n; i++) ring.procs()[i].tell(Start.GO, ActorRef.noSender());
+        long got = sum(end);
         meter.runEnds();
-        retire(run, parent);
+        retire(ring.parent());
         return got;
     }
 
     @Override
-    public long tree(Params p, Meter meter) throws InterruptedException {
-        CompletableFuture<Long> result = new CompletableFuture<>();
-        CountDownLatch gone = new CountDownLatch(1);
+    public long tree(Params p, Meter meter) {
         meter.treeBegins();
-        system.actorOf(TreeNode.props(0, p.n(), p.fanout(), null, result, gone));
-        long sum = result.join();
+        ActorRef root = system.actorOf(TreeNode.props(0, p.n(), p.fanout(), null));
+        long sum = sum(ask(root, AwaitEnd.ASK));
         meter.treeEnds();
-        gone.await();
+        retire(root);
         return sum;
     }
 }

@@ -3,36 +3,37 @@ package ringbench.pekko;
 import org.apache.pekko.actor.AbstractActor;
 import org.apache.pekko.actor.ActorRef;
 import org.apache.pekko.actor.Props;
+import ringbench.pekko.Messages.Finished;
 import ringbench.pekko.Messages.Link;
+import ringbench.pekko.Messages.Ready;
 import ringbench.pekko.Messages.Start;
 import ringbench.pekko.Messages.Stop;
+import ringbench.pekko.Messages.Sum;
 import ringbench.pekko.Messages.Token;
 
 /** pingpong's two actors: A serves m round trips to B, which answers the sender of each. */
 final class PingPong {
     private PingPong() {}
 
-    /** A: on the start signal sends to B; each answer completes a round trip; after m it tells main. */
+    /** A: on the start signal sends to B; each answer completes a round trip; after m it tells the coordinator. */
     static final class Ping extends AbstractActor {
-        private final Run run;
         private final long m;
         private ActorRef peer;
         private long left;
 
-        Ping(Run run, long m) {
-            this.run = run;
+        Ping(long m) {
             this.m = m;
         }
 
-        static Props props(Run run, long m) {
-            return Props.create(Ping.class, () -> new Ping(run, m));
+        static Props props(long m) {
+            return Props.create(Ping.class, () -> new Ping(m));
         }
 
         @Override
         public Receive createReceive() {
             return receiveBuilder()
                     .match(Token.class, t -> {
-                        if (--left == 0) run.finished.countDown();
+                        if (--left == 0) getContext().getParent().tell(Finished.TOKEN, getSelf());
                         else peer.tell(new Token(left), getSelf());
                     })
                     .match(Start.class, s -> {
@@ -41,21 +42,18 @@ final class PingPong {
                     })
                     .match(Link.class, l -> {
                         peer = l.next();
-                        run.ready.countDown();
+                        getContext().getParent().tell(Ready.READY, getSelf());
                     })
                     .build();
         }
     }
 
-    /** B: answers each message to its sender and counts the round trips; the proof's Stop asks the count. */
+    /** B: answers each message to its sender and counts the round trips; the proof's Stop asks the count for the coordinator. */
     static final class Pong extends AbstractActor {
-        private final Run run;
         private long count;
 
-        Pong(Run run) { this.run = run; }
-
-        static Props props(Run run) {
-            return Props.create(Pong.class, () -> new Pong(run));
+        static Props props() {
+            return Props.create(Pong.class, Pong::new);
         }
 
         @Override
@@ -65,8 +63,8 @@ final class PingPong {
                         count++;
                         getSender().tell(t, getSelf());
                     })
-                    .match(Link.class, l -> run.ready.countDown())
-                    .match(Stop.class, s -> run.sum.complete(count))
+                    .match(Link.class, l -> getContext().getParent().tell(Ready.READY, getSelf()))
+                    .match(Stop.class, s -> getContext().getParent().tell(new Sum(count), getSelf()))
                     .build();
         }
     }

@@ -3,24 +3,24 @@ package ringbench.pekko;
 import org.apache.pekko.actor.AbstractActor;
 import org.apache.pekko.actor.ActorRef;
 import org.apache.pekko.actor.Props;
+import ringbench.pekko.Messages.Finished;
 import ringbench.pekko.Messages.Link;
+import ringbench.pekko.Messages.Ready;
 import ringbench.pekko.Messages.Stop;
+import ringbench.pekko.Messages.Sum;
 import ringbench.pekko.Messages.Token;
 
 /**
  * A ring process (also spawn's idle process: the same actor, linked the same way).
- * A token of value v: one receipt; v = 1 tells main the token is finished, else
+ * A token of value v: one receipt; v = 1 tells the coordinator (its parent) the token is finished, else
  * {@code next.tell(new Token(v - 1), self)}.
  */
 final class RingActor extends AbstractActor {
-    private final Run run;
     private ActorRef next;
     private long count; // this process's receipts, for the proof
 
-    RingActor(Run run) { this.run = run; }
-
-    static Props props(Run run) {
-        return Props.create(RingActor.class, () -> new RingActor(run));
+    static Props props() {
+        return Props.create(RingActor.class, RingActor::new);
     }
 
     @Override
@@ -35,19 +35,19 @@ final class RingActor extends AbstractActor {
     private void token(Token t) {
         count++;
         long v = t.value();
-        if (v == 1) run.finished.countDown();
+        if (v == 1) getContext().getParent().tell(Finished.TOKEN, getSelf());
         else next.tell(new Token(v - 1), getSelf());
     }
 
     private void link(Link l) {
         next = l.next();
-        run.ready.countDown(); // linked: now waiting for its first token
+        getContext().getParent().tell(Ready.READY, getSelf()); // linked: now waiting for its first token
     }
 
-    /** The proof: add this process's receipts, pass it on (the last one tells main) and exit. */
+    /** The proof: add this process's receipts, pass it on (the last one tells the coordinator) and exit. */
     private void stop(Stop s) {
         long sum = s.sum() + count;
-        if (s.left() == 1) run.sum.complete(sum);
+        if (s.left() == 1) getContext().getParent().tell(new Sum(sum), getSelf());
         else next.tell(new Stop(sum, s.left() - 1), getSelf());
         getContext().stop(getSelf());
     }

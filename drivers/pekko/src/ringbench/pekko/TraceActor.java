@@ -4,29 +4,30 @@ import org.apache.pekko.actor.AbstractActor;
 import org.apache.pekko.actor.ActorRef;
 import org.apache.pekko.actor.Props;
 import ringbench.driver.Out;
+import ringbench.pekko.Messages.Finished;
 import ringbench.pekko.Messages.Link;
+import ringbench.pekko.Messages.Ready;
 import ringbench.pekko.Messages.Stop;
+import ringbench.pekko.Messages.Sum;
 import ringbench.pekko.Messages.TraceToken;
 
 /** A trace process: the ring process that prints each hop, from inside itself, as it happens. */
 final class TraceActor extends AbstractActor {
-    private final Run run;
     private final int idx, n;
     private final long total;
     private final boolean print;
     private ActorRef next;
     private long count;
 
-    TraceActor(Run run, int idx, int n, long total, boolean print) {
-        this.run = run;
+    TraceActor(int idx, int n, long total, boolean print) {
         this.idx = idx;
         this.n = n;
         this.total = total;
         this.print = print;
     }
 
-    static Props props(Run run, int idx, int n, long total, boolean print) {
-        return Props.create(TraceActor.class, () -> new TraceActor(run, idx, n, total, print));
+    static Props props(int idx, int n, long total, boolean print) {
+        return Props.create(TraceActor.class, () -> new TraceActor(idx, n, total, print));
     }
 
     @Override
@@ -35,7 +36,7 @@ final class TraceActor extends AbstractActor {
                 .match(TraceToken.class, this::token)
                 .match(Link.class, l -> {
                     next = l.next();
-                    run.ready.countDown();
+                    getContext().getParent().tell(Ready.READY, getSelf());
                 })
                 .match(Stop.class, this::stop)
                 .build();
@@ -45,13 +46,13 @@ final class TraceActor extends AbstractActor {
         count++;
         long v = t.value(), hop = total - v + 1;
         if (print) Out.hop(hop, (hop - 1) / n + 1, t.from(), idx);
-        if (v == 1) run.finished.countDown();
+        if (v == 1) getContext().getParent().tell(Finished.TOKEN, getSelf());
         else next.tell(new TraceToken(v - 1, idx), getSelf());
     }
 
     private void stop(Stop s) {
         long sum = s.sum() + count;
-        if (s.left() == 1) run.sum.complete(sum);
+        if (s.left() == 1) getContext().getParent().tell(new Sum(sum), getSelf());
         else next.tell(new Stop(sum, s.left() - 1), getSelf());
         getContext().stop(getSelf());
     }
