@@ -69,6 +69,7 @@ SNIPPETS = {
 
 
 # -- Ctrl-C ---------------------------------------------------------------------------------------------
+@pytest.mark.alone  # times the exit on the wall clock: beside other tests a loaded machine could stretch it
 @pytest.mark.parametrize("runner", ["erlang", "python"])
 @pytest.mark.parametrize("sig,presses", [(signal.SIGINT, 1), (signal.SIGINT, 2), (signal.SIGTERM, 1)],
                          ids=["ctrl-c", "ctrl-c-twice", "sigterm"])  # fmt: skip
