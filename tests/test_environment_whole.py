@@ -38,10 +38,12 @@ def test_a_build_runs_without_the_variables_that_change_it_and_records_them(envy
     monkeypatch.setenv("ENVY_BUILDFLAGS", "-Ofast -march=native")
     monkeypatch.setenv("ENVY_PROFILE_RELEASE_LTO", "fat")
     monkeypatch.setenv("UNRELATED", "kept")
+    monkeypatch.setenv("ENVY_PROFILE_EMPTY", "")  # as make sets MAKEFLAGS=: removed, never reported
     r = run_cli("build", "envy")
     assert r.exit_code == 0, r.output
     seen = (envy / "seen-env").read_text()
     assert "ENVY_BUILDFLAGS" not in seen and "ENVY_PROFILE_RELEASE_LTO" not in seen and "UNRELATED=kept" in seen
+    assert "ENVY_PROFILE_EMPTY" not in seen and "ENVY_PROFILE_EMPTY" not in r.output
     said = " ".join(r.output.split())  # the terminal may wrap the line
     assert "ENVY_BUILDFLAGS=-Ofast -march=native" in said and "removed from the build's environment" in said
     d = drivers.discover()["envy"]

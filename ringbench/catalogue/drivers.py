@@ -452,9 +452,11 @@ def build(d: Driver, keep_env: bool = False) -> dict:
     if not d.build:
         return {}
     env = dict(os.environ)
-    found = _matching(env, d.build_env)
+    matching = _matching(env, d.build_env)
+    # an empty value changes nothing (make sets MAKEFLAGS= for the commands it runs): removed, not reported
+    found = {k: v for k, v in matching.items() if v}
     if not keep_env:
-        for k in found:
+        for k in matching:
             del env[k]
     command = _fill(d.build, d, 1, 0)  # {build}: the driver folder, or an installation's build folder
     if d.installation:  # another installation: its variables set
