@@ -1,23 +1,21 @@
 #!/usr/bin/env bash
-# The driver's own checks: every Java source of the driver and of drivers/common/java linted as an
-# error (javac -Xlint:all -Werror) against the Pekko jars of bin/lib, and the shell scripts
-# (shellcheck). The driver writes no concurrency primitive of its own (Pekko's mailboxes and
-# dispatcher, the ask pattern for main's waits), so there is nothing of its own to stress-test.
+# The driver's own checks: `mvn -o verify` (offline: the build filled the local repository) into a
+# temporary folder, which compiles the driver and the JVM family library with every javac lint
+# warning an error (-Xlint:all -Werror) and runs src/test/java: the coordinator's gate, the end of
+# the message phase, the proof, the tree's root and gracefulStop under a dispatcher of 4 threads
+# (CoordinatorTest); then the shell scripts (shellcheck).
 set -euo pipefail
 cd -- "$(dirname -- "${BASH_SOURCE[0]}")"
 # shellcheck source=../common/java/lib.sh
 . ../common/java/lib.sh
 find_jdk
-if [[ ! -d bin/lib ]]; then
-    echo "bin/lib missing: build first (ringbench build pekko)" >&2
-    exit 1
-fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-srcs=()
-mapfile -t srcs < <(find "$JAVA_COMMON/src" src -name '*.java' | sort)
-echo "javac ${JAVAC_FLAGS[*]}: ${#srcs[@]} files" >&2
-"$JDK_HOME/bin/javac" "${JAVAC_FLAGS[@]}" -cp "bin/lib/*" -d "$out" "${srcs[@]}"
+opts=${MAVEN_OPTS:-}
+if (($(jdk_feature "$JDK_HOME") >= 23)); then opts="$opts --sun-misc-unsafe-memory-access=allow"; fi
+JAVA_HOME=$JDK_HOME MAVEN_OPTS=$opts mvn -B -q -o -Dstyle.color=never -Dmaven.compiler.release="$JAVA_FEATURE" \
+    -Dout.dir="$out" verify >&2
+echo "mvn -o verify: javac -Xlint:all -Werror, $(grep -ho 'Tests run: [0-9]*, Failures: [0-9]*, Errors: [0-9]*' "$out"/surefire-reports/*.txt | head -1)" >&2
 if command -v shellcheck >/dev/null; then
     shellcheck -x "$JAVA_COMMON/lib.sh" ./*.sh
 else

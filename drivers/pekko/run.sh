@@ -20,4 +20,4 @@ if [[ -n ${RINGBENCH_JAVA_HEAP_MB:-} ]]; then opts+=("-Xmx${RINGBENCH_JAVA_HEAP_
 # The option exists from JDK 23 on (an older JDK, another installation, neither has nor needs it).
 if (($(jdk_feature "$JDK_HOME") >= 23)); then opts=(--sun-misc-unsafe-memory-access=allow "${opts[@]}"); fi
 exec "$JDK_HOME/bin/java" --enable-native-access=ALL-UNNAMED "${opts[@]}" \
-    -cp "$JAVA_OUT/ringbench-common.jar:$JAVA_OUT/classes:$JAVA_OUT/lib/*" ringbench.pekko.Main "$@"
+    -cp "$JAVA_OUT/ringbench-pekko.jar:$JAVA_OUT/lib/*" ringbench.pekko.Main "$@"
