@@ -303,4 +303,3 @@ class Run:
     def hint(self, verb: str) -> str:
         """A command about this run that works when pasted: `ringbench <verb> <id> [--db PATH]`."""
         return f"ringbench {verb} {self.run_id}{self.db_flag()}"
-
