@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# The driver's own checks: the Kotlin sources compiled with every warning an error (-Werror
-# -Wextra, into a temporary directory), the shell scripts (shellcheck), then every workload on
-# both schedulers (Dispatchers.Default, runBlocking's event loop) in the edge cases of the ring
-# (tokens = n spread, a burst of n tokens into p0, many iterations in one process), each of which
-# must prove its count; a run that does not end within 60 s (a lost wake-up, a deadlock) fails.
-# The driver has no hand-written primitive: the channels and the scheduler are kotlinx.coroutines'.
+# The driver's own checks: `mvn -o verify` (offline: the build filled the local repository) into a
+# temporary folder, which compiles the family library (javac -Xlint:all -Werror) and the Kotlin
+# sources (kotlinc -Werror -Wextra) and runs src/test/kotlin: the gate (Ready) under concurrency on
+# Dispatchers.Default and on runBlocking's event loop (ReadyTest); the shell scripts (shellcheck);
+# then every workload on both schedulers in the edge cases of the ring (tokens = n spread, a burst
+# of n tokens into p0, many iterations in one process), each of which must prove its count; a run
+# that does not end within 60 s (a lost wake-up, a deadlock) fails. The channels and the scheduler
+# are kotlinx.coroutines'; the gate is the driver's own.
 set -euo pipefail
 cd -- "$(dirname -- "${BASH_SOURCE[0]}")"
 # shellcheck source=../common/java/lib.sh
@@ -12,17 +14,15 @@ cd -- "$(dirname -- "${BASH_SOURCE[0]}")"
 find_jdk
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-common_jar "$out"
-echo "kotlinc -Werror -Wextra (kotlin-maven-plugin)" >&2
 JAVA_HOME=$JDK_HOME MAVEN_OPTS="${MAVEN_OPTS:-} --sun-misc-unsafe-memory-access=allow" \
-    mvn -B -q -Dstyle.color=never -Dkotlin.compiler.daemon=false -f pom.xml compile \
-    -Dcommon.jar="$out/ringbench-common.jar" -Dlib.dir="$out/lib" -Dbuild.dir="$out/target"
+    mvn -B -q -o -Dstyle.color=never -Dkotlin.compiler.daemon=false -Dout.dir="$out" verify >&2
+echo "mvn -o verify: javac -Xlint:all -Werror, kotlinc -Werror -Wextra, $(grep -ho 'Tests run: [0-9]*, Failures: [0-9]*, Errors: [0-9]*' "$out"/surefire-reports/*.txt | head -1)" >&2
 if command -v shellcheck >/dev/null; then
     shellcheck -x ../common/java/lib.sh ./*.sh
 else
     echo "shellcheck not found: shell scripts not linted" >&2
 fi
-[[ -f bin/classes/ringbench/kotlin/MainKt.class ]] || ./build.sh
+[[ -f bin/ringbench-kotlin.jar ]] || ./build.sh
 runs=(
     "ring n=300 m=5 tokens=300 repeats=3"
     "ring n=200 m=5 tokens=200 burst=1 repeats=3"

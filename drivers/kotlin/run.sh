@@ -23,4 +23,4 @@ esac
 # JVM's default maximum heap (a quarter of the RAM).
 if [[ -n ${RINGBENCH_JAVA_HEAP_MB:-} ]]; then opts+=("-Xmx${RINGBENCH_JAVA_HEAP_MB}m"); fi
 exec "$JDK_HOME/bin/java" --enable-native-access=ALL-UNNAMED "${opts[@]}" \
-    -cp "$dir/bin/ringbench-common.jar:$dir/bin/classes:$dir/bin/lib/*" ringbench.kotlin.MainKt "$@"
+    -cp "$dir/bin/ringbench-kotlin.jar:$dir/bin/lib/*" ringbench.kotlin.MainKt "$@"

@@ -18,21 +18,6 @@ import ringbench.driver.Workloads
 /** A process's receiving end: an unbounded Channel, so a send never suspends (a mailbox). */
 private fun mailbox(): Channel<Long> = Channel(Channel.UNLIMITED)
 
-/** The ready signals: each process counts itself just before its first receive; main awaits the last. */
-private class Ready(private val n: Long) {
-    private val left = AtomicLong(n)
-    private val all = CompletableDeferred<Unit>()
-
-    fun signal() {
-        if (left.decrementAndGet() == 0L) all.complete(Unit)
-    }
-
-    suspend fun await(): Long {
-        all.await()
-        return n - left.get()
-    }
-}
-
 /**
  * The workloads with one coroutine per process, launched in [processes] (Dispatchers.Default,
  * or the event loop of the runBlocking that runs the main process). Each process receives on its

@@ -1,0 +1,62 @@
+package ringbench.kotlin
+
+import java.util.concurrent.atomic.AtomicLong
+import kotlin.coroutines.CoroutineContext
+import kotlin.coroutines.EmptyCoroutineContext
+import kotlinx.coroutines.Dispatchers
+import kotlinx.coroutines.channels.Channel
+import kotlinx.coroutines.launch
+import kotlinx.coroutines.runBlocking
+import kotlinx.coroutines.withTimeoutOrNull
+import org.junit.jupiter.api.Assertions.assertEquals
+import org.junit.jupiter.api.Assertions.assertNull
+import org.junit.jupiter.api.Test
+import org.junit.jupiter.api.Timeout
+
+/**
+ * The gate under concurrency, on both schedulers the driver runs (Dispatchers.Default's threads,
+ * runBlocking's event loop): main wakes only after every process has signalled, exactly once, with
+ * the count n; never while one is missing. A lost wake-up fails by the class's timeout.
+ */
+@Timeout(120)
+class ReadyTest {
+    /** n processes signal, then suspend in a receive as a ring process does; main awaits the gate. */
+    private fun round(n: Int, context: CoroutineContext) = runBlocking {
+        val ready = Ready(n.toLong())
+        val signalled = AtomicLong()
+        val inboxes = Array(n) { Channel<Long>(Channel.UNLIMITED) }
+        for (i in 0 until n) {
+            launch(context) {
+                signalled.incrementAndGet()
+                ready.signal()
+                inboxes[i].receive()
+            }
+        }
+        assertEquals(n.toLong(), ready.await())
+        assertEquals(n.toLong(), signalled.get(), "main woke before every process had signalled")
+        assertEquals(n.toLong(), ready.await(), "a second await sees the same count")
+        for (inbox in inboxes) inbox.send(0)
+    }
+
+    @Test
+    fun everySignalCountsOnManyThreads() {
+        for (r in 0 until 300) round(1 + r * 37 % 2000, Dispatchers.Default)
+        round(200_000, Dispatchers.Default)
+    }
+
+    @Test
+    fun everySignalCountsOnTheEventLoop() {
+        for (r in 0 until 100) round(1 + r * 37 % 2000, EmptyCoroutineContext)
+    }
+
+    @Test
+    fun theGateStaysShutWhileOneIsMissing() = runBlocking {
+        val n = 1000
+        val ready = Ready(n.toLong())
+        val jobs = (1 until n).map { launch(Dispatchers.Default) { ready.signal() } }
+        jobs.forEach { it.join() }
+        assertNull(withTimeoutOrNull(200) { ready.await() })
+        ready.signal()
+        assertEquals(n.toLong(), ready.await())
+    }
+}
