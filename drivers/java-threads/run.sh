@@ -20,4 +20,4 @@ case $variant in
     *) opts=() ;;
 esac
 exec "$JDK_HOME/bin/java" --enable-native-access=ALL-UNNAMED "${opts[@]}" \
-    -cp "$JAVA_OUT/ringbench-common.jar:$JAVA_OUT/classes" ringbench.javathreads.Main "$@"
+    -cp "$JAVA_OUT/ringbench-java-threads.jar" ringbench.javathreads.Main "$@"

@@ -23,4 +23,4 @@ esac
 # JVM's default maximum heap (a quarter of the RAM).
 if [[ -n ${RINGBENCH_JAVA_HEAP_MB:-} ]]; then opts+=("-Xmx${RINGBENCH_JAVA_HEAP_MB}m"); fi
 exec "$JDK_HOME/bin/java" --enable-native-access=ALL-UNNAMED "${opts[@]}" \
-    -cp "$JAVA_OUT/ringbench-common.jar:$JAVA_OUT/classes" ringbench.javavirtual.Main "$@"
+    -cp "$JAVA_OUT/ringbench-java-virtual.jar" ringbench.javavirtual.Main "$@"

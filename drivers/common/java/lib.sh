@@ -2,10 +2,9 @@
 # Shared by the Java drivers' build.sh, run.sh and check.sh (sourced, never run):
 #
 #   find_jdk            JDK_HOME := a JDK $JAVA_FEATURE (Temurin first), or one line on stderr and status 1
-#   common_jar DEST     this folder's src/ compiled into DEST/ringbench-common.jar (what a driver
-#                       in any JVM language compiles against and puts on its class path)
-#   java_build          (in a driver folder) common_jar bin, the driver's src/ into bin/classes
-#                       against it, the JDK recorded in bin/jdk-home
+#   maven_package NAME  (in a driver folder with a pom.xml) `mvn package` on the JDK, for its feature
+#                       version, into the build folder: bin/ringbench-NAME.jar (the driver and this
+#                       folder's src/), bin/lib if the pom copies jars there; the JDK in bin/jdk-home
 #   java_of DIR         JDK_HOME := the JDK that built DIR/bin (checked), or an error record on stdout and exit 1;
 #                       JAVA_OUT := that folder
 #   java_check KIND     (in a driver folder) lint-compile everything, shellcheck, the stress test
@@ -39,15 +38,6 @@ JAVAC_FLAGS=(--release "$JAVA_FEATURE" -encoding UTF-8 -Xlint:all -Werror)
 JAVA_OUT_DEFAULT=bin
 if [[ -n ${RINGBENCH_JAVA_OUT:-} ]]; then JAVA_OUT_DEFAULT=$RINGBENCH_JAVA_OUT; fi
 
-common_sources() { # the family's sources for this JDK: Native.java's FFM calls from JDK 22 on
-    if [[ $JAVA_FEATURE =~ ^[0-9]+$ && $JAVA_FEATURE -lt 22 ]]; then
-        find "$JAVA_COMMON/src" -name '*.java' ! -name Native.java
-        echo "$JAVA_COMMON/jdk17/ringbench/driver/Native.java"
-    else
-        find "$JAVA_COMMON/src" -name '*.java'
-    fi
-}
-
 find_jdk() {
     local h p
     if [[ -n ${RINGBENCH_JDK:-} ]]; then
@@ -75,24 +65,18 @@ find_jdk() {
     return 1
 }
 
-common_jar() {
-    local classes srcs=()
-    classes=$(mktemp -d)
-    mapfile -t srcs < <(common_sources | sort)
-    "$JDK_HOME/bin/javac" "${JAVAC_FLAGS[@]}" -d "$classes" "${srcs[@]}"
-    "$JDK_HOME/bin/jar" --create --file "$1/ringbench-common.jar" -C "$classes" .
-    rm -rf "$classes"
-}
-
-java_build() {
+maven_package() {
     find_jdk
-    local out=$JAVA_OUT_DEFAULT
+    local out=$JAVA_OUT_DEFAULT opts=${MAVEN_OPTS:-}
+    [[ $out == /* ]] || out=$PWD/$out
     rm -rf "$out.tmp"
-    mkdir -p "$out.tmp/classes"
-    common_jar "$out.tmp"
-    local own=()
-    mapfile -t own < <(find src -name '*.java' | sort)
-    "$JDK_HOME/bin/javac" "${JAVAC_FLAGS[@]}" -cp "$out.tmp/ringbench-common.jar" -d "$out.tmp/classes" "${own[@]}"
+    # Maven runs on the JDK built for (another installation's too: the pom's profiles follow it); from
+    # JDK 23 on, its own libraries' sun.misc.Unsafe calls are allowed without a warning (17 has no such option).
+    if (($(jdk_feature "$JDK_HOME") >= 23)); then opts="$opts --sun-misc-unsafe-memory-access=allow"; fi
+    JAVA_HOME=$JDK_HOME MAVEN_OPTS=$opts mvn -B -q -Dstyle.color=never -Dmaven.compiler.release="$JAVA_FEATURE" \
+        -Dout.dir="$out.tmp" package >&2
+    rm -rf "$out.tmp"/{classes,test-classes,generated-sources,generated-test-sources,maven-archiver,maven-status,surefire-reports}
+    [[ -f $out.tmp/ringbench-$1.jar ]]
     echo "$JDK_HOME" > "$out.tmp/jdk-home"
     rm -rf "$out"
     mv "$out.tmp" "$out"
