@@ -25,6 +25,7 @@ from ringbench.harness import measure, runner  # noqa: E402
 def pytest_unconfigure(config):
     shutil.rmtree(_DEFAULT_STORE_DIR, ignore_errors=True)
 
+
 FAKE_DIR = Path(__file__).parent / "fake_drivers"
 FAKE_PY = FAKE_DIR / "fake" / "fake.py"
 RINGBENCH = [sys.executable, "-m", "ringbench.cli"]  # the real command line, in a process of its own
@@ -61,6 +62,7 @@ def fake(monkeypatch, tmp_path):
     def set_env(**kw):
         for k, v in kw.items():
             monkeypatch.setenv(k, str(v))
+
     yield set_env
     runner._describe_cache.clear()
 
@@ -70,6 +72,7 @@ def run_cli(*args):
     from click.testing import CliRunner
 
     from ringbench.cli import cli
+
     return CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False)
 
 
@@ -83,8 +86,9 @@ def db(tmp_path):
 ON_CI = os.environ.get("CI", "").lower() not in ("", "0", "false", "no")
 # Per variant, the features its describe must list and, as "selective", its optional workload: the one
 # source for which token, continuous, stats, node, perf and selective cases run (tests/expected_features.toml).
-EXPECTED_FEATURES = {k: frozenset(v) for k, v in
-                     tomllib.loads((Path(__file__).parent / "expected_features.toml").read_text()).items()}
+EXPECTED_FEATURES = {
+    k: frozenset(v) for k, v in tomllib.loads((Path(__file__).parent / "expected_features.toml").read_text()).items()
+}
 
 
 def real_drivers():
@@ -129,7 +133,7 @@ def usable(name: str):
 def _the_driver_can_run(request):
     """A test parametrized with a real driver that is not built or lacks a tool: failed on CI, skipped here."""
     callspec = getattr(request.node, "callspec", None)
-    for v in (callspec.params.values() if callspec else ()):
+    for v in callspec.params.values() if callspec else ():
         if isinstance(v, drivers.Driver):
             why = why_it_cannot_run(v)
             if why:
@@ -144,8 +148,10 @@ def live_processes_with(marker: str) -> list[int]:
         if not proc.name.isdigit() or int(proc.name) == os.getpid():
             continue
         try:
-            if marker.encode() in (proc / "environ").read_bytes() and \
-                    (proc / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
+            if (
+                marker.encode() in (proc / "environ").read_bytes()
+                and (proc / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+            ):
                 found.append(int(proc.name))
         except OSError:
             continue
@@ -164,14 +170,20 @@ def zoo(fake, tmp_path, monkeypatch):
         folder.mkdir(parents=True)
         (folder / "driver.toml").write_text(
             f'name = "{name}"\ncommand = ["{{python}}", "{FAKE_PY}"]\nhop = "{hop}"\n'
-            f'[env]\nFAKE_NS_PER_HOP = "{ns}"\n{variants}')
+            f'[env]\nFAKE_NS_PER_HOP = "{ns}"\n{variants}'
+        )
+
     driver("erlang", 200)
     driver("fastgo", 100, "channel")
     driver("floor", 5, "floor")
     driver("baton", 50, "handoff")
-    driver("rust-tokio", 150, "channel", '[variants.current-thread]\nargs = []\nsingle_threaded = true\n')
-    driver("beam", 200, "mailbox", '[variants.stock]\nargs = []\n[variants.tuned]\nargs = []\ntuned = true\n'
-           'env = { FAKE_NS_PER_HOP = "80" }\n')
+    driver("rust-tokio", 150, "channel", "[variants.current-thread]\nargs = []\nsingle_threaded = true\n")
+    driver(
+        "beam",
+        200,
+        "mailbox",
+        '[variants.stock]\nargs = []\n[variants.tuned]\nargs = []\ntuned = true\nenv = { FAKE_NS_PER_HOP = "80" }\n',
+    )
     monkeypatch.setenv("RINGBENCH_DRIVERS_DIR", str(root))
     monkeypatch.delenv("RINGBENCH_DRIVER_PATH")
     return root

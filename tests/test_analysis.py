@@ -1,6 +1,7 @@
 """results.analysis without HTML: every figure is the table's, comparisons are like for like and name what
 they hold fixed, and the layers import only what they may (analysis: results and catalogue; present: never
 the harness)."""
+
 import ast
 from pathlib import Path
 
@@ -58,8 +59,12 @@ def test_rows_are_compared_like_for_like(cells):
     by_group = {ld.group: ld for ld in at}
     assert set(by_group) == {"message", "handoff", "rendezvous"}  # hand-offs and rendezvous ranked apart
     message = by_group["message"]
-    assert [f.runtime for f in message.ranked] == ["go", "erlang", "rust-tokio/current-thread",
-                                                   "rust-tokio/multi-thread"]
+    assert [f.runtime for f in message.ranked] == [
+        "go",
+        "erlang",
+        "rust-tokio/current-thread",
+        "rust-tokio/multi-thread",
+    ]
     assert message.floor.runtime == "c-coro" and all(f.runtime != "c-coro" for f in message.ranked)
     assert message.factor == pytest.approx(message.ranked[1].value / message.ranked[0].value)
     assert message.diff.significant is True and message.workload.name == "ring"
@@ -79,8 +84,10 @@ def test_spawn_and_memory_rank_message_passing_and_name_the_rest(found):
     assert (spawn.lead.n, spawn.lead.cores, spawn.lead.workload.name) == (100_000, "1", "spawn")
     assert spawn.lead.best.runtime == "rust-tokio/current-thread" and spawn.lead.worst.runtime == "erlang"
     apart = {f.runtime: (ld.group, f.value) for ld in spawn.apart for f in ld.ranked}
-    assert apart == {"go/handoff": ("handoff", pytest.approx(0.2)),
-                     "python-greenlet/switch": ("rendezvous", pytest.approx(4.65))}
+    assert apart == {
+        "go/handoff": ("handoff", pytest.approx(0.2)),
+        "python-greenlet/switch": ("rendezvous", pytest.approx(4.65)),
+    }
     assert spawn.lead.floor.runtime == "c-coro"
     memory = found.memory
     assert memory.lead.workload.name == "memory" and memory.lead.worst.runtime == "erlang"
@@ -90,7 +97,7 @@ def test_spawn_and_memory_rank_message_passing_and_name_the_rest(found):
 def test_growth_with_n(found):
     g = found.growth_spread
     assert (g.cores, g.fixed) == ("1", {"m": 100, "tokens": 1})
-    assert g.entries[0].runtime == "erlang" and g.entries[0].ratio == pytest.approx(1.1 ** 2, rel=0.01)
+    assert g.entries[0].runtime == "erlang" and g.entries[0].ratio == pytest.approx(1.1**2, rel=0.01)
     assert g.entries[-1].runtime == "rust-tokio/current-thread" and g.entries[-1].ratio == pytest.approx(4, rel=0.01)
     assert all(not x.floor and x.group == "message" for x in g.entries)
     floor = [x for x in found.growth if x.floor]
@@ -98,8 +105,10 @@ def test_growth_with_n(found):
 
 
 def test_tree_leads_per_core_setting(found):
-    assert [(ld.cores, ld.best.runtime, ld.n) for ld in found.tree] == [("1", "go", 1_000_000),
-                                                                       ("all", "erlang", 1_000_000)]
+    assert [(ld.cores, ld.best.runtime, ld.n) for ld in found.tree] == [
+        ("1", "go", 1_000_000),
+        ("all", "erlang", 1_000_000),
+    ]
     assert found.tree[0].best.value == pytest.approx(TREE_MS[("go", "1")], rel=0.01)
     assert found.tree[0].metric is TREE_METRIC and found.tree_memory[0].metric is PEAK_PER_PROC
     assert found.tree_memory[0].best.runtime == "go"

@@ -1,5 +1,6 @@
 """The chart model, its registry and both backends: `ringbench plot` writes every kind, a runtime keeps one
 style everywhere, and matplotlib and Plotly draw a line by the same rule."""
+
 import colorsys
 import math
 import subprocess
@@ -16,8 +17,9 @@ from ringbench.results import analysis
 @pytest.fixture
 def swept(fake, db):
     fake(FAKE_NS_PER_HOP=100, FAKE_JITTER="1,1.1,0.9")
-    r = ringbench_cli("sweep", "ring", "-r", "fake", "-n", "10,100,1000", "-m", "10,100", "--cores", "1,all",
-                      "--db", db)
+    r = ringbench_cli(
+        "sweep", "ring", "-r", "fake", "-n", "10,100,1000", "-m", "10,100", "--cores", "1,all", "--db", db
+    )
     assert r.exit_code == 0, r.output
     return db
 
@@ -29,11 +31,35 @@ def multi(tmp_path_factory):
 
 # -- styles and units ---------------------------------------------------------------------------
 def test_every_runtime_keeps_one_style_and_25_runtimes_get_25_colours():
-    today = ["c-coro", "erlang", "go", "c-pthreads", "rust-threads", "rust-tokio/current-thread",
-             "rust-tokio/multi-thread", "java-threads", "java-virtual", "python-threads", "python-asyncio",
-             "python-greenlet/mailbox", "python-greenlet/switch"]
-    later = ["elixir", "gleam", "pony", "akka", "haskell-ghc", "ocaml-eio", "kotlin-coroutines", "dotnet-tasks",
-             "swift-actors", "zig-async", "lua-coroutines", "node-workers"]
+    today = [
+        "c-coro",
+        "erlang",
+        "go",
+        "c-pthreads",
+        "rust-threads",
+        "rust-tokio/current-thread",
+        "rust-tokio/multi-thread",
+        "java-threads",
+        "java-virtual",
+        "python-threads",
+        "python-asyncio",
+        "python-greenlet/mailbox",
+        "python-greenlet/switch",
+    ]
+    later = [
+        "elixir",
+        "gleam",
+        "pony",
+        "akka",
+        "haskell-ghc",
+        "ocaml-eio",
+        "kotlin-coroutines",
+        "dotnet-tasks",
+        "swift-actors",
+        "zig-async",
+        "lua-coroutines",
+        "node-workers",
+    ]
     every = style.styles(today + later)
     series = [n for n in every if not every[n].floor]
     assert len(series) == 24 and len({every[n].colour for n in series}) == 24  # every runtime and variant its own
@@ -42,7 +68,7 @@ def test_every_runtime_keeps_one_style_and_25_runtimes_get_25_colours():
     assert style.styles(["elixir"])["elixir"] == every["elixir"]
     # variants share their family's hue and differ in shade and marker
     a, b = every["rust-tokio/current-thread"], every["rust-tokio/multi-thread"]
-    hue = lambda c: colorsys.rgb_to_hls(*(int(c[i:i + 2], 16) / 255 for i in (1, 3, 5)))[0]  # noqa: E731
+    hue = lambda c: colorsys.rgb_to_hls(*(int(c[i : i + 2], 16) / 255 for i in (1, 3, 5)))[0]  # noqa: E731
     assert a.colour != b.colour and abs(hue(a.colour) - hue(b.colour)) < 0.02 and a.marker != b.marker
     assert every["c-coro"].floor and not every["go"].floor
     assert len(style.PALETTE) >= 25 and len(set(style.PALETTE)) == len(style.PALETTE)
@@ -59,24 +85,49 @@ def test_units_are_readable():
 # -- the registry ---------------------------------------------------------------------------------
 def test_one_registry_feeds_plot_kinds_report_order_and_default_kinds():
     assert PLOT_KINDS == tuple(charts.KINDS) and "tree" in PLOT_KINDS
-    assert [k.key for k in charts.report_kinds()] == ["hops-vs-n", "spawn", "time-vs-m", "heatmap", "memory",
-                                                      "selective", "squeeze", "tree", "nodes", "cluster"]
+    assert [k.key for k in charts.report_kinds()] == [
+        "hops-vs-n",
+        "spawn",
+        "time-vs-m",
+        "heatmap",
+        "memory",
+        "selective",
+        "squeeze",
+        "tree",
+        "nodes",
+        "cluster",
+    ]
     # the command line reads the kinds without loading a drawing library
-    code = "import sys, ringbench.present as p; print(len(p.PLOT_KINDS), 'matplotlib' in sys.modules, " \
-           "'plotly' in sys.modules)"
+    code = (
+        "import sys, ringbench.present as p; print(len(p.PLOT_KINDS), 'matplotlib' in sys.modules, "
+        "'plotly' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out == [str(len(charts.KINDS)), "False", "False"]
 
 
 def test_default_kind_from_cells(multi):
-    assert [plots.default_kind_for(api.load(i, multi).cells) for i in (1, 2, 3, 4, 5, 6)] == \
-        ["hops-vs-n", "spawn", "memory", "selective", "squeeze", "tree"]
+    assert [plots.default_kind_for(api.load(i, multi).cells) for i in (1, 2, 3, 4, 5, 6)] == [
+        "hops-vs-n",
+        "spawn",
+        "memory",
+        "selective",
+        "squeeze",
+        "tree",
+    ]
 
 
 # -- ringbench plot ---------------------------------------------------------------------------------
-@pytest.mark.parametrize("kind,extra", [
-    ("hops-vs-n", []), ("time-vs-m", []), ("heatmap", []), ("auto", []), ("surface", ["--runtime", "fake"]),
-])
+@pytest.mark.parametrize(
+    "kind,extra",
+    [
+        ("hops-vs-n", []),
+        ("time-vs-m", []),
+        ("heatmap", []),
+        ("auto", []),
+        ("surface", ["--runtime", "fake"]),
+    ],
+)
 def test_plots_are_written(swept, tmp_path, kind, extra):
     out = tmp_path / f"{kind}.png"
     r = ringbench_cli("plot", 1, "--kind", kind, "--out", out, *extra, "--db", swept)
@@ -106,6 +157,7 @@ def test_plot_refuses_what_does_not_fit(swept, tmp_path):
 
 def matplotlib_colour(c) -> str:
     from matplotlib.colors import to_hex
+
     return to_hex(c)
 
 
@@ -157,8 +209,12 @@ def test_tree_chart_draws_time_and_peak_memory_per_runtime(multi, tmp_path):
     ch = charts.build(cells, "tree")
     assert [p.title for p in ch.panels] == ["time per tree", "peak memory per process"]
     assert [ch.panel_unit(p)[1] for p in ch.panels] == ["ns", "bytes"]
-    assert {s.label for s in ch.panels[0].series} == {"go · 1 core", "go · all cores", "erlang · 1 core",
-                                                       "erlang · all cores"}
+    assert {s.label for s in ch.panels[0].series} == {
+        "go · 1 core",
+        "go · all cores",
+        "erlang · 1 core",
+        "erlang · all cores",
+    }
     go = next(s for s in ch.panels[0].series if s.label == "go · 1 core")
     at_1m = next(c for c in cells if (c.runtime, c.cores, c.params["n"]) == ("go", "1", 1_000_000))
     assert go.points[-1].y == pytest.approx(analysis.figure(at_1m, at_1m.workload.headline).value * 1e6)
@@ -198,10 +254,13 @@ def test_one_n_draws_sorted_dots_not_a_strip_of_lines(multi, tmp_path):
 def test_a_one_point_chart_has_two_value_ticks_in_view(multi):
     """One runtime at one N (or points closer than two ticks): the value axis is given a range that shows at
     least two labelled ticks (autorange around one point showed none)."""
-    one = [c for c in api.load(1, multi).cells
-           if (c.runtime, c.cores, c.params.get("n"), c.params.get("m")) == ("go", "1", 1000, 100)]
+    one = [
+        c
+        for c in api.load(1, multi).cells
+        if (c.runtime, c.cores, c.params.get("n"), c.params.get("m")) == ("go", "1", 1000, 100)
+    ]
     ax = draw_plotly.draw(charts.build(one, "hops-vs-n"))["layout"]["xaxis"]
-    lo, hi = (10 ** v for v in ax["range"])
+    lo, hi = (10**v for v in ax["range"])
     assert sum(lo <= t <= hi for t in ax["tickvals"]) >= 2 and len(ax["ticktext"]) == len(ax["tickvals"])
     y = charts.build(one, "hops-vs-n").series[0].points[0].y
     assert lo < y < hi

@@ -8,6 +8,7 @@ The parser's vectors (bad input, bounds, malformed arguments) run once a driver 
 share the family library's parser, on a variant with every feature the bounds touch. Only the large-N
 runs are `slow` (make test-slow). On CI a driver that is not built fails; here it is skipped (conftest).
 """
+
 import json
 import os
 import select
@@ -30,8 +31,10 @@ def features_of(d):
 
 # Parsing is the family library's, the same for every variant of a driver: its vectors run once a folder, on
 # the variant with the most features (pypy/greenlet, not switch, which has no tokens), not tuned, first by name.
-PARSERS = [min((x for x in DRIVERS if x.base == base), key=lambda d: (-len(features_of(d)), d.tuned, d.name))
-           for base in dict.fromkeys(d.base for d in DRIVERS)]
+PARSERS = [
+    min((x for x in DRIVERS if x.base == base), key=lambda d: (-len(features_of(d)), d.tuned, d.name))
+    for base in dict.fromkeys(d.base for d in DRIVERS)
+]
 PARSER_IDS = [d.base for d in PARSERS]
 
 
@@ -50,8 +53,16 @@ def having(feature):
 
 
 RING_VECTORS = [  # (n, m, tokens)
-    (1, 1, 1), (2, 1, 1), (3, 3, 1), (1000, 7, 1), (10000, 1, 1), (1, 5, 1), (2, 2, 2),
-    (7, 13, 3), (5, 2, 5), (100, 10, 4),
+    (1, 1, 1),
+    (2, 1, 1),
+    (3, 3, 1),
+    (1000, 7, 1),
+    (10000, 1, 1),
+    (1, 5, 1),
+    (2, 2, 2),
+    (7, 13, 3),
+    (5, 2, 5),
+    (100, 10, 4),
 ]
 BAD_PARAMS = [  # (args after `run`, expected kind); the bounds of each key are in BOUNDS below
     (["ring", "n=-1", "m=1"], "bad_param"),
@@ -72,8 +83,9 @@ def invoke(d, *args, timeout=120, processes=1000):
     only as far as that cell needs). Every vector here takes well under a second on a quiet machine: a
     driver that has not answered in `timeout` seconds fails its test."""
     env = {**os.environ, **d.environ(2, processes)}
-    p = subprocess.run(d.argv(2, processes) + list(args), capture_output=True, text=True, timeout=timeout,
-                       env=env, cwd=d.folder)
+    p = subprocess.run(
+        d.argv(2, processes) + list(args), capture_output=True, text=True, timeout=timeout, env=env, cwd=d.folder
+    )
     records = [json.loads(line) for line in p.stdout.splitlines() if line.strip()]
     return p.returncode, records, p.stderr
 
@@ -126,7 +138,8 @@ def test_describe(d):
     assert workloads <= REQUIRED_WORKLOADS | {"selective"}, workloads
     said = set(desc["features"]) | (workloads & {"selective"})
     assert said == features_of(d), (
-        f"{d.name} describes {sorted(said)}; tests/expected_features.toml says {sorted(features_of(d))}")
+        f"{d.name} describes {sorted(said)}; tests/expected_features.toml says {sorted(features_of(d))}"
+    )
     assert desc["contract"] == 4, f"{d.name} is still on contract {desc['contract']} (describe says so)"
 
 
@@ -153,9 +166,14 @@ def test_each_result_is_printed_as_its_iteration_ends(d):
     """Contract 3: the orchestrator reads results as they come and stops the driver once it has enough,
     so a driver asked for many repeats must print the first ones long before it would finish (a million
     10-hop iterations: hours; three of them within 60 s, a JVM's start on a loaded machine included)."""
-    proc = subprocess.Popen(d.argv(2, 1000) + ["run", "ring", "n=10", "m=10", "repeats=1000000", "cores=2"],
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                            env={**os.environ, **d.environ(2, 1000)}, cwd=d.folder, start_new_session=True)
+    proc = subprocess.Popen(
+        d.argv(2, 1000) + ["run", "ring", "n=10", "m=10", "repeats=1000000", "cores=2"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, **d.environ(2, 1000)},
+        cwd=d.folder,
+        start_new_session=True,
+    )
     try:
         lines = lines_within(proc.stdout, 3, 60)
         assert [r["iteration"] for r in lines] == [1, 2, 3], lines
@@ -304,11 +322,17 @@ def test_runtime_stats_follow_each_result(d):
     assert code == 0, err
     kinds = [r["type"] for r in recs]
     assert kinds == ["result", "stats", "result", "stats"]
-    assert all(isinstance(v, (int, float)) for r in recs if r["type"] == "stats"
-               for k, v in r.items() if k not in ("type", "workload"))
+    assert all(
+        isinstance(v, (int, float))
+        for r in recs
+        if r["type"] == "stats"
+        for k, v in r.items()
+        if k not in ("type", "workload")
+    )
     stats = [r for r in recs if r["type"] == "stats"]
-    assert [(r.get("workload"), r.get("iteration")) for r in stats] == [("ring", 1), ("ring", 2)], \
+    assert [(r.get("workload"), r.get("iteration")) for r in stats] == [("ring", 1), ("ring", 2)], (
         "every stats record names the workload and the iteration it follows (contract 3)"
+    )
 
 
 TREE_VECTORS = [(1, 10), (10, 10), (100, 10), (1000, 10), (1, 2), (2, 2), (16, 2), (1024, 2), (27, 3)]
@@ -411,8 +435,14 @@ def test_each_bound_and_one_past_it(d, key, ok, bad, args):
             assert code == 0, (key, ok, recs, err)
 
 
-MALFORMED = [["ring", "n=3", "n=3", "m=1"], ["ring", "n=+3", "m=1"], ["ring", "n3", "m=1"],
-             ["ring", "n=3", "m=1", "tokens="], ["ring", "n= 3", "m=1"], ["ring", "n=٣", "m=1"]]
+MALFORMED = [
+    ["ring", "n=3", "n=3", "m=1"],
+    ["ring", "n=+3", "m=1"],
+    ["ring", "n3", "m=1"],
+    ["ring", "n=3", "m=1", "tokens="],
+    ["ring", "n= 3", "m=1"],
+    ["ring", "n=٣", "m=1"],
+]
 
 
 @pytest.mark.parametrize("d", PARSERS, ids=PARSER_IDS)
@@ -435,6 +465,7 @@ launch.run_driver(d, ["run", "ring", "n=1000", "m=1", "sample_ms=200", "samples=
 def _group_alive(pgid):
     """Any process of the group that is not a zombie (a dead process its new parent has not reaped yet)."""
     import glob
+
     for stat in glob.glob("/proc/[0-9]*/stat"):
         try:
             fields = open(stat).read().rsplit(")", 1)[1].split()
@@ -462,8 +493,12 @@ def test_driver_dies_with_the_orchestrator(d):
     """Contract section 8: SIGKILL the orchestrator's side mid-run; the driver's process group is gone at once."""
     import signal
     import sys
-    side = subprocess.Popen([sys.executable, "-c", _ORCHESTRATOR_SIDE, d.name], stdout=subprocess.PIPE,
-                            env={k: v for k, v in os.environ.items() if k != "RINGBENCH_DRIVER_PATH"})
+
+    side = subprocess.Popen(
+        [sys.executable, "-c", _ORCHESTRATOR_SIDE, d.name],
+        stdout=subprocess.PIPE,
+        env={k: v for k, v in os.environ.items() if k != "RINGBENCH_DRIVER_PATH"},
+    )
     try:
         assert lines_within(side.stdout, 1, 120, parse=bytes.strip) == [b"sample"], "the driver never sampled"
         (driver_pid,) = _children(side.pid)
@@ -485,8 +520,11 @@ def test_driver_dies_with_the_orchestrator(d):
 @pytest.mark.slow
 @pytest.mark.skipif(not os.environ.get("RINGBENCH_SLOW"), reason="long run: make test-slow")
 # one OS thread per process cannot reach a million here (see the results document)
-@pytest.mark.parametrize("d", [d for d in DRIVERS if not d.os_threads_per_process],
-                         ids=[d.name for d in DRIVERS if not d.os_threads_per_process])
+@pytest.mark.parametrize(
+    "d",
+    [d for d in DRIVERS if not d.os_threads_per_process],
+    ids=[d.name for d in DRIVERS if not d.os_threads_per_process],
+)
 def test_ring_of_a_million(d):
     r, _ = results_of(d, "ring", "n=1000000", "m=2", processes=1_000_000)
     assert r["count"] == 2_000_000
@@ -496,8 +534,13 @@ def test_ring_of_a_million(d):
 from ringbench.catalogue.workloads import cross_hops  # noqa: E402
 
 NODE_VECTORS = [  # (n, m, tokens, burst, nodes, node_placement)
-    (2, 1, 1, 0, 2, 0), (3, 3, 1, 0, 2, 0), (10, 2, 2, 0, 2, 1), (7, 13, 3, 0, 3, 0), (9, 2, 1, 0, 4, 1),
-    (100, 10, 4, 1, 4, 1), (1000, 3, 5, 1, 2, 0),
+    (2, 1, 1, 0, 2, 0),
+    (3, 3, 1, 0, 2, 0),
+    (10, 2, 2, 0, 2, 1),
+    (7, 13, 3, 0, 3, 0),
+    (9, 2, 1, 0, 4, 1),
+    (100, 10, 4, 1, 4, 1),
+    (1000, 3, 5, 1, 2, 0),
 ]
 
 
@@ -519,8 +562,9 @@ def test_a_driver_without_nodes_refuses_them(d):
 @pytest.mark.parametrize("d", NODES, ids=NODE_IDS)
 @pytest.mark.parametrize("n,m,tokens,burst,k,placement", NODE_VECTORS)
 def test_ring_across_nodes_proves_its_count_and_its_cross_node_hops(d, n, m, tokens, burst, k, placement):
-    r, _ = results_of(d, "ring", f"n={n}", f"m={m}", f"tokens={tokens}", f"burst={burst}", f"nodes={k}",
-                      f"node_placement={placement}")
+    r, _ = results_of(
+        d, "ring", f"n={n}", f"m={m}", f"tokens={tokens}", f"burst={burst}", f"nodes={k}", f"node_placement={placement}"
+    )
     assert (r["nodes"], r["node_placement"], r["count"], r["ready"]) == (k, placement, n * m * tokens, n)
     want = cross_hops({"n": n, "m": m, "tokens": tokens, "nodes": k, "node_placement": placement})
     assert r["cross_hops"] == want
@@ -545,8 +589,9 @@ def test_trace_across_two_nodes_follows_the_ring_and_names_each_node(d, n, m, pl
 
 
 @pytest.mark.parametrize("d", NODES, ids=NODE_IDS)
-@pytest.mark.parametrize("args", [["nodes=0"], ["nodes=4"], ["nodes=257"], ["nodes=2", "node_placement=2"],
-                                  ["node_placement=-1"]])
+@pytest.mark.parametrize(
+    "args", [["nodes=0"], ["nodes=4"], ["nodes=257"], ["nodes=2", "node_placement=2"], ["node_placement=-1"]]
+)
 def test_nodes_out_of_bounds_are_bad_param(d, args):
     code, recs, _ = invoke(d, "run", "ring", "n=3", "m=1", *args)
     assert code == 2 and recs and recs[-1]["kind"] == "bad_param", recs
@@ -555,8 +600,9 @@ def test_nodes_out_of_bounds_are_bad_param(d, args):
 @pytest.mark.parametrize("d", NODES, ids=NODE_IDS)
 @pytest.mark.parametrize("k", [1, 2])
 def test_cluster_view_reports_every_node_after_every_sample(d, k):
-    code, recs, err = invoke(d, "run", "ring", "n=100", "sample_ms=100", "samples=3", "stats=1", f"nodes={k}",
-                             "cores=2")
+    code, recs, err = invoke(
+        d, "run", "ring", "n=100", "sample_ms=100", "samples=3", "stats=1", f"nodes={k}", "cores=2"
+    )
     assert code == 0, err
     samples = [{**r, "process": 1} for r in recs if r["type"] == "sample"]
     check_samples(samples, 100, 3)
@@ -564,8 +610,17 @@ def test_cluster_view_reports_every_node_after_every_sample(d, k):
     assert [(v["seq"], v["node"]) for v in views] == [(s, j) for s in (1, 2, 3) for j in range(k)]
     assert sum(v["processes_in_ring"] for v in views if v["seq"] == 1) == 100
     for v in views:
-        for f in ("elapsed_ns", "laps", "sched_active", "sched_total", "dist_in", "dist_out", "memory",
-                  "processes", "cpu_ns"):
+        for f in (
+            "elapsed_ns",
+            "laps",
+            "sched_active",
+            "sched_total",
+            "dist_in",
+            "dist_out",
+            "memory",
+            "processes",
+            "cpu_ns",
+        ):
             assert isinstance(v[f], int) and v[f] >= 0, (f, v)
     last = [v for v in views if v["seq"] == 3]
     assert all(v["laps"] > 0 for v in last), "every node's first process counts the laps passing it"
@@ -593,23 +648,48 @@ def perf_job(d, snippets, **kw):
     """A job file's content (section 10): every key present, the snippets' code from PERF_CODE by name."""
     runner = _perf_name(d)
     code = PERF_CODE[PERF_LANGUAGE.get(runner, runner)]
-    job = {"perf": 1, "mode": "continuous", "concurrency": 1, "loop": 0, "samples": 2, "sample_ms": 50, "warmup": 0,
-           "ask": False, "max_samples": 2, "min": 1, "max": 1, "processes": False, "code_path": [], "stats": False,
-           "cores": 2, **kw}
-    job["snippets"] = [{"snippet": k, "runner": None, "init": None, "init_runner": None, "done": None, "file": None,
-                        **code[name]} for k, name in enumerate(snippets, 1)]
+    job = {
+        "perf": 1,
+        "mode": "continuous",
+        "concurrency": 1,
+        "loop": 0,
+        "samples": 2,
+        "sample_ms": 50,
+        "warmup": 0,
+        "ask": False,
+        "max_samples": 2,
+        "min": 1,
+        "max": 1,
+        "processes": False,
+        "code_path": [],
+        "stats": False,
+        "cores": 2,
+        **kw,
+    }
+    job["snippets"] = [
+        {"snippet": k, "runner": None, "init": None, "init_runner": None, "done": None, "file": None, **code[name]}
+        for k, name in enumerate(snippets, 1)
+    ]
     return job
 
 
 def run_perf(d, job, answers="", timeout=120):
     """(exit code, records, stderr) of `perf <job.json>`; `answers` is the driver's stdin (more / enough)."""
     import tempfile
+
     with tempfile.TemporaryDirectory() as folder:
         path = os.path.join(folder, "job.json")
         with open(path, "w") as f:
             json.dump(job, f)
-        p = subprocess.run(d.argv(2, 1000) + ["perf", path], input=answers, capture_output=True, text=True,
-                           timeout=timeout, env={**os.environ, **d.environ(2, 1000)}, cwd=d.folder)
+        p = subprocess.run(
+            d.argv(2, 1000) + ["perf", path],
+            input=answers,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env={**os.environ, **d.environ(2, 1000)},
+            cwd=d.folder,
+        )
     return p.returncode, [json.loads(line) for line in p.stdout.splitlines() if line.strip()], p.stderr
 
 
@@ -660,7 +740,8 @@ def test_perf_timed_runs_exactly_the_loop(d):
     assert code == 0, (recs, err)
     results = _of(recs, "result")
     assert [(r["iteration"], r["count"], r["loop"], r["workload"]) for r in results] == [
-        (i, 1000, 1000, "perf") for i in (1, 2, 3)]
+        (i, 1000, 1000, "perf") for i in (1, 2, 3)
+    ]
     assert all(r["run_ns"] > 0 and r["run_cpu_ns"] >= 0 for r in results)
     assert _of(recs, "total")[0]["count"] == _counted(err) == 4000
     assert not _of(recs, "sample")
@@ -729,8 +810,14 @@ def test_perf_bad_code_is_bad_param_before_anything_runs(d, name):
     assert "snippet 2" in recs[0]["message"], recs
 
 
-@pytest.mark.parametrize("d,name,phase", [pytest.param(d, n, p, id=f"{d.name}-{n}") for d in PERF_DRIVERS
-                                          for n, p in (("raises", "runner"), ("raises_in_init", "init"))])
+@pytest.mark.parametrize(
+    "d,name,phase",
+    [
+        pytest.param(d, n, p, id=f"{d.name}-{n}")
+        for d in PERF_DRIVERS
+        for n, p in (("raises", "runner"), ("raises_in_init", "init"))
+    ],
+)
 def test_perf_a_failure_stops_at_once_with_the_runtimes_message(d, name, phase):
     """A snippet that raises: a failure record naming it and its phase; no figure, and the next never runs."""
     code, recs, err = run_perf(d, perf_job(d, [name, "count"]))
@@ -745,8 +832,12 @@ def test_perf_a_failure_stops_at_once_with_the_runtimes_message(d, name, phase):
 @pytest.mark.parametrize("d", PERF_DRIVERS, ids=PERF_IDS)
 def test_perf_bad_job_is_bad_param(d):
     job = perf_job(d, ["count"])
-    for broken in ({**job, "colour": 1}, {k: v for k, v in job.items() if k != "samples"}, {**job, "mode": "fast"},
-                   {**job, "samples": "3"}):
+    for broken in (
+        {**job, "colour": 1},
+        {k: v for k, v in job.items() if k != "samples"},
+        {**job, "mode": "fast"},
+        {**job, "samples": "3"},
+    ):
         code, recs, _ = run_perf(d, broken)
         assert code == 2 and len(recs) == 1 and recs[0]["kind"] == "bad_param", (broken, recs)
 

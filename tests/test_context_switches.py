@@ -7,6 +7,7 @@ runs, so far fewer than one a hop. The tree, timed as one phase, reports no setu
 conformance suite checks that the four fields are there; these tests check that the figures come from
 the right counter, read at the right marks.
 """
+
 import json
 import os
 import subprocess
@@ -22,8 +23,7 @@ FIELDS = ("setup_vcsw", "setup_ivcsw", "run_vcsw", "run_ivcsw")
 def results(name, *args):
     d = usable(name)
     env = {**os.environ, **d.environ(2, N)}
-    p = subprocess.run(d.argv(2, N) + list(args), capture_output=True, text=True, timeout=120, env=env,
-                       cwd=d.folder)
+    p = subprocess.run(d.argv(2, N) + list(args), capture_output=True, text=True, timeout=120, env=env, cwd=d.folder)
     assert p.returncode == 0, p.stderr
     recs = [json.loads(line) for line in p.stdout.splitlines() if line.strip()]
     out = [r for r in recs if r["type"] == "result"]
@@ -45,8 +45,17 @@ def test_an_os_thread_ring_switches_about_once_a_hop():
     assert r["setup_vcsw"] >= N // 2, r
 
 
-@pytest.mark.parametrize("name", ["python-greenlet/stock", "python-greenlet/switch", "python-asyncio/stock",
-                                  "pypy/greenlet", "pypy/switch", "pypy/stackless"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "python-greenlet/stock",
+        "python-greenlet/switch",
+        "python-asyncio/stock",
+        "pypy/greenlet",
+        "pypy/switch",
+        "pypy/stackless",
+    ],
+)
 def test_a_one_thread_ring_does_not_switch(name):
     r = results(name, "run", "ring", f"n={N}", f"m={M}", "repeats=2")[-1]
     # No thread blocks; a stray switch (the kernel's timer, a page fault's I/O) is not a hop's.

@@ -1,5 +1,6 @@
 """Each driver's own checks (contract section 7): its language's linter with warnings as errors and the
 stress or model tests of its hand-written concurrency primitives, as its manifest's `check` names them."""
+
 import subprocess
 import sys
 

@@ -1,6 +1,7 @@
 """Equal conditions (issue 21): what a driver is started with is recorded with the cell; variables that
 tune a runtime are recorded, warned about and, with --clean-env, kept from the drivers; describe runs as
 the run does; a limit is raised only when a cell needs it; comparable cells take turns."""
+
 import json
 
 import ringbench
@@ -31,10 +32,11 @@ def test_the_collector_is_recorded_from_a_describe_launched_as_the_run(fake, db)
 def test_a_limit_is_raised_only_for_a_cell_that_needs_it_and_recorded(fake, db, tmp_path, monkeypatch):
     folder = tmp_path / "drv" / "limited"
     folder.mkdir(parents=True)
-    fake_py = (discover()["fake"].folder / "fake.py")
+    fake_py = discover()["fake"].folder / "fake.py"
     (folder / "driver.toml").write_text(
         f'name = "limited"\ncommand = ["{{python}}", "{fake_py}", "{{limits}}"]\n'
-        '[limits.processes]\ndefault = 5000\nargs = ["+P", "{value}"]\n')
+        '[limits.processes]\ndefault = 5000\nargs = ["+P", "{value}"]\n'
+    )
     monkeypatch.setenv("RINGBENCH_DRIVER_PATH", f"{tmp_path / 'drv'}")
     run = ringbench.measure("ring", "limited", params={"n": "10,10000", "m": 1}, repeat=1, db=db)
     small, large = run.cells
@@ -47,22 +49,26 @@ def test_comparable_cells_take_turns_and_the_order_is_stored(zoo, db, tmp_path, 
     log = tmp_path / "starts.log"
     monkeypatch.setenv("FAKE_LOG", str(log))
     run = ringbench.measure("ring", "erlang,fastgo", params={"n": 10, "m": 5}, repeat=3, db=db)
-    starts = sorted((float(t), ns) for _, t, ns, *argv in map(str.split, log.read_text().splitlines())
-                    if argv[:1] == ["run"])
-    rounds = [{ns for _, ns in starts[i:i + 2]} for i in (0, 2, 4)]
+    starts = sorted(
+        (float(t), ns) for _, t, ns, *argv in map(str.split, log.read_text().splitlines()) if argv[:1] == ["run"]
+    )
+    rounds = [{ns for _, ns in starts[i : i + 2]} for i in (0, 2, 4)]
     assert rounds == [{"200", "100"}] * 3  # erlang (200 ns/hop) and fastgo (100): one process each a round
     launches = {c.runtime: [r["launch"] for r in c.records] for c in run.cells}
     assert sorted(launches["erlang"] + launches["fastgo"]) == [1, 2, 3, 4, 5, 6]
     assert all({launches["erlang"][k], launches["fastgo"][k]} == {2 * k + 1, 2 * k + 2} for k in range(3))
     seq = ringbench.measure("ring", "erlang,fastgo", params={"n": 10, "m": 5}, repeat=3, order="sequential", db=db)
-    assert {c.runtime: [r["launch"] for r in c.records] for c in seq.cells} == {"erlang": [1, 2, 3],
-                                                                              "fastgo": [4, 5, 6]}
+    assert {c.runtime: [r["launch"] for r in c.records] for c in seq.cells} == {
+        "erlang": [1, 2, 3],
+        "fastgo": [4, 5, 6],
+    }
     assert json.loads(document.run_to_json(run))["settings"]["order"] == "interleaved"
 
 
 def test_no_runtime_runs_first_in_every_round_and_the_seed_replays_the_order(zoo, db):
     """Each round rotates a seeded shuffle of the cells by a share of the round: with as many rounds as
     cells, each cell is first once. The seed is stored with the run; the same seed, the same order."""
+
     def order(**kw):
         run = ringbench.measure("ring", "erlang,fastgo,beam/stock", params={"n": 10, "m": 5}, repeat=3, db=db, **kw)
         launch = {r["launch"]: c.runtime for c in run.cells for r in c.records}
@@ -80,6 +86,7 @@ def test_no_runtime_runs_first_in_every_round_and_the_seed_replays_the_order(zoo
     assert replayed == rounds and again.settings["seed"] == seed
     # whatever order the rounds ran in, the cells are stored (and shown) in the order planned
     from ringbench import api
+
     planned = [c.driver.name for c in api.plan("ring", "erlang,fastgo,beam/stock", params={"n": 10, "m": 5})[1]]
     assert [c.runtime for c in run.cells] == planned
     runs = [order(seed=s) for s in range(4)]
@@ -89,6 +96,7 @@ def test_no_runtime_runs_first_in_every_round_and_the_seed_replays_the_order(zoo
 
 def test_a_single_threaded_runtime_is_marked_in_all_core_rows(zoo, db):
     from conftest import run_cli
+
     r = run_cli("run", "ring", "-r", "rust-tokio,fastgo", "-n", 10, "-m", 5, "--repeat", 1, "--db", db)
     assert "all:1t" in r.output and "runs every process on one thread" in r.output
     (cell,) = [c for c in ringbench.load(1, db).cells if c.runtime == "rust-tokio/current-thread"]

@@ -1,6 +1,7 @@
 """Faults through the command line: every store or file error is one line and an exit status, no
 traceback, no stray files; runs whose owner died read 'abandoned' and resume; a live run is never
 measured twice; drivers never outlive the orchestrator."""
+
 import os
 import shutil
 import signal
@@ -19,8 +20,13 @@ RINGBENCH = [sys.executable, "-m", "ringbench.cli"]
 
 
 def cli(*args, env=None, timeout=120):
-    p = subprocess.run(RINGBENCH + [str(a) for a in args], capture_output=True, text=True, timeout=timeout,
-                       env={**os.environ, **(env or {})})
+    p = subprocess.run(
+        RINGBENCH + [str(a) for a in args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, **(env or {})},
+    )
     return p.returncode, p.stdout, p.stderr
 
 
@@ -38,9 +44,16 @@ def make_run(db):
     assert code == 0, err
 
 
-STORE_COMMANDS = [["history"], ["show", 1], ["export", 1], ["compare", 1, 2], ["report", 1, "--out", "{tmp}/r.html"],
-                  ["plot", 1, "--out", "{tmp}/p.png"], ["run", "ring", "-r", "fake", "-n", 3, "-m", 1],
-                  ["sweep", "--resume", 1]]
+STORE_COMMANDS = [
+    ["history"],
+    ["show", 1],
+    ["export", 1],
+    ["compare", 1, 2],
+    ["report", 1, "--out", "{tmp}/r.html"],
+    ["plot", 1, "--out", "{tmp}/p.png"],
+    ["run", "ring", "-r", "fake", "-n", 3, "-m", 1],
+    ["sweep", "--resume", 1],
+]
 
 
 @pytest.mark.parametrize("args", STORE_COMMANDS, ids=[a[0] for a in STORE_COMMANDS])
@@ -106,8 +119,22 @@ def test_a_read_only_store_is_one_line_exit_1_and_leaves_no_files(fake, tmp_path
 
 def _start_slow_sweep(db, cells=6, slow=1.0, runtime="fake"):
     env = {**os.environ, "FAKE_FAULT": "slow", "FAKE_SLOW_S": str(slow)}
-    cmd = RINGBENCH + ["sweep", "ring", "-r", runtime, "-n", ",".join(str(10 + i) for i in range(cells)), "-m", "1",
-                       "--repeat", "1", "--warmup", "0", "--db", str(db)]
+    cmd = RINGBENCH + [
+        "sweep",
+        "ring",
+        "-r",
+        runtime,
+        "-n",
+        ",".join(str(10 + i) for i in range(cells)),
+        "-m",
+        "1",
+        "--repeat",
+        "1",
+        "--warmup",
+        "0",
+        "--db",
+        str(db),
+    ]
     return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
 
 
@@ -184,9 +211,13 @@ def test_resuming_a_run_that_is_still_being_measured_is_refused(fake, tmp_path):
 def test_the_hint_after_an_interrupted_run_is_a_command_that_works(fake, tmp_path):
     db = tmp_path / "i.db"
     env = {**os.environ, "FAKE_FAULT": "slow", "FAKE_SLOW_S": "0.6"}
-    proc = subprocess.Popen(RINGBENCH + ["run", "ring", "-r", "fake", "-n", "10,20,30,40", "-m", "1", "--repeat", "1",
-                                        "--db", str(db)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, env=env)
+    proc = subprocess.Popen(
+        RINGBENCH + ["run", "ring", "-r", "fake", "-n", "10,20,30,40", "-m", "1", "--repeat", "1", "--db", str(db)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
     _wait_for_cells(db, 1)
     proc.send_signal(signal.SIGINT)
     out, _ = proc.communicate(timeout=60)

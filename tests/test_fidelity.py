@@ -197,7 +197,10 @@ def test_prepare_run_resume_and_render(sleepy, fake, catalogue, tmp_path):  # no
 
 
 def test_with_default_puts_the_default_figure_beside_the_program_in_a_table_of_its_own(
-    sleepy, fake, catalogue, tmp_path  # noqa: F811
+    sleepy,  # noqa: F811
+    fake,
+    catalogue,
+    tmp_path,
 ):
     fake(FAKE_NS_PER_HOP=50_000)
     progs, out, db = tmp_path / "progs", tmp_path / "out.jsonl", tmp_path / "store.db"

@@ -1,5 +1,6 @@
 """A stored run read back: history, show, export and import with the same figures, compare, the
 Rel % baseline, warnings derived from the records."""
+
 import json
 
 import pytest
@@ -19,14 +20,29 @@ def test_warnings_are_derived_from_the_records_printed_and_exported(fake, db):
     assert "coefficient of variation" in run_cli("show", 1, "--db", db).output
 
 
-
 def test_baseline_sets_the_reference_row(zoo, db):
-    r = run_cli("run", "ring", "-r", "erlang,fastgo", "-n", 10, "-m", 10, "--cores", "1,all",
-                      "--baseline", "fastgo", "--json", "--db", db)
+    r = run_cli(
+        "run",
+        "ring",
+        "-r",
+        "erlang,fastgo",
+        "-n",
+        10,
+        "-m",
+        10,
+        "--cores",
+        "1,all",
+        "--baseline",
+        "fastgo",
+        "--json",
+        "--db",
+        db,
+    )
     cells = json.loads(r.stdout)["cells"]
-    assert {(c["runtime"], c["summary"]["relative"]["reference"]) for c in cells} == {("erlang", "fastgo"),
-                                                                                       ("fastgo", "fastgo")}
-
+    assert {(c["runtime"], c["summary"]["relative"]["reference"]) for c in cells} == {
+        ("erlang", "fastgo"),
+        ("fastgo", "fastgo"),
+    }
 
 
 def test_compare_says_significant_only_beyond_noise(fake, db):
@@ -39,7 +55,6 @@ def test_compare_says_significant_only_beyond_noise(fake, db):
     assert worse.diff.significant and worse.slower_pct == pytest.approx(100.0)
     shown = run_cli("compare", 1, 3, "--db", db).output
     assert "+100.0%" in shown and "slower" in shown
-
 
 
 def test_export_then_import_gives_the_same_numbers(fake, db, tmp_path):
@@ -63,11 +78,9 @@ def test_export_then_import_gives_the_same_numbers(fake, db, tmp_path):
     assert "| spawn µs |" in table[0]  # the terminal's two-line header, on one line
 
 
-
 def test_history_and_show(fake, db):
     run_cli("run", "ring", "-r", "fake", "-n", 10, "-m", 10, "--db", db)
     h = run_cli("history", "--db", db)
     assert h.exit_code == 0 and "complete" in h.output and "fake" in h.output
     assert run_cli("show", 1, "--db", db).exit_code == 0
     assert run_cli("show", 99, "--db", db).exit_code == 2
-

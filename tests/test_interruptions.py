@@ -1,5 +1,6 @@
 """Stopping a measurement keeps every finished cell: --budget, Ctrl-C, SIGTERM, two writers on one
 store, a fault or a timeout in one cell of a sweep."""
+
 import json
 import os
 import signal
@@ -31,11 +32,26 @@ def _env(fake_env):
     return {**os.environ, **fake_env}
 
 
-
 def test_budget_stops_cleanly_and_resume_finishes_without_redoing(fake, db):
     fake(FAKE_FAULT="slow", FAKE_SLOW_S=0.6)
-    r = run_cli("sweep", "ring", "-r", "fake", "-n", "10,20,30,40", "-m", 1, "--repeat", 1, "--warmup", 0,
-                      "--budget", "1s", "--db", db)
+    r = run_cli(
+        "sweep",
+        "ring",
+        "-r",
+        "fake",
+        "-n",
+        "10,20,30,40",
+        "-m",
+        1,
+        "--repeat",
+        1,
+        "--warmup",
+        0,
+        "--budget",
+        "1s",
+        "--db",
+        db,
+    )
     assert r.exit_code == 3, r.output  # a budget stop: its own status and exit code, not an interrupt
     first = q(db, "SELECT params FROM cells")
     assert 1 <= len(first) < 4
@@ -48,11 +64,24 @@ def test_budget_stops_cleanly_and_resume_finishes_without_redoing(fake, db):
     assert q(db, "SELECT status FROM runs")[0]["status"] == "complete"
 
 
-
 def test_sigint_keeps_finished_cells_and_resume_completes(fake, db):
     fake(FAKE_FAULT="slow", FAKE_SLOW_S=0.7)
-    cmd = RINGBENCH + ["sweep", "ring", "-r", "fake", "-n", "10,20,30,40,50", "-m", "1", "--repeat", "1",
-                       "--warmup", "0", "--db", str(db)]
+    cmd = RINGBENCH + [
+        "sweep",
+        "ring",
+        "-r",
+        "fake",
+        "-n",
+        "10,20,30,40,50",
+        "-m",
+        "1",
+        "--repeat",
+        "1",
+        "--warmup",
+        "0",
+        "--db",
+        str(db),
+    ]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -72,13 +101,27 @@ def test_sigint_keeps_finished_cells_and_resume_completes(fake, db):
     assert len(q(db, "SELECT * FROM results")) == 5
 
 
-
 def test_a_run_interrupted_before_any_cell_prints_its_title_on_one_line(fake, db):
     fake(FAKE_FAULT="slow", FAKE_SLOW_S=5)
-    cmd = RINGBENCH + ["run", "ring", "-r", "fake", "-n", "10", "-m", "1", "--repeat", "1", "--warmup", "0",
-                       "--db", str(db)]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "COLUMNS": "100"})
+    cmd = RINGBENCH + [
+        "run",
+        "ring",
+        "-r",
+        "fake",
+        "-n",
+        "10",
+        "-m",
+        "1",
+        "--repeat",
+        "1",
+        "--warmup",
+        "0",
+        "--db",
+        str(db),
+    ]
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "COLUMNS": "100"}
+    )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and not run_begun(db):
         time.sleep(0.05)
@@ -91,11 +134,24 @@ def test_a_run_interrupted_before_any_cell_prints_its_title_on_one_line(fake, db
     assert "nothing measured" in out
 
 
-
 def test_sigterm_also_keeps_finished_cells(fake, db):
     fake(FAKE_FAULT="slow", FAKE_SLOW_S=0.7)
-    cmd = RINGBENCH + ["sweep", "ring", "-r", "fake", "-n", "10,20,30", "-m", "1", "--repeat", "1",
-                       "--warmup", "0", "--db", str(db)]
+    cmd = RINGBENCH + [
+        "sweep",
+        "ring",
+        "-r",
+        "fake",
+        "-n",
+        "10,20,30",
+        "-m",
+        "1",
+        "--repeat",
+        "1",
+        "--warmup",
+        "0",
+        "--db",
+        str(db),
+    ]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and not cells_stored(db):
@@ -107,10 +163,23 @@ def test_sigterm_also_keeps_finished_cells(fake, db):
     assert q(db, "SELECT count(*) AS k FROM cells")[0]["k"] >= 1
 
 
-
 def test_two_writers_on_one_store_lose_nothing(fake, db):
-    cmd = RINGBENCH + ["sweep", "ring", "-r", "fake", "-n", ",".join(str(10 + i) for i in range(8)), "-m", "1",
-                       "--repeat", "2", "--warmup", "0", "--db", str(db)]
+    cmd = RINGBENCH + [
+        "sweep",
+        "ring",
+        "-r",
+        "fake",
+        "-n",
+        ",".join(str(10 + i) for i in range(8)),
+        "-m",
+        "1",
+        "--repeat",
+        "2",
+        "--warmup",
+        "0",
+        "--db",
+        str(db),
+    ]
     procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
     for p in procs:
         _, err = p.communicate(timeout=300)
@@ -120,17 +189,25 @@ def test_two_writers_on_one_store_lose_nothing(fake, db):
     assert len(q(db, "SELECT * FROM results")) == 32
 
 
-
-@pytest.mark.parametrize("fault,status", [
-    ("hang", "timeout"), ("crash", "failed"), ("exit1", "failed"), ("garbage", "failed"),
-    ("wrong_count", "failed"), ("absurd", "failed"), ("missing_field", "failed"), ("negative", "failed"),
-    ("limit", "refused"), ("slow", "ok"),
-])
+@pytest.mark.parametrize(
+    "fault,status",
+    [
+        ("hang", "timeout"),
+        ("crash", "failed"),
+        ("exit1", "failed"),
+        ("garbage", "failed"),
+        ("wrong_count", "failed"),
+        ("absurd", "failed"),
+        ("missing_field", "failed"),
+        ("negative", "failed"),
+        ("limit", "refused"),
+        ("slow", "ok"),
+    ],
+)
 def test_a_fault_in_a_sweep_costs_one_cell_only(fake, db, fault, status):
     # The second cell's driver misbehaves; the first and third are measured and kept.
     fake(FAKE_FAULT=fault, FAKE_FAULT_ON=2, FAKE_SLOW_S=0.3)
-    r = run_cli("sweep", "ring", "-r", "fake", "-n", "10,20,30", "-m", 5, "--repeat", 1, "--timeout", 3,
-                      "--db", db)
+    r = run_cli("sweep", "ring", "-r", "fake", "-n", "10,20,30", "-m", 5, "--repeat", 1, "--timeout", 3, "--db", db)
     assert r.exit_code == (0 if status == "ok" else 1), r.output
     cells = q(db, "SELECT id, params, status, reason FROM cells ORDER BY id")
     assert [c["status"] for c in cells] == ["ok", status, "ok"]
@@ -155,16 +232,19 @@ def test_a_slow_or_hung_driver_past_its_timeout_is_killed_with_its_children(fake
     assert live_processes_with(os.environ["FAKE_COUNTER_FILE"]) == []
 
 
-@pytest.mark.parametrize("fault,status,words", [
-    ("crash", "failed", "SIGKILL"),
-    ("exit1", "failed", "exit status 1"),
-    ("garbage", "failed", "not JSON"),
-    ("wrong_count", "failed", "expected 30"),
-    ("absurd", "failed", "impossibly fast"),
-    ("missing_field", "failed", "run_cpu_ns"),
-    ("negative", "failed", "negative"),
-    ("limit", "refused", "fake limit"),
-])
+@pytest.mark.parametrize(
+    "fault,status,words",
+    [
+        ("crash", "failed", "SIGKILL"),
+        ("exit1", "failed", "exit status 1"),
+        ("garbage", "failed", "not JSON"),
+        ("wrong_count", "failed", "expected 30"),
+        ("absurd", "failed", "impossibly fast"),
+        ("missing_field", "failed", "run_cpu_ns"),
+        ("negative", "failed", "negative"),
+        ("limit", "refused", "fake limit"),
+    ],
+)
 def test_a_failed_cell_keeps_no_partial_results(fake, db, fault, status, words):
     fake(FAKE_FAULT=fault, FAKE_FAULT_ON=2)  # the second of three processes misbehaves
     r = run_cli("run", "ring", "-r", "fake", "-n", "3", "-m", "10", "--repeat", "3", "--db", str(db))
@@ -174,4 +254,3 @@ def test_a_failed_cell_keeps_no_partial_results(fake, db, fault, status, words):
     assert rows(db, "results") == []  # repeat 1 succeeded, but a cell is all or nothing
     # a refusal (the runtime's own limit) is an answer, not a failure of the run; the exit status says both
     assert rows(db, "runs")[0]["status"] == ("complete" if status == "refused" else "failed")
-

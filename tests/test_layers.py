@@ -1,12 +1,13 @@
 """The orchestrator's layers hold (README, "Layout"): each package imports only the layers beneath it.
 
-    catalogue  imports nothing of ringbench       (what can be measured)
-    results    imports catalogue                  (what a measurement leaves: model, statistics, store)
-    harness    imports results and catalogue      (running drivers; hands cells to a sink)
-    present    imports results and catalogue      (tables, exports, charts, the report)
-    api        imports all of the above           (the one facade)
-    cli        imports api, present and results'  value types (the command line)
+catalogue  imports nothing of ringbench       (what can be measured)
+results    imports catalogue                  (what a measurement leaves: model, statistics, store)
+harness    imports results and catalogue      (running drivers; hands cells to a sink)
+present    imports results and catalogue      (tables, exports, charts, the report)
+api        imports all of the above           (the one facade)
+cli        imports api, present and results'  value types (the command line)
 """
+
 import ast
 from pathlib import Path
 

@@ -5,6 +5,7 @@ The real command line runs a ring over 2 nodes (the driver's VM and a peer VM it
 the peer (a beam.smp whose ancestors include the driver's beam.smp), kills it with SIGKILL, and expects
 the command to end within seconds with the failure naming the node, and no BEAM process of its own left.
 """
+
 import os
 import signal
 import subprocess
@@ -31,8 +32,8 @@ def _processes():
             stat = Path(f"/proc/{d}/stat").read_text()
         except OSError:
             continue
-        name = stat[stat.index("(") + 1:stat.rindex(")")]
-        fields = stat[stat.rindex(")") + 2:].split()
+        name = stat[stat.index("(") + 1 : stat.rindex(")")]
+        fields = stat[stat.rindex(")") + 2 :].split()
         if fields[0] != "Z":
             out[int(d)] = (int(fields[1]), name)
     return out
@@ -59,8 +60,11 @@ def _connected(pid):
     driver's node, made once it has booted and started distribution)."""
     try:
         inodes = {os.readlink(f"/proc/{pid}/fd/{fd}")[8:-1] for fd in os.listdir(f"/proc/{pid}/fd")}
-        rows = [line.split() for name in ("tcp", "tcp6")
-                for line in Path(f"/proc/{pid}/net/{name}").read_text().splitlines()[1:]]
+        rows = [
+            line.split()
+            for name in ("tcp", "tcp6")
+            for line in Path(f"/proc/{pid}/net/{name}").read_text().splitlines()[1:]
+        ]
     except OSError:
         return False
     return any(r[3] == "01" and r[9] in inodes for r in rows)  # st 01: ESTABLISHED
@@ -68,8 +72,9 @@ def _connected(pid):
 
 def _kill_a_peer_and_wait(args, tmp_path):
     cmd = CLI + list(args) + ["--db", str(tmp_path / "store.db")]
-    proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            start_new_session=True)
+    proc = subprocess.Popen(
+        cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True
+    )
     try:
         deadline = time.monotonic() + 240
         seen = None
@@ -95,15 +100,19 @@ def _kill_a_peer_and_wait(args, tmp_path):
             proc.wait()
 
 
-@pytest.mark.parametrize("runtime,mode", [
-    ("erlang", ["--continuous", "--samples", "12", "--sample-ms", "500"]),
-    ("erlang", ["-m", "100", "--repeat", "100", "--in-process", "--warmup", "0"]),
-    ("elixir", ["--continuous", "--samples", "12", "--sample-ms", "500"]),
-])
+@pytest.mark.parametrize(
+    "runtime,mode",
+    [
+        ("erlang", ["--continuous", "--samples", "12", "--sample-ms", "500"]),
+        ("erlang", ["-m", "100", "--repeat", "100", "--in-process", "--warmup", "0"]),
+        ("elixir", ["--continuous", "--samples", "12", "--sample-ms", "500"]),
+    ],
+)
 def test_a_killed_node_fails_the_cell_at_once_naming_it(runtime, mode, tmp_path):
     usable(f"{runtime}/stock")
     code, out, took, beams = _kill_a_peer_and_wait(
-        ["run", "ring", "-r", runtime, "-n", "1000", "--nodes", "2", *mode], tmp_path)
+        ["run", "ring", "-r", runtime, "-n", "1000", "--nodes", "2", *mode], tmp_path
+    )
     assert took < WITHIN_S, f"the command ended {took:.1f} s after the node was killed\n{out}"
     assert code != 0, out
     text = " ".join(out.split())  # the table wraps the note over lines

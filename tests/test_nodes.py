@@ -2,6 +2,7 @@
 input (one line, exit 2), the cookie's sources, a driver without the feature refusing, and — with the real
 Erlang driver — that no BEAM node or epmd it started outlives a normal run, a Ctrl-C or a SIGKILL of the
 orchestrator. The driver's own vectors are in test_conformance.py."""
+
 import json
 import os
 import shutil
@@ -23,8 +24,16 @@ ROOT = Path(__file__).resolve().parent.parent
 # -- the layout -------------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     "n,k,placement,per_lap",
-    [(10, 2, 0, 2), (10, 5, 0, 5), (7, 3, 0, 3), (10, 2, 1, 10), (9, 2, 1, 8), (9, 3, 1, 9), (2, 2, 1, 2),
-     (5, 1, 0, 0)],
+    [
+        (10, 2, 0, 2),
+        (10, 5, 0, 5),
+        (7, 3, 0, 3),
+        (10, 2, 1, 10),
+        (9, 2, 1, 8),
+        (9, 3, 1, 9),
+        (2, 2, 1, 2),
+        (5, 1, 0, 0),
+    ],
 )
 def test_cross_node_hops_of_a_lap(n, k, placement, per_lap):
     def node(i):
@@ -36,8 +45,11 @@ def test_cross_node_hops_of_a_lap(n, k, placement, per_lap):
 
 
 def test_nodes_out_of_bounds_or_above_n_are_refused():
-    for given, says in [({"nodes": 4, "n": 3}, "cannot exceed n"), ({"nodes": 0, "n": 3}, "nodes"),
-                        ({"nodes": 257, "n": 1000}, "nodes")]:
+    for given, says in [
+        ({"nodes": 4, "n": 3}, "cannot exceed n"),
+        ({"nodes": 0, "n": 3}, "nodes"),
+        ({"nodes": 257, "n": 1000}, "nodes"),
+    ]:
         with pytest.raises(workloads.ParamError, match=says):
             workloads.RING.validate({"m": 1, **given})
 
@@ -78,8 +90,22 @@ def test_the_cluster_file_is_private_and_removed(tmp_path, monkeypatch):
 
 def test_hosts_with_no_cookie_is_one_line_and_exit_2(tmp_path, monkeypatch):
     monkeypatch.delenv("RINGBENCH_COOKIE", raising=False)
-    r = run_cli("run", "ring", "-r", "erlang", "-n", "10", "-m", "1", "--hosts", "h1",
-                "--cookie-file", tmp_path / "none", "--db", tmp_path / "db")
+    r = run_cli(
+        "run",
+        "ring",
+        "-r",
+        "erlang",
+        "-n",
+        "10",
+        "-m",
+        "1",
+        "--hosts",
+        "h1",
+        "--cookie-file",
+        tmp_path / "none",
+        "--db",
+        tmp_path / "db",
+    )
     assert r.exit_code == 2 and "no cookie" in r.output and len(r.output.strip().splitlines()) == 1, r.output
 
 
@@ -109,8 +135,21 @@ needs_erlang = pytest.mark.usefixtures("erlang_built")
 
 
 def _cmd(tmp_path, *how):
-    return RINGBENCH + ["run", "ring", "-r", "erlang/stock", "-n", "1000", *how, "--nodes", "3", "--warmup", "0",
-                        "--db", str(tmp_path / "db")]
+    return RINGBENCH + [
+        "run",
+        "ring",
+        "-r",
+        "erlang/stock",
+        "-n",
+        "1000",
+        *how,
+        "--nodes",
+        "3",
+        "--warmup",
+        "0",
+        "--db",
+        str(tmp_path / "db"),
+    ]
 
 
 @needs_erlang
@@ -148,12 +187,34 @@ def test_an_interrupted_or_killed_orchestrator_leaves_no_node_running(tmp_path, 
 def _tls_ring(tmp_path, certfile):
     """The smallest ring across 2 local nodes, every hop crossing, with every node on TLS distribution."""
     conf = tmp_path / "dist.conf"
-    conf.write_text(f'[{{server, [{{certfile, "{certfile}"}}, {{keyfile, "{tmp_path / "key.pem"}"}}, '
-                    '{verify, verify_none}]}, {client, [{verify, verify_none}]}].\n')
+    conf.write_text(
+        f'[{{server, [{{certfile, "{certfile}"}}, {{keyfile, "{tmp_path / "key.pem"}"}}, '
+        "{verify, verify_none}]}, {client, [{verify, verify_none}]}].\n"
+    )
     env = {**os.environ, "ERL_ZFLAGS": f"-proto_dist inet_tls -ssl_dist_optfile {conf}"}
-    cmd = RINGBENCH + ["run", "ring", "-r", "erlang/stock", "-n", "100", "-m", "2", "--nodes", "2",
-                       "--node-placement", "interleaved", "--repeat", "1", "--processes", "1", "--warmup", "0",
-                       "--json", "--db", str(tmp_path / "db")]
+    cmd = RINGBENCH + [
+        "run",
+        "ring",
+        "-r",
+        "erlang/stock",
+        "-n",
+        "100",
+        "-m",
+        "2",
+        "--nodes",
+        "2",
+        "--node-placement",
+        "interleaved",
+        "--repeat",
+        "1",
+        "--processes",
+        "1",
+        "--warmup",
+        "0",
+        "--json",
+        "--db",
+        str(tmp_path / "db"),
+    ]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=ROOT, env=env)
     assert p.returncode in (0, 1), p.stderr
     return next(c for c in json.loads(p.stdout)["cells"] if c["params"].get("nodes") == 2), p.stderr
@@ -163,9 +224,26 @@ def _tls_ring(tmp_path, certfile):
 def test_the_ring_crosses_nodes_over_tls_distribution_and_a_bad_certificate_is_one_line(tmp_path):
     if shutil.which("openssl") is None:
         cannot_run("openssl, which makes the test certificate, is not on PATH")
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", tmp_path / "key.pem",
-                    "-out", tmp_path / "cert.pem", "-days", "1", "-subj", "/CN=localhost"],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-keyout",
+            tmp_path / "key.pem",
+            "-out",
+            tmp_path / "cert.pem",
+            "-days",
+            "1",
+            "-subj",
+            "/CN=localhost",
+        ],
+        check=True,
+        capture_output=True,
+    )
     before = beam_processes()
     cell, _ = _tls_ring(tmp_path, tmp_path / "cert.pem")
     assert cell["status"] == "ok", cell["reason"]

@@ -2,6 +2,7 @@
 an import is all or nothing, a full disk names the file and leaves nothing half-written, a value given
 twice is one cell, a failed cell is a note under an intact table, and an impossible request is refused
 before anything runs."""
+
 import json
 import os
 import shlex
@@ -19,8 +20,13 @@ RINGBENCH = [sys.executable, "-m", "ringbench.cli"]
 
 
 def cli(*args, env=None):
-    p = subprocess.run(RINGBENCH + [str(a) for a in args], capture_output=True, text=True, timeout=300,
-                       env={**os.environ, **(env or {})})
+    p = subprocess.run(
+        RINGBENCH + [str(a) for a in args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, **(env or {})},
+    )
     return p.returncode, p.stdout, p.stderr
 
 
@@ -47,8 +53,23 @@ def test_resume_keeps_the_warnings_and_a_complete_run_is_left_as_it_is(fake, db)
 
 def test_every_hint_carries_the_store_and_works_when_pasted(fake, tmp_path):
     db = tmp_path / "elsewhere.db"
-    code, out, err = cli("sweep", "ring", "-r", "fake", "-n", "10,20", "-m", 1, "--repeat", 1, "--budget", "0.01s",
-                         "--db", db, env={"FAKE_FAULT": "slow", "FAKE_SLOW_S": "0.2"})
+    code, out, err = cli(
+        "sweep",
+        "ring",
+        "-r",
+        "fake",
+        "-n",
+        "10,20",
+        "-m",
+        1,
+        "--repeat",
+        1,
+        "--budget",
+        "0.01s",
+        "--db",
+        db,
+        env={"FAKE_FAULT": "slow", "FAKE_SLOW_S": "0.2"},
+    )
     assert code == 3
     (hint,) = [line.strip() for line in out.splitlines() if line.strip().startswith("ringbench sweep --resume")]
     assert hint == f"ringbench sweep --resume 1 --db {db}"
@@ -58,7 +79,7 @@ def test_every_hint_carries_the_store_and_works_when_pasted(fake, tmp_path):
     assert "complete" in out
     code, _, err = cli("export", 1, "--out", tmp_path / "x.json", "--db", db)
     code, out, err = cli("import", tmp_path / "x.json", "--db", db)
-    hint = out[out.index("`") + 1:out.rindex("`")]
+    hint = out[out.index("`") + 1 : out.rindex("`")]
     assert hint == f"ringbench show 2 --db {db}"
     assert pasted(hint)[0] == 0
 
@@ -130,8 +151,21 @@ def test_a_full_disk_while_measuring_is_one_line_and_the_run_is_not_complete(fak
     # 120 KB left: room to begin the run, not for its 200 records (40 cells of 5 repeats grew this store by
     # 148 KB, measured): the disk fills while measuring, and an exit 0 would be a write error swallowed
     fill(tiny_disk, leave=120_000)
-    code, _, err = cli("run", "ring", "-r", "fake", "-n", ",".join(str(10 + i) for i in range(10)), "-m", 1,
-                       "--repeat", 20, "--db", db, env={"FAKE_RSS_PER_PROC": "1"})
+    code, _, err = cli(
+        "run",
+        "ring",
+        "-r",
+        "fake",
+        "-n",
+        ",".join(str(10 + i) for i in range(10)),
+        "-m",
+        1,
+        "--repeat",
+        20,
+        "--db",
+        db,
+        env={"FAKE_RSS_PER_PROC": "1"},
+    )
     assert code != 0, "200 records stored in 120 KB: the disk never filled, or its error was swallowed"
     assert code == 1 and "disk full" in err and str(db) in err and "Traceback" not in err
     statuses = {r["id"]: r["status"] for r in api.history(db)}
@@ -150,20 +184,27 @@ def test_a_failed_cell_is_a_note_and_every_other_figure_is_whole(zoo, db, monkey
     monkeypatch.setenv("FAKE_FAULT", "exit1")
     monkeypatch.setenv("FAKE_FAULT_ON", "3")  # the third launch: erlang's describe, fastgo's… then one process
     monkeypatch.setenv("COLUMNS", "100")
-    r = run_cli("sweep", "ring", "-r", "erlang,fastgo", "-n", 10, "-m", 5, "--repeat", 1, "--cores", "1,all",
-                "--db", db)
-    table = r.output[r.output.index("Runtime"):r.output.index("ns/hop: median")]
+    r = run_cli(
+        "sweep", "ring", "-r", "erlang,fastgo", "-n", 10, "-m", 5, "--repeat", 1, "--cores", "1,all", "--db", db
+    )
+    table = r.output[r.output.index("Runtime") : r.output.index("ns/hop: median")]
     failed = [line for line in table.splitlines() if " failed " in line or "crashed" in line]
     assert failed and all("[1]" in line for line in failed)
     assert "[1] " in r.output and "exit status 1" in r.output
     assert "…" not in table and "timeout: timeout" not in r.output
 
 
-@pytest.mark.parametrize("args,words", [
-    (["run", "selective", "-r", "fake", "-n", 10, "-m", 1], "fake does not implement selective"),
-    (["run", "ring", "-r", "fake", "-n", 10, "-m", 1, "--placement", "nosuch"], "--placement must be spread or burst"),
-    (["compare", 1, 1], "two different runs"),
-])
+@pytest.mark.parametrize(
+    "args,words",
+    [
+        (["run", "selective", "-r", "fake", "-n", 10, "-m", 1], "fake does not implement selective"),
+        (
+            ["run", "ring", "-r", "fake", "-n", 10, "-m", 1, "--placement", "nosuch"],
+            "--placement must be spread or burst",
+        ),
+        (["compare", 1, 1], "two different runs"),
+    ],
+)
 def test_impossible_requests_are_one_line_and_store_nothing(fake, db, args, words):
     code, _, err = cli(*args, "--db", db)
     assert code == 2 and words in err and len(err.strip().splitlines()) == 1, err
@@ -184,14 +225,25 @@ def test_help_says_each_commands_own_defaults_and_fits_100_columns():
 
 def test_a_new_store_is_said_and_a_concurrent_run_warned_about(fake, db):
     from ringbench.results.store import Store
+
     # wide enough that the store's path (longer under pytest -n: popen-gw0/) is not folded
-    code, _, err = cli("run", "ring", "-r", "fake", "-n", 10, "-m", 1, "--repeat", 1, "--db", db,
-                       env={"COLUMNS": "300"})
+    code, _, err = cli(
+        "run", "ring", "-r", "fake", "-n", 10, "-m", 1, "--repeat", 1, "--db", db, env={"COLUMNS": "300"}
+    )
     assert f"creating the store {db}" in err
-    child = subprocess.Popen([sys.executable, "-c", "import sys, time\n"
-                              "from ringbench.results.store import Store\n"
-                              "s = Store(sys.argv[1]); s.begin_run('other', {'workload': 'ring'}, {})\n"
-                              "print('owner', flush=True); time.sleep(60)", str(db)], stdout=subprocess.PIPE, text=True)
+    child = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys, time\n"
+            "from ringbench.results.store import Store\n"
+            "s = Store(sys.argv[1]); s.begin_run('other', {'workload': 'ring'}, {})\n"
+            "print('owner', flush=True); time.sleep(60)",
+            str(db),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert child.stdout.readline().strip() == "owner"
         code, out, err = cli("run", "ring", "-r", "fake", "-n", 10, "-m", 1, "--repeat", 1, "--db", db)

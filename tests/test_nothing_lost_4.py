@@ -19,16 +19,37 @@ RINGBENCH = [sys.executable, "-m", "ringbench.cli"]
 
 def cli(*args, env=None, drop=()):
     environ = {k: v for k, v in os.environ.items() if k not in drop}
-    p = subprocess.run(RINGBENCH + [str(a) for a in args], capture_output=True, text=True, timeout=300,
-                       env={**environ, "COLUMNS": "100", **(env or {})})
+    p = subprocess.run(
+        RINGBENCH + [str(a) for a in args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**environ, "COLUMNS": "100", **(env or {})},
+    )
     return p.returncode, p.stdout, p.stderr
 
 
 def test_resume_sets_the_recorded_tuning_variables_again(db):
     """ERL_FLAGS given to the first part of a sweep is given to the cells a resume measures, without it set."""
     environ = {**{k: v for k, v in os.environ.items() if k != "ERL_FLAGS"}, "ERL_FLAGS": "+sbwt none"}
-    cmd = RINGBENCH + ["sweep", "ring", "-r", "erlang/stock", "-n", "10,20,30,40,50,60", "-m", "10",
-                       "--repeat", "1", "--warmup", "0", "--order", "sequential", "--db", str(db)]
+    cmd = RINGBENCH + [
+        "sweep",
+        "ring",
+        "-r",
+        "erlang/stock",
+        "-n",
+        "10,20,30,40,50,60",
+        "-m",
+        "10",
+        "--repeat",
+        "1",
+        "--warmup",
+        "0",
+        "--order",
+        "sequential",
+        "--db",
+        str(db),
+    ]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=environ)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and cells_stored(db) < 2:
@@ -53,8 +74,9 @@ def go_exports(tmp_path_factory):
     db = folder / "measured.db"
     rc, _, err = cli("run", "ring", "-r", "go/stock", "-n", 100, "-m", 100, "--repeat", 2, "--warmup", 0, "--db", db)
     assert rc == 0, err
-    rc, _, err = cli("run", "ring", "-r", "go/stock", "-n", 100, "--continuous", "--samples", 2, "--sample-ms", 50,
-                     "--db", db)
+    rc, _, err = cli(
+        "run", "ring", "-r", "go/stock", "-n", 100, "--continuous", "--samples", 2, "--sample-ms", 50, "--db", db
+    )
     assert rc == 0, err
     return [json.loads(cli("export", i, "--db", db)[1]) for i in (1, 2)]
 
@@ -112,16 +134,25 @@ def test_terminal_escapes_in_stored_text_are_shown_escaped(go_exports, tmp_path)
     doc["environment"]["cpu_model"] = "cpu\x1b[5m"
     doc["cells"][0]["runtime_version"] = "go\x9b31m1"
     failed = json.loads(json.dumps(doc["cells"][0]))
-    failed.update(params={**failed["params"], "n": 200}, status="failed", records=[],
-                  reason="crashed: \x1b[31mboom\x1b[0m\r\u202egnp.exe")
+    failed.update(
+        params={**failed["params"], "n": 200},
+        status="failed",
+        records=[],
+        reason="crashed: \x1b[31mboom\x1b[0m\r\u202egnp.exe",
+    )
     doc["cells"].append(failed)
     path = tmp_path / "escapes.json"
     path.write_text(json.dumps(doc))
     db = tmp_path / "store.db"
     assert cli("import", path, "--db", db)[0] == 0
     outputs = {}
-    for argv in (("show", 1), ("show", 1, "--wide"), ("history",), ("export", 1, "--format", "markdown"),
-                 ("export", 1, "--format", "csv")):
+    for argv in (
+        ("show", 1),
+        ("show", 1, "--wide"),
+        ("history",),
+        ("export", 1, "--format", "markdown"),
+        ("export", 1, "--format", "csv"),
+    ):
         rc, out, err = cli(*argv, "--db", db)
         assert rc in (0, 1), err
         outputs[argv] = out
@@ -173,8 +204,12 @@ def test_trace_refuses_a_node_placement_without_nodes():
 
 def _closed_pipe(*args):
     """The real CLI with its stdout a pipe whose reader has gone (`… | head -0`): exit status and stderr."""
-    proc = subprocess.Popen(RINGBENCH + [str(a) for a in args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            env={**os.environ, "COLUMNS": "100"})
+    proc = subprocess.Popen(
+        RINGBENCH + [str(a) for a in args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "COLUMNS": "100"},
+    )
     proc.stdout.close()
     _, err = proc.communicate(timeout=300)
     return proc.returncode, err.decode()
@@ -209,8 +244,9 @@ def test_cookie_folders_of_killed_runs_are_swept_at_the_next_start(tmp_path, db,
     for folder in (stale, reused, live, unnamed, other):
         folder.mkdir(mode=0o700)
         (folder / "cluster").write_text("hosts=ringbench@x\ncookie=secret\n")
-    rc, _, err = cli("run", "ring", "-r", "c-coro", "-n", 10, "-m", 1, "--repeat", 1, "--db", db,
-                     env={"TMPDIR": str(tmp_path)})
+    rc, _, err = cli(
+        "run", "ring", "-r", "c-coro", "-n", 10, "-m", 1, "--repeat", 1, "--db", db, env={"TMPDIR": str(tmp_path)}
+    )
     assert rc == 0, err
     assert not stale.exists() and not reused.exists()
     assert live.exists() and unnamed.exists() and other.exists()
@@ -230,8 +266,13 @@ def test_written_files_follow_the_umask(tmp_path, umask):
     assert rc == 0, err
     for argv, name in ((("export", 1, "--format", "csv"), "run.csv"), (("report", 1), "report.html")):
         path = tmp_path / "out" / name
-        p = subprocess.run(RINGBENCH + [str(a) for a in argv] + ["--out", str(path), "--db", str(db)],
-                           capture_output=True, text=True, timeout=300, preexec_fn=lambda: os.umask(umask))
+        p = subprocess.run(
+            RINGBENCH + [str(a) for a in argv] + ["--out", str(path), "--db", str(db)],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            preexec_fn=lambda: os.umask(umask),
+        )
         assert p.returncode == 0, p.stderr
         assert oct(os.stat(path).st_mode & 0o777) == oct(0o666 & ~umask), name
 
@@ -239,8 +280,26 @@ def test_written_files_follow_the_umask(tmp_path, umask):
 def test_internal_names_are_never_shown_and_tokens_are_called_tokens(db):
     """A ring over 2 nodes, interleaved, with 1 and 2 tokens: progress, table, notes, warnings, history and
     show say `interleaved` and `tokens`, never `node_placement=1`, `burst=0` or a K column for tokens."""
-    rc, out, err = cli("run", "ring", "-r", "erlang", "-n", 100, "-m", 10, "--nodes", 2, "--node-placement",
-                       "interleaved", "--tokens", "1,2", "--repeat", 1, "--db", db)
+    rc, out, err = cli(
+        "run",
+        "ring",
+        "-r",
+        "erlang",
+        "-n",
+        100,
+        "-m",
+        10,
+        "--nodes",
+        2,
+        "--node-placement",
+        "interleaved",
+        "--tokens",
+        "1,2",
+        "--repeat",
+        1,
+        "--db",
+        db,
+    )
     assert rc == 0, err
     texts = [out, err, cli("history", "--db", db)[1], cli("show", 1, "--wide", "--db", db)[1]]
     for text in texts:
@@ -261,8 +320,21 @@ def perf_runs(tmp_path_factory):
     sample's time over twice the slowest: run 2 is more than twice as slow, significantly."""
     folder = tmp_path_factory.mktemp("perf")
     db = folder / "store.db"
-    rc, _, err = cli("perf", "run(L) -> [X || X <- L, X rem 2 =:= 0].", "--init_runner", "lists:seq(1, 100).",
-                     LONG, "--init_runner", "lists:seq(1, 100).", "-l", 2000, "-s", 5, "--db", db)
+    rc, _, err = cli(
+        "perf",
+        "run(L) -> [X || X <- L, X rem 2 =:= 0].",
+        "--init_runner",
+        "lists:seq(1, 100).",
+        LONG,
+        "--init_runner",
+        "lists:seq(1, 100).",
+        "-l",
+        2000,
+        "-s",
+        5,
+        "--db",
+        db,
+    )
     assert rc == 0, err
     doc = json.loads(cli("export", 1, "--db", db)[1])
     for c in doc["cells"]:  # each sample slower than the slowest of run 1: significant, however loaded the machine
@@ -309,9 +381,23 @@ def remote_node(tmp_path):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    node = subprocess.Popen(["erl", "-sname", "ringbench@localhost", "-start_epmd", "false", "-erl_epmd_port",
-                             str(port), "-noshell", "-noinput"], env={**os.environ, "HOME": str(home)},
-                            start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    node = subprocess.Popen(
+        [
+            "erl",
+            "-sname",
+            "ringbench@localhost",
+            "-start_epmd",
+            "false",
+            "-erl_epmd_port",
+            str(port),
+            "-noshell",
+            "-noinput",
+        ],
+        env={**os.environ, "HOME": str(home)},
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     time.sleep(2)
     yield f"ringbench@localhost:{port}", "h5cookie4test"
     os.killpg(node.pid, signal.SIGKILL)
@@ -323,8 +409,23 @@ def test_the_cookie_folder_of_a_run_killed_over_hosts_is_swept_by_the_next_run(t
     outlives it; the next run, of any kind, removes it."""
     host, cookie = remote_node
     env = {**os.environ, "TMPDIR": str(tmp_path), "RINGBENCH_COOKIE": cookie, "COLUMNS": "100"}
-    cmd = RINGBENCH + ["run", "ring", "-r", "erlang", "-n", 100, "--hosts", host, "--continuous", "--samples", 50,
-                       "--sample-ms", 200, "--db", db]
+    cmd = RINGBENCH + [
+        "run",
+        "ring",
+        "-r",
+        "erlang",
+        "-n",
+        100,
+        "--hosts",
+        host,
+        "--continuous",
+        "--samples",
+        50,
+        "--sample-ms",
+        200,
+        "--db",
+        db,
+    ]
     proc = subprocess.Popen([str(a) for a in cmd], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 120
     folders: list = []
@@ -337,8 +438,21 @@ def test_the_cookie_folder_of_a_run_killed_over_hosts_is_swept_by_the_next_run(t
     proc.wait()
     time.sleep(0.5)  # the driver dies with the orchestrator (contract section 8)
     assert [f for f in folders if (f / "cluster").exists()], "the killed run's cookie is gone already"
-    rc, _, err = cli("run", "ring", "-r", "c-coro", "-n", 10, "-m", 1, "--repeat", 1, "--db", tmp_path / "other.db",
-                     env={"TMPDIR": str(tmp_path)})
+    rc, _, err = cli(
+        "run",
+        "ring",
+        "-r",
+        "c-coro",
+        "-n",
+        10,
+        "-m",
+        1,
+        "--repeat",
+        1,
+        "--db",
+        tmp_path / "other.db",
+        env={"TMPDIR": str(tmp_path)},
+    )
     assert rc == 0, err
     assert not list(tmp_path.glob("ringbench-cluster-*"))
 

@@ -2,6 +2,7 @@
 table, what is stored and shown, and bad input as one line with exit 2 (docs/driver-contract.md, section 10).
 
 Timings here are never checked (the machine may be busy): the figures exist, the counts add up."""
+
 import json
 import os
 import re
@@ -18,8 +19,9 @@ from ringbench.harness.perf import parse_count
 RUNNERS = {d.base for d in real_drivers() if not d.tuned}
 ON_CI = bool(os.environ.get("CI"))  # on CI a runner that is not built fails its tests (with its reason), never skips
 needs_erlang = pytest.mark.skipif("erlang" not in RUNNERS and not ON_CI, reason="the erlang driver is not built")
-needs_python = pytest.mark.skipif("python-threads" not in RUNNERS and not ON_CI,
-                                  reason="the python-threads driver is not built")
+needs_python = pytest.mark.skipif(
+    "python-threads" not in RUNNERS and not ON_CI, reason="the python-threads driver is not built"
+)
 ROOT = Path(__file__).resolve().parent.parent
 QUICK = ["-d", "50", "-s", "2", "-w", "0"]  # short samples: the figures are not the point here
 
@@ -65,8 +67,10 @@ def test_a_command_line_that_does_not_fit_is_refused(argv, says):
         perf_args(argv)
 
 
-@pytest.mark.parametrize("text,count", [("100", 100), ("10K", 10_000), ("100M", 100_000_000), ("3G", 3 * 10**9),
-                                        ("1_000", 1000), ("2k", 2000)])
+@pytest.mark.parametrize(
+    "text,count",
+    [("100", 100), ("10K", 10_000), ("100M", 100_000_000), ("3G", 3 * 10**9), ("1_000", 1000), ("2k", 2000)],
+)
 def test_loop_counts_take_erlperfs_suffixes(text, count):
     assert parse_count(text) == count
 
@@ -136,8 +140,10 @@ def test_erlperf_table_stored_and_shown(tmp_path):
     assert "rand:uniform()." in shown and "Rel %" in shown
     code, as_json, err = ringbench("show", "1", "--json", "--db", db)
     assert code == 0, err
-    assert [c["params"]["code"] for c in json.loads(as_json)["cells"]] == ["rand:uniform().",
-                                                                          "erlang:unique_integer()."]
+    assert [c["params"]["code"] for c in json.loads(as_json)["cells"]] == [
+        "rand:uniform().",
+        "erlang:unique_integer().",
+    ]
 
 
 @needs_erlang
@@ -189,8 +195,20 @@ def test_code_that_raises_stops_the_run_with_the_runtimes_message(tmp_path):
 @needs_python
 def test_python_runner(tmp_path):
     db = tmp_path / "s.db"
-    code, out, err = ringbench("perf", "-r", "python", "sorted(xs)", "--init_runner", "xs = list(range(100, 0, -1))",
-                               "xs.sort()", "--init_runner", "xs = list(range(100, 0, -1))", *QUICK, "--db", db)
+    code, out, err = ringbench(
+        "perf",
+        "-r",
+        "python",
+        "sorted(xs)",
+        "--init_runner",
+        "xs = list(range(100, 0, -1))",
+        "xs.sort()",
+        "--init_runner",
+        "xs = list(range(100, 0, -1))",
+        *QUICK,
+        "--db",
+        db,
+    )
     assert code == 0, err
     assert "sorted(xs)" in out and "Python threads" in out
     code, out, err = ringbench("perf", "-r", "python", "def run(:", *QUICK, "--db", db)
@@ -201,16 +219,26 @@ def test_python_runner(tmp_path):
 @needs_python
 def test_api_perf_mirrors_erlperf_run(tmp_path):
     db = tmp_path / "s.db"
-    run = api.perf([{"runner": "sum(xs)", "init_runner": "xs = [1, 2, 3]"},
-                    {"runner": "len(xs)", "init_runner": "xs = [1, 2, 3]"}],
-                   {"sample_duration": 50, "samples": 2, "warmup": 0}, runtime="python", db=db)
+    run = api.perf(
+        [
+            {"runner": "sum(xs)", "init_runner": "xs = [1, 2, 3]"},
+            {"runner": "len(xs)", "init_runner": "xs = [1, 2, 3]"},
+        ],
+        {"sample_duration": 50, "samples": 2, "warmup": 0},
+        runtime="python",
+        db=db,
+    )
     assert run.status == "complete" and len(run.cells) == 2
     rows = api.perf_rows(run)
     assert [r.code for r in rows] == ["sum(xs)", "len(xs)"]
     assert all(r.qps and r.qps > 0 and r.ns_per_iteration and r.ns_per_iteration > 0 for r in rows)
     assert sum(r.is_reference for r in rows) == 1
-    timed = api.perf({"runner": "sum(xs)", "init_runner": "xs = [1]"}, {"sample_duration": ("timed", 1000),
-                     "samples": 2}, runtime="python", db=db)
+    timed = api.perf(
+        {"runner": "sum(xs)", "init_runner": "xs = [1]"},
+        {"sample_duration": ("timed", 1000), "samples": 2},
+        runtime="python",
+        db=db,
+    )
     assert timed.cells[0].params["loop"] == 1000
     with pytest.raises(api.InputError, match="invalid syntax"):
         api.perf("def run(:", runtime="python", db=db)
@@ -266,7 +294,8 @@ def test_a_relative_code_path_is_found_from_where_ringbench_runs(tmp_path, monke
     (tmp_path / "mine").mkdir()
     (tmp_path / "mine" / "mymod.py").write_text("def twice(x):\n    return 2 * x\n")
     monkeypatch.chdir(tmp_path)  # the runner itself starts in its driver's folder
-    code, out, err = ringbench("perf", "-r", "python", "--path", "mine", "import mymod; mymod.twice(3)", *QUICK,
-                               "--db", tmp_path / "s.db")
+    code, out, err = ringbench(
+        "perf", "-r", "python", "--path", "mine", "import mymod; mymod.twice(3)", *QUICK, "--db", tmp_path / "s.db"
+    )
     assert code == 0, err
     assert "mymod.twice(3)" in out

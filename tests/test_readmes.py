@@ -1,5 +1,6 @@
 """Every driver README keeps to the template (docs/adding-a-driver.md): at most 150 hand-written lines,
 the generated side-by-side block not counted, and no figure from an uncommitted state."""
+
 import importlib.util
 from pathlib import Path
 

@@ -1,5 +1,6 @@
 """What cannot be measured is refused with its reason: before anything runs when the runtime was
 named, as an n/a cell in a sweep or with `-r all`; bad input exits 2 and stores nothing."""
+
 import sqlite3
 from pathlib import Path
 
@@ -18,17 +19,25 @@ def rows(db, table):
 def _driver_folder(root, name, extra=""):
     folder = root / name
     folder.mkdir(parents=True)
-    (folder / "driver.toml").write_text(
-        f'name = "{name}"\ncommand = ["{{python}}", "{FAKE_PY}"]\n{extra}\n')
+    (folder / "driver.toml").write_text(f'name = "{name}"\ncommand = ["{{python}}", "{FAKE_PY}"]\n{extra}\n')
     return folder
 
 
-
-@pytest.mark.parametrize("args", [
-    ["-n", "0", "-m", "1"], ["-n", "-1", "-m", "1"], ["-n", "abc", "-m", "1"], ["-n", "1.5", "-m", "1"],
-    ["-n", "10", "-m", "0"], ["-n", "1,000"], ["-m", "10"], ["-n", "3", "-m", "1", "--tokens", "4"],
-    ["-n", "10", "-m", "1", "--cores", "3"], ["-n", "10", "-m", "1", "-r", "no-such-runtime"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["-n", "0", "-m", "1"],
+        ["-n", "-1", "-m", "1"],
+        ["-n", "abc", "-m", "1"],
+        ["-n", "1.5", "-m", "1"],
+        ["-n", "10", "-m", "0"],
+        ["-n", "1,000"],
+        ["-m", "10"],
+        ["-n", "3", "-m", "1", "--tokens", "4"],
+        ["-n", "10", "-m", "1", "--cores", "3"],
+        ["-n", "10", "-m", "1", "-r", "no-such-runtime"],
+    ],
+)
 def test_bad_input_exits_2_and_writes_nothing(fake, db, args):
     r = run_cli("run", "ring", "-r", "fake", *args, "--db", str(db))
     assert r.exit_code == 2, r.output
@@ -36,12 +45,10 @@ def test_bad_input_exits_2_and_writes_nothing(fake, db, args):
     assert rows(db, "runs") == []
 
 
-
 def test_unknown_workload_exits_2(fake, db):
     r = run_cli("run", "juggle", "-r", "fake", "-n", "3", "-m", "1", "--db", str(db))
     assert r.exit_code == 2 and "unknown workload" in r.output
     assert rows(db, "runs") == []
-
 
 
 def test_size_beyond_memory_is_refused_before_anything_runs(fake, db, monkeypatch, tmp_path):
@@ -52,7 +59,6 @@ def test_size_beyond_memory_is_refused_before_anything_runs(fake, db, monkeypatc
     assert rows(db, "runs") == []
 
 
-
 def test_os_thread_limit_is_refused_naming_the_limit(fake, db, monkeypatch, tmp_path):
     _driver_folder(tmp_path / "drv", "threaded", "os_threads_per_process = 1")
     monkeypatch.setenv("RINGBENCH_DRIVER_PATH", str(tmp_path / "drv"))
@@ -60,7 +66,6 @@ def test_os_thread_limit_is_refused_naming_the_limit(fake, db, monkeypatch, tmp_
     assert r.exit_code == 2, r.output
     assert "OS threads" in r.output and ("ulimit" in r.output or "sysctl" in r.output)
     assert rows(db, "runs") == []
-
 
 
 def test_unbuilt_driver_says_how_to_build(fake, db, monkeypatch, tmp_path):
@@ -75,13 +80,13 @@ def test_unbuilt_driver_says_how_to_build(fake, db, monkeypatch, tmp_path):
     assert rows(db, "runs") == []
 
 
-
 def test_sweep_records_refused_cells_with_their_reason(fake, db, monkeypatch, tmp_path):
     folder = tmp_path / "drv" / "threaded"
     folder.mkdir(parents=True)
     fake_py = Path(__file__).parent / "fake_drivers" / "fake" / "fake.py"
-    (folder / "driver.toml").write_text(f'name = "threaded"\ncommand = ["{{python}}", "{fake_py}"]\n'
-                                        "os_threads_per_process = 1\n")
+    (folder / "driver.toml").write_text(
+        f'name = "threaded"\ncommand = ["{{python}}", "{fake_py}"]\nos_threads_per_process = 1\n'
+    )
     monkeypatch.setenv("RINGBENCH_DRIVER_PATH", str(tmp_path / "drv"))
     r = run_cli("sweep", "ring", "-r", "threaded", "-n", "10,9000000", "-m", 1, "--repeat", 1, "--db", db)
     assert r.exit_code == 1, r.output
@@ -91,12 +96,10 @@ def test_sweep_records_refused_cells_with_their_reason(fake, db, monkeypatch, tm
     assert "n/a" in r.output
 
 
-
 def test_a_workload_the_named_runtime_lacks_is_refused_before_anything_runs(fake, db):
     r = run_cli("run", "selective", "-r", "fake", "-n", 10, "-m", 1, "--repeat", 1, "--db", db)
     assert r.exit_code == 2 and "fake does not implement selective" in r.output
     assert not Path(db).exists()
-
 
 
 def test_in_a_sweep_a_workload_the_runtime_lacks_is_not_applicable_with_its_reason(fake, db):
@@ -108,13 +111,13 @@ def test_in_a_sweep_a_workload_the_runtime_lacks_is_not_applicable_with_its_reas
     assert "[1] fake [all]" in r.output and "does not implement selective" in r.output
 
 
-
 def test_run_all_shows_a_cell_too_large_as_na_instead_of_refusing_everything(fake, db, monkeypatch, tmp_path):
     folder = tmp_path / "drv" / "threaded"
     folder.mkdir(parents=True)
     fake_py = Path(__file__).parent / "fake_drivers" / "fake" / "fake.py"
-    (folder / "driver.toml").write_text(f'name = "threaded"\ncommand = ["{{python}}", "{fake_py}"]\n'
-                                        "os_threads_per_process = 1\n")
+    (folder / "driver.toml").write_text(
+        f'name = "threaded"\ncommand = ["{{python}}", "{fake_py}"]\nos_threads_per_process = 1\n'
+    )
     monkeypatch.setenv("RINGBENCH_DRIVERS_DIR", str(tmp_path / "drv"))  # only these two: `all` must not
     monkeypatch.setenv("RINGBENCH_DRIVER_PATH", str(Path(__file__).parent / "fake_drivers"))  # reach real drivers
     r = run_cli("run", "ring", "-r", "all", "-n", 5_000_000, "-m", 1, "--repeat", 1, "--db", db)
@@ -126,9 +129,9 @@ def test_run_all_shows_a_cell_too_large_as_na_instead_of_refusing_everything(fak
     assert named.exit_code == 2  # a runtime named explicitly: bad input, nothing run
 
 
-
 def test_a_runtime_whose_processes_each_map_memory_is_refused_at_vm_max_map_count(fake, db, monkeypatch, tmp_path):
     from pathlib import Path
+
     limit = int(Path("/proc/sys/vm/max_map_count").read_text())
     folder = tmp_path / "drv" / "fibers"
     folder.mkdir(parents=True)

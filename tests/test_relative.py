@@ -1,6 +1,7 @@
 """Rel %, the rules on the result model (the layout of the table is tests/test_tables_layout.py's):
 rows are ranked only among rows that differ in the runtime alone, against a named reference, with
 significance only from enough repeats. Exact, with fake drivers' fake clocks."""
+
 import pytest
 
 import ringbench
@@ -15,16 +16,17 @@ def rel(run):
 
 
 def test_rows_are_ranked_only_against_rows_that_differ_in_the_runtime_alone(zoo, db):
-    run = ringbench.measure("ring", "erlang,fastgo,floor,baton", grid=None, params={"n": "10,20", "m": 5},
-                            cores="1,all", repeat=5, db=db)
+    run = ringbench.measure(
+        "ring", "erlang,fastgo,floor,baton", grid=None, params={"n": "10,20", "m": 5}, cores="1,all", repeat=5, db=db
+    )
     got = rel(run)
     for n in (10, 20):
         for cores in ("1", "all"):
-            assert got[("erlang", cores, n)].is_reference          # the reference runtime of every group
+            assert got[("erlang", cores, n)].is_reference  # the reference runtime of every group
             assert got[("fastgo", cores, n)].rel_pct == pytest.approx(200.0)
             assert got[("fastgo", cores, n)].reference == "erlang"
-            assert got[("floor", cores, n)] is None                # the floor is never ranked
-            assert got[("baton", cores, n)] is None                # a hand-off is not ranked against mailboxes
+            assert got[("floor", cores, n)] is None  # the floor is never ranked
+            assert got[("baton", cores, n)] is None  # a hand-off is not ranked against mailboxes
     assert [c.runtime for c in run.cells if not ranked(c)] == ["floor", "baton"] * 4
 
 
@@ -44,8 +46,9 @@ def test_a_named_baseline_is_the_reference_and_is_stored(zoo, db):
     assert api.load(run.run_id, db).baseline == "fastgo"
 
 
-@pytest.mark.parametrize("baseline,words", [("nosuch", "not a runtime of this run"),
-                                            ("floor", "never ranked"), ("baton", "hand-offs")])
+@pytest.mark.parametrize(
+    "baseline,words", [("nosuch", "not a runtime of this run"), ("floor", "never ranked"), ("baton", "hand-offs")]
+)
 def test_a_baseline_that_cannot_apply_is_bad_input_naming_why(zoo, db, baseline, words):
     with pytest.raises(api.InputError, match=words):
         ringbench.measure("ring", "erlang,fastgo,floor,baton", params={"n": 10, "m": 5}, baseline=baseline, db=db)

@@ -1,6 +1,7 @@
 """The report in a real browser (headless chromium over the DevTools protocol): it loads with no error and no
 network, draws every chart, shows the summary on the first screen, sorts its tables and switches axes.
 Screenshots are left in the test's tmp folder (browser/*.png) to look at."""
+
 import base64
 import io
 import json
@@ -28,19 +29,34 @@ class Browser:
     """Headless chromium driven over the DevTools protocol on a pipe (no port, no extra package)."""
 
     def __init__(self, profile: Path):
-        c_in, self._w = os.pipe()   # commands to chromium (its fd 3)
+        c_in, self._w = os.pipe()  # commands to chromium (its fd 3)
         self._r, c_out = os.pipe()  # replies from chromium (its fd 4)
 
         def fds():
             a, b = os.dup(c_in), os.dup(c_out)
             os.dup2(a, 3)
             os.dup2(b, 4)
-        flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 "--disable-default-apps", "--mute-audio", "--hide-scrollbars", f"--user-data-dir={profile}",
-                 f"--window-size={SCREEN[0]},{SCREEN[1]}", "--remote-debugging-pipe", "about:blank"]
-        self.proc = subprocess.Popen([CHROMIUM, *flags], preexec_fn=fds, pass_fds=(3, 4),
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+        flags = [
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--disable-default-apps",
+            "--mute-audio",
+            "--hide-scrollbars",
+            f"--user-data-dir={profile}",
+            f"--window-size={SCREEN[0]},{SCREEN[1]}",
+            "--remote-debugging-pipe",
+            "about:blank",
+        ]
+        self.proc = subprocess.Popen(
+            [CHROMIUM, *flags], preexec_fn=fds, pass_fds=(3, 4), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
         os.close(c_in)
         os.close(c_out)
         self._buf = b""
@@ -123,9 +139,10 @@ class Browser:
         os.close(self._r)
 
 
-needs_chromium = pytest.mark.skipif(CHROMIUM is None and not os.environ.get("CI"),
-                                    reason="Debian's chromium is not installed (make test installs it: "
-                                           "apt-get install chromium)")
+needs_chromium = pytest.mark.skipif(
+    CHROMIUM is None and not os.environ.get("CI"),
+    reason="Debian's chromium is not installed (make test installs it: apt-get install chromium)",
+)
 
 
 @pytest.fixture(scope="module")
@@ -143,8 +160,9 @@ def _opened(html_text: str, tmp: Path):
     try:
         for domain in ("Runtime", "Log", "Network", "Page"):
             b.page(f"{domain}.enable")
-        b.page("Emulation.setDeviceMetricsOverride", width=SCREEN[0], height=SCREEN[1], deviceScaleFactor=1,
-               mobile=False)
+        b.page(
+            "Emulation.setDeviceMetricsOverride", width=SCREEN[0], height=SCREEN[1], deviceScaleFactor=1, mobile=False
+        )
         b.page("Page.navigate", url=page.as_uri())
         b.wait_event("Page.loadEventFired")
         deadline = time.monotonic() + 60
@@ -163,10 +181,13 @@ def _opened(html_text: str, tmp: Path):
 
 @needs_chromium
 def test_browser_loads_without_errors_or_network(loaded):
-    errors = [e for e in loaded.events if
-              (e["method"] == "Runtime.consoleAPICalled" and e["params"]["type"] in ("error", "assert", "warning")) or
-              e["method"] == "Runtime.exceptionThrown" or
-              (e["method"] == "Log.entryAdded" and e["params"]["entry"]["level"] in ("error", "warning"))]
+    errors = [
+        e
+        for e in loaded.events
+        if (e["method"] == "Runtime.consoleAPICalled" and e["params"]["type"] in ("error", "assert", "warning"))
+        or e["method"] == "Runtime.exceptionThrown"
+        or (e["method"] == "Log.entryAdded" and e["params"]["entry"]["level"] in ("error", "warning"))
+    ]
     assert not errors, json.dumps(errors, indent=1)[:3000]
     urls = [e["params"]["request"]["url"] for e in loaded.events if e["method"] == "Network.requestWillBeSent"]
     outside = [u for u in urls if u != loaded.url and not u.startswith(("data:", "blob:"))]
@@ -184,13 +205,15 @@ def test_browser_renders_every_chart(loaded):
     })""")
     assert len(charts) == 11
     from PIL import Image
+
     for c in charts:
         assert c["drawn"] == c["traces"] and c["svg"] >= 1 and c["marks"] >= c["traces"], c
         assert 600 < c["w"] <= SCREEN[0] and 300 < c["h"] <= SCREEN[1], c
-        loaded.js(f"""new Promise(r => {{ window.scrollTo(0, {c['y']}); requestAnimationFrame(
+        loaded.js(f"""new Promise(r => {{ window.scrollTo(0, {c["y"]}); requestAnimationFrame(
             () => requestAnimationFrame(r)); }})""")
-        png = loaded.screenshot(loaded.out / f"{c['id']}.png",
-                                {"x": c["x"], "y": c["y"], "width": c["w"], "height": c["h"]})
+        png = loaded.screenshot(
+            loaded.out / f"{c['id']}.png", {"x": c["x"], "y": c["y"], "width": c["w"], "height": c["h"]}
+        )
         img = Image.open(io.BytesIO(png)).convert("RGB").resize((200, 120))
         colours = {px for _, px in img.getcolors(200 * 120) if max(px) - min(px) > 60}  # saturated: data, not axes
         assert len(colours) > 20, f"{c['id']} looks blank ({len(colours)} colours)"
@@ -246,7 +269,7 @@ def perf_and_one_n(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("browser-perf")
     perf = perf_runs(tmp / "perf.db")
     ring = synthetic(tmp / "ring.db")
-    (run, cmd), = runs_of(ring, [1])
+    ((run, cmd),) = runs_of(ring, [1])
     run.cells = [c for c in run.cells if c.params.get("n") == 1000]  # one N: dots, not lines
     yield from _opened(report.render(runs_of(perf, [1, 2]) + [(run, cmd)]), tmp)
 
@@ -256,8 +279,12 @@ def test_browser_draws_perf_and_one_n_charts(perf_and_one_n):
     """The perf squeeze chart and the one-N dot charts draw in a real browser with no error; a dot chart names
     every row on its axis and labels at least two values (issue 40)."""
     b = perf_and_one_n
-    errors = [e for e in b.events if e["method"] == "Runtime.exceptionThrown" or
-              (e["method"] == "Runtime.consoleAPICalled" and e["params"]["type"] in ("error", "assert"))]
+    errors = [
+        e
+        for e in b.events
+        if e["method"] == "Runtime.exceptionThrown"
+        or (e["method"] == "Runtime.consoleAPICalled" and e["params"]["type"] in ("error", "assert"))
+    ]
     assert not errors, json.dumps(errors, indent=1)[:3000]
     charts = b.js("""[...document.querySelectorAll('.chart')].map(e => ({id: e.id, drawn: +e.dataset.rendered,
         traces: JSON.parse(document.getElementById(e.dataset.spec).textContent).data.length,

@@ -1,6 +1,7 @@
 """The HTML report of a synthetic store (report_fixtures.synthetic): its summary says what its tables say,
 naming N, M and cores; its charts' legends say what their lines are; the then-and-now section keeps the
 published figures apart; the file needs no network."""
+
 import html
 import json
 import re
@@ -58,8 +59,9 @@ def _column(c, metric_name: str, row: dict) -> str:
 
 # -- the summary and its tables --------------------------------------------------------------------
 def test_every_figure_in_the_summary_is_its_table_rows_figure(multi_html, table_rows):
-    quoted = re.findall(r"<span class='fig' data-cell='([^']*)' data-metric='([^']*)'>([^<]*)</span>",
-                        _summary(multi_html))
+    quoted = re.findall(
+        r"<span class='fig' data-cell='([^']*)' data-metric='([^']*)'>([^<]*)</span>", _summary(multi_html)
+    )
     assert len(quoted) > 80
     for cid, metric, shown in quoted:
         c, row = table_rows[html.unescape(cid)]
@@ -72,9 +74,16 @@ def test_every_figure_in_the_summary_is_its_table_rows_figure(multi_html, table_
 
 def _ring_table(table_rows, cores, m, n):
     """(runtime, hop, ns/hop) of the ring table's rows at one core setting, M and N."""
-    return [(c.runtime, row["hop"], float(row["ns/hop"].replace(",", ""))) for c, row in table_rows.values()
-            if c.workload.name == "ring" and c.mode == "timed" and c.ok and c.cores == cores
-            and c.params.get("m") == m and c.params["n"] == n]
+    return [
+        (c.runtime, row["hop"], float(row["ns/hop"].replace(",", "")))
+        for c, row in table_rows.values()
+        if c.workload.name == "ring"
+        and c.mode == "timed"
+        and c.ok
+        and c.cores == cores
+        and c.params.get("m") == m
+        and c.params["n"] == n
+    ]
 
 
 def test_each_summary_line_agrees_with_the_table(multi_html, table_rows):
@@ -89,14 +98,20 @@ def test_each_summary_line_agrees_with_the_table(multi_html, table_rows):
             rt, span = re.match(r"(\S+) at N = (\S+)", part).groups()
             lo, _, hi = span.partition("–")
             for n in (n for n in ns if _count(lo) <= n <= _count(hi or lo)):
-                rows = [r for r in _ring_table(table_rows, "1" if cores == "1 core" else "all", int(m), n)
-                        if r[1] in ("mbox", "chan")]
+                rows = [
+                    r
+                    for r in _ring_table(table_rows, "1" if cores == "1 core" else "all", int(m), n)
+                    if r[1] in ("mbox", "chan")
+                ]
                 assert min(rows, key=lambda r: r[2])[0] == rt, (li, n)
     # spawn: cheapest and dearest of the message-passing rows at that N, every other row named beside them
     spawn = next(li for li in lines if li.startswith("Spawn"))
     n = _count(re.match(r"Spawn, N = (\S+), 1 core", spawn).group(1))
-    rows = [(c.runtime, row["hop"], float(row["spawn µs/proc"])) for c, row in table_rows.values()
-            if c.workload.name == "spawn" and c.params["n"] == n]
+    rows = [
+        (c.runtime, row["hop"], float(row["spawn µs/proc"]))
+        for c, row in table_rows.values()
+        if c.workload.name == "spawn" and c.params["n"] == n
+    ]
     message = sorted((r for r in rows if r[1] in ("mbox", "chan")), key=lambda r: r[2])
     assert f"cheapest {message[0][0]} ({message[0][2]:g} µs/proc)" in spawn
     assert f"dearest {message[-1][0]} ({message[-1][2]:g} µs/proc" in spawn
@@ -109,8 +124,11 @@ def test_each_summary_line_agrees_with_the_table(multi_html, table_rows):
     # the tree: the fastest on one core and on all cores, as the tree table ranks them
     tree = next(li for li in lines if li.startswith("Tree"))
     for cores, word in (("1", "1 core"), ("all", "all cores")):
-        rows = sorted((float(row["ms/tree"].replace(",", "")), c.runtime) for c, row in table_rows.values()
-                      if c.workload.name == "tree" and c.cores == cores and c.params["n"] == 1_000_000)
+        rows = sorted(
+            (float(row["ms/tree"].replace(",", "")), c.runtime)
+            for c, row in table_rows.values()
+            if c.workload.name == "tree" and c.cores == cores and c.params["n"] == 1_000_000
+        )
         assert f"on {word} {rows[0][1]} ({tables.fmt(rows[0][0])} ms/tree" in tree
     assert "N = 1M, fanout = 10" in tree
 
@@ -128,11 +146,16 @@ def test_report_opens_with_findings_computed_from_the_data(multi_html):
     assert re.search(r"Spawn, N = 100k, 1 core \(spawn workload\): cheapest rust-tokio/current-thread", summary)
     assert re.search(r"Memory, N = 100k, 1 core \(memory workload\): cheapest rust-tokio/current-thread", summary)
     # growth: erlang grows least (×1.1 per decade, two decades), rust-tokio/current-thread most (×2 per decade)
-    assert re.search(r"Growth with N \(1 core, M = 100\): .* lowest for erlang \(×1\.21, 100 → 10k\) and highest "
-                     r"for rust-tokio/current-thread \(×4\.00\)", summary)
+    assert re.search(
+        r"Growth with N \(1 core, M = 100\): .* lowest for erlang \(×1\.21, 100 → 10k\) and highest "
+        r"for rust-tokio/current-thread \(×4\.00\)",
+        summary,
+    )
     assert "Significance:" in summary and "leads over the runner-up are significant" in summary
-    assert "Selective receive: replies taken in reverse order cost, against arrival order: erlang 101× at N = 10k" \
+    assert (
+        "Selective receive: replies taken in reverse order cost, against arrival order: erlang 101× at N = 10k"
         in summary
+    )
     assert "Squeeze: throughput peaked for erlang at K = 4" in summary
     assert "Tree (skynet, N = 1M, fanout = 10): fastest on 1 core go" in summary
     order = [multi_html.index(f"id='{s}'") for s in ("summary", "charts", "then-and-now", "tables", "warnings")]
@@ -140,8 +163,9 @@ def test_report_opens_with_findings_computed_from_the_data(multi_html):
 
 
 def test_chart_legends_say_what_the_lines_are(multi_html):
-    specs = dict(re.findall(r"<script type='application/json' id='(chart-[\w-]+)-data'>(.*?)</script>", multi_html,
-                            flags=re.S))
+    specs = dict(
+        re.findall(r"<script type='application/json' id='(chart-[\w-]+)-data'>(.*?)</script>", multi_html, flags=re.S)
+    )
     boxes = dict(re.findall(r"<div class='chart' id='(chart-[\w-]+)'.*?<figcaption>(.*?)</figcaption>", multi_html))
     assert set(boxes) == set(specs)
     words = {(ln.dash, ln.hollow): ln.words for ln in style.LINES}
@@ -165,13 +189,26 @@ def test_report_groups_warnings_one_line_per_kind(multi_html):
 
 
 def test_report_charts_tables_and_self_containment(multi_html):
-    specs = dict(re.findall(r"<script type='application/json' id='(chart-[\w-]+)-data'>(.*?)</script>", multi_html,
-                            flags=re.S))
-    assert set(specs) == {"chart-hops-vs-n", "chart-spawn", "chart-time-vs-m", "chart-surface", "chart-memory",
-                          "chart-selective", "chart-squeeze", "chart-tree", "chart-then-now-message",
-                          "chart-then-now-spawn", "chart-then-now-tree"}
-    order = [multi_html.index(f"id='chart-{k}'") for k in ("hops-vs-n", "spawn", "time-vs-m", "surface", "memory",
-                                                          "selective", "squeeze", "tree")]
+    specs = dict(
+        re.findall(r"<script type='application/json' id='(chart-[\w-]+)-data'>(.*?)</script>", multi_html, flags=re.S)
+    )
+    assert set(specs) == {
+        "chart-hops-vs-n",
+        "chart-spawn",
+        "chart-time-vs-m",
+        "chart-surface",
+        "chart-memory",
+        "chart-selective",
+        "chart-squeeze",
+        "chart-tree",
+        "chart-then-now-message",
+        "chart-then-now-spawn",
+        "chart-then-now-tree",
+    }
+    order = [
+        multi_html.index(f"id='chart-{k}'")
+        for k in ("hops-vs-n", "spawn", "time-vs-m", "surface", "memory", "selective", "squeeze", "tree")
+    ]
     assert order == sorted(order)  # the registry's report order
     hops = json.loads(specs["chart-hops-vs-n"])
     assert hops["layout"]["xaxis"]["type"] == "log" and hops["layout"]["yaxis"]["type"] == "log"
@@ -230,8 +267,9 @@ def test_report_never_mixes_seeds_into_measured_tables(multi_html):
 
 def test_report_is_self_contained(fake, db, tmp_path):
     fake(FAKE_NS_PER_HOP=100, FAKE_JITTER="1,1.1,0.9")
-    r = ringbench_cli("sweep", "ring", "-r", "fake", "-n", "10,100,1000", "-m", "10,100", "--cores", "1,all",
-                      "--db", db)
+    r = ringbench_cli(
+        "sweep", "ring", "-r", "fake", "-n", "10,100,1000", "-m", "10,100", "--cores", "1,all", "--db", db
+    )
     assert r.exit_code == 0, r.output
     out = tmp_path / "report.html"
     r = ringbench_cli("report", 1, "--out", out, "--db", db)
@@ -257,9 +295,18 @@ def test_calibrated_m_and_new_runtime_ids(tmp_path):
     for rt, ns, m in (("erlang/stock", 130, 300), ("erlang/tuned", 120, 320), ("go/stock", 150, 260)):
         for cores in ("1", "all"):
             recs = [(i + 1, 1, record(1000, m, ns, 0.5, 2000, j, process=i + 1)) for i, j in enumerate(JITTER)]
-            st.save_cell(rid, cell(rt, "ring", {"n": 1000, "tokens": 1, "burst": 0}, cores, recs,
-                                   extra={"calibrated": {"m": m}, "target_ms": 40},
-                                   runtime_settings={"tuned": rt.endswith("/tuned")}))
+            st.save_cell(
+                rid,
+                cell(
+                    rt,
+                    "ring",
+                    {"n": 1000, "tokens": 1, "burst": 0},
+                    cores,
+                    recs,
+                    extra={"calibrated": {"m": m}, "target_ms": 40},
+                    runtime_settings={"tuned": rt.endswith("/tuned")},
+                ),
+            )
     st.finish_run(rid, "complete")
     st.close()
     page = render(db, [1])
@@ -289,10 +336,13 @@ def test_a_run_across_nodes_gets_a_finding_and_a_line_per_layout(tmp_path):
     for extra_params, cost, spawn in layouts:
         for rt, ns in (("erlang/stock", 800), ("elixir/stock", 850)):
             for n in (10_000, 100_000):
-                recs = [(i + 1, 1, record(n, 2, ns * cost, 1.2 * spawn, 2600, j, process=i + 1))
-                        for i, j in enumerate(JITTER)]
-                st.save_cell(rid, cell(rt, "ring", {"n": n, "m": 2, "tokens": 1, "burst": 0, **extra_params}, "all",
-                                       recs))
+                recs = [
+                    (i + 1, 1, record(n, 2, ns * cost, 1.2 * spawn, 2600, j, process=i + 1))
+                    for i, j in enumerate(JITTER)
+                ]
+                st.save_cell(
+                    rid, cell(rt, "ring", {"n": n, "m": 2, "tokens": 1, "burst": 0, **extra_params}, "all", recs)
+                )
     st.finish_run(rid, "complete")
     st.close()
     page = render(db, [1])
@@ -324,8 +374,10 @@ def _perf_rows(page: str, run_id: int) -> list[list[str]]:
     """The perf table of one run as the page shows it: each row's cells as text (the ▸ column left out)."""
     part = page.split(f"<h3>Run {run_id}:")[1].split("<table class='cells sortable'>")[1].split("</table></div>")[0]
     rows = re.findall(r"<tr class='(?:row|node)'>(.*?)</tr>", part, flags=re.S)
-    return [[html.unescape(re.sub(r"<[^>]+>", "", td)).strip() for td in re.findall(r"<td[^>]*>(.*?)</td>", r)][1:]
-            for r in rows]
+    return [
+        [html.unescape(re.sub(r"<[^>]+>", "", td)).strip() for td in re.findall(r"<td[^>]*>(.*?)</td>", r)][1:]
+        for r in rows
+    ]
 
 
 def test_a_perf_report_has_a_perf_section_and_no_ring_sections(perf_db):
@@ -340,20 +392,29 @@ def test_a_perf_report_has_a_perf_section_and_no_ring_sections(perf_db):
     assert "1998" not in words and "Ericsson" not in words
     assert "id='perf'" in page and "<a href='#perf'>Perf</a>" in page
     rows = _perf_rows(page, 1)
-    assert [r[0] for r in rows] == ["erlang:unique_integer().", "└ node 0", "└ node 1", "rand:uniform().",
-                                    "└ node 0", "└ node 1"]
+    assert [r[0] for r in rows] == [
+        "erlang:unique_integer().",
+        "└ node 0",
+        "└ node 1",
+        "rand:uniform().",
+        "└ node 0",
+        "└ node 1",
+    ]
     fastest, node0, node1 = rows[0], rows[1], rows[2]
     assert fastest[1] == "2" and node0[1] == node1[1] == "1"  # || : the sum's workers, each node's own
     assert fastest[2] == "83580 Ki" and node0[2] == "39800 Ki" and node1[2] == "43780 Ki"
     assert rows[3][5] == "25.0 ?"  # Rel % on the sum, against the fastest snippet
     finding = next(li for li in _findings(page) if "run 1" in li)
     finding = html.unescape(re.sub(r"<[^>]+>", "", finding))
-    assert finding.startswith("Perf, run 1 (erlang/stock, all cores, continuous, on 2 BEAM nodes at once): fastest "
-                              "erlang:unique_integer(). (83580 Ki QPS, 24 ns per iteration with 2 workers)")
+    assert finding.startswith(
+        "Perf, run 1 (erlang/stock, all cores, continuous, on 2 BEAM nodes at once): fastest "
+        "erlang:unique_integer(). (83580 Ki QPS, 24 ns per iteration with 2 workers)"
+    )
     assert "rand:uniform(). (25.0 % of it ?, 20895 Ki QPS, 96 ns per iteration with 2 workers)" in finding
     squeeze = next(li for li in _findings(page) if "run 2" in li)
     assert html.unescape(re.sub(r"<[^>]+>", "", squeeze)).endswith(
-        f"rand:uniform().: {_perf_rows(page, 2)[0][2]} QPS, {_perf_rows(page, 2)[0][4]} per iteration with 3 workers.")
+        f"rand:uniform().: {_perf_rows(page, 2)[0][2]} QPS, {_perf_rows(page, 2)[0][4]} per iteration with 3 workers."
+    )
     spec = json.loads(re.search(r"id='chart-perf-2-data'>(.*?)</script>", page, flags=re.S).group(1))
     assert spec["layout"]["yaxis"]["title"]["text"] == "QPS (iterations per second)"
     assert spec["layout"]["xaxis"]["title"]["text"].startswith("workers running the snippet at once")
@@ -384,16 +445,18 @@ def test_headings_say_how_each_run_measured(fake, db):
     """A continuous ring has no M, calibrated or not: its headings say it was sampled while the ring ran; a
     timed run's with a given M name that M (issue 40: 'M calibrated per runtime' on a continuous run)."""
     fake(FAKE_NS_PER_HOP=100)
-    r = ringbench_cli("run", "ring", "-r", "fake", "-n", "1000,2000", "--continuous", "--samples", 4,
-                      "--sample-ms", 50, "--db", db)
+    r = ringbench_cli(
+        "run", "ring", "-r", "fake", "-n", "1000,2000", "--continuous", "--samples", 4, "--sample-ms", 50, "--db", db
+    )
     assert r.exit_code == 0, r.output
     r = ringbench_cli("run", "ring", "-r", "fake", "-n", "1000,2000", "-m", 10, "--db", db)
     assert r.exit_code == 0, r.output
     page = render(db, [1, 2])
     lines = [html.unescape(re.sub(r"<[^>]+>", "", li)) for li in _findings(page)]
     assert "calibrated" not in text(page)
-    assert any(x.startswith("Message cost, all cores, continuous (sampled while the ring runs): fastest fake")
-               for x in lines), lines
+    assert any(
+        x.startswith("Message cost, all cores, continuous (sampled while the ring runs): fastest fake") for x in lines
+    ), lines
     assert any(x.startswith("Message cost, all cores, M = 10: fastest fake") for x in lines), lines
     head = page.split("<table class='leaders'>")[1].split("</thead>")[0]
     assert "continuous (sampled while the ring runs)" in head and "M = 10" in head
@@ -434,17 +497,31 @@ def test_cpu_per_hop_beside_wall_time(tmp_path):
     page = render(db, [1])
     lines = [html.unescape(re.sub(r"<[^>]+>", "", li)) for li in _findings(page)]
     assert "Message cost, all cores, M = 100: fastest go at N = 10k (100 ns/hop)." in lines
-    assert ("Least CPU time per hop, all cores, M = 100, N = 10k: erlang (117 CPU ns/hop; fastest in wall time go, "
-            "100 ns/hop); more than one core's worth of CPU time (⁺ in the tables, CPU/wall): go (1.90).") in lines
-    (run, _), = loaded(db, [1])
+    assert (
+        "Least CPU time per hop, all cores, M = 100, N = 10k: erlang (117 CPU ns/hop; fastest in wall time go, "
+        "100 ns/hop); more than one core's worth of CPU time (⁺ in the tables, CPU/wall): go (1.90)."
+    ) in lines
+    ((run, _),) = loaded(db, [1])
     cols, body, _ = tables.rows(run.cells, run.baseline, wide=True)
     by = {row[0]: dict(zip([c.header for c in cols], row, strict=True)) for row in body}
     quoted = re.findall(r"data-metric='cpu_ns_per_hop'>([^<]*)</span>", _summary(page))
     assert quoted == [by["erlang"]["CPU\nns/hop"]] == ["117"]
     table = page.split("<table class='cells sortable'>")[1].split("</table></div>")[0]
     head = re.findall(r"<th>(.*?)</th>", table.split("</thead>")[0])
-    assert head[:12] == ["Runtime", "hop", "Cores", "N", "M", "ns/hop", "±95%", "CPU<br>ns/hop", "B/proc",
-                         "CPU/<br>wall", "switches<br>per hop", "Rel %"]
+    assert head[:12] == [
+        "Runtime",
+        "hop",
+        "Cores",
+        "N",
+        "M",
+        "ns/hop",
+        "±95%",
+        "CPU<br>ns/hop",
+        "B/proc",
+        "CPU/<br>wall",
+        "switches<br>per hop",
+        "Rel %",
+    ]
     go = table.split("data-cell='1:")[1 + [c.runtime for c in run.cells].index("go")]
     assert "<td class='over' title=\"more than one core's worth" in go and ">190⁺</td>" in go
     assert ">1.90</td>" in go

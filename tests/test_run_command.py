@@ -1,5 +1,6 @@
 """`ringbench run` end to end with the fake driver: what is stored, what is printed, every repeat's raw
 record, the memory rule, processes and core settings."""
+
 import json
 import sqlite3
 import subprocess
@@ -25,7 +26,6 @@ def test_help_on_every_command(cmd):
     assert "Usage:" in r.output
 
 
-
 def test_run_stores_run_cells_and_every_repeat(fake, db):
     fake(FAKE_NS_PER_HOP=100)
     r = run_cli("run", "ring", "-r", "fake", "-n", "100", "-m", "10", "--repeat", "4", "--db", str(db))
@@ -45,14 +45,14 @@ def test_run_stores_run_cells_and_every_repeat(fake, db):
     assert sorted(x["process"] for x in results) == [1, 2, 3, 4]  # a fresh process per repeat
 
 
-
 def test_the_stored_revision_is_dirty_for_code_changes_not_for_results_files(tmp_path, monkeypatch):
 
     from ringbench.harness import environment
 
     def git(*args):
-        subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=tmp_path, check=True,
-                       capture_output=True)
+        subprocess.run(
+            ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=tmp_path, check=True, capture_output=True
+        )
 
     git("init", "-q")
     (tmp_path / "results").mkdir()
@@ -69,7 +69,6 @@ def test_the_stored_revision_is_dirty_for_code_changes_not_for_results_files(tmp
     assert environment.git_revision() == clean + "-dirty"
 
 
-
 def test_json_output_has_raw_repeats_and_known_statistics(fake, db):
     fake(FAKE_NS_PER_HOP=100, FAKE_JITTER="1,3,2")  # processes report 100, 300, 200 ns/hop
     r = run_cli("run", "ring", "-r", "fake", "-n", "10", "-m", "10", "--repeat", "3", "--json", "--db", str(db))
@@ -83,7 +82,6 @@ def test_json_output_has_raw_repeats_and_known_statistics(fake, db):
     assert "fewer than 1,000 processes" in cell["summary"]["bytes_per_process"]  # 10 processes: a few pages
 
 
-
 def test_bytes_per_process_comes_from_the_first_spawn_and_is_never_negative(fake, db):
     fake(FAKE_NS_PER_HOP=100)  # the fake's RSS grows 500 B per process
     r = run_cli("run", "ring", "-r", "fake", "-n", "2000", "-m", "1", "--repeat", "2", "--json", "--db", str(db))
@@ -95,7 +93,6 @@ def test_bytes_per_process_comes_from_the_first_spawn_and_is_never_negative(fake
     assert "-" + "3" not in r.output.split("B/proc")[1].splitlines()[2]
 
 
-
 def test_in_process_repeats_use_one_driver_process(fake, db):
     r = run_cli("run", "ring", "-r", "fake", "-n", "5", "-m", "2", "--repeat", "3", "--in-process", "--db", str(db))
     assert r.exit_code == 0, r.output
@@ -103,16 +100,13 @@ def test_in_process_repeats_use_one_driver_process(fake, db):
     assert rows(db, "cells")[0]["isolation"] == "in-process"
 
 
-
 def test_both_core_settings_are_stored_apart(fake, db):
-    r = run_cli("run", "ring", "-r", "fake", "-n", "5", "-m", "2", "--repeat", "1", "--cores", "1,all",
-                  "--db", str(db))
+    r = run_cli("run", "ring", "-r", "fake", "-n", "5", "-m", "2", "--repeat", "1", "--cores", "1,all", "--db", str(db))
     assert r.exit_code == 0, r.output
     cells = rows(db, "cells")
     assert [c["cores"] for c in cells] == ["1", "all"]
     one = json.loads(cells[0]["runtime_settings"])
     assert one["schedulers"] == 1 and one["env"]["FAKE_CORES"] == "1"
-
 
 
 def test_store_refuses_newer_schema_and_foreign_files(tmp_path):
@@ -128,7 +122,6 @@ def test_store_refuses_newer_schema_and_foreign_files(tmp_path):
         Store(foreign)
 
 
-
 def test_runtimes_lists_the_fake(fake):
     r = run_cli("runtimes", "--json")
     assert r.exit_code == 0
@@ -136,11 +129,11 @@ def test_runtimes_lists_the_fake(fake):
     assert fake_row["built"] and fake_row["version"] == "0.0-fake" and fake_row["workloads"] == ["ring"]
 
 
-
 def test_bench_measures_the_ranked_idioms_and_all_idioms_adds_the_handoffs(fake, tmp_path, monkeypatch):
     from conftest import FAKE_DIR, FAKE_PY
 
     from ringbench import api
+
     folder = tmp_path / "drv" / "fakehand"
     folder.mkdir(parents=True)
     manifest = (FAKE_DIR / "fake" / "driver.toml").read_text()
@@ -153,8 +146,10 @@ def test_bench_measures_the_ranked_idioms_and_all_idioms_adds_the_handoffs(fake,
     fake(FAKE_NS_PER_HOP=100)
     # by default 6 repeats in 3 fresh processes (a test needs 3 a side: the process is the unit); a
     # smaller --repeat without --processes takes a process each
-    for flags, runtimes, processes in [([], {"fake"}, [1, 1, 2, 2, 3, 3]),
-                                       (["--all-idioms", "--repeat", 2], {"fake", "fakehand"}, [1, 2])]:
+    for flags, runtimes, processes in [
+        ([], {"fake"}, [1, 1, 2, 2, 3, 3]),
+        (["--all-idioms", "--repeat", 2], {"fake", "fakehand"}, [1, 2]),
+    ]:
         r = run_cli("bench", "-m", 10, "-n", 10, "--cores", 1, "--json", "--db", db, *flags)
         assert r.exit_code == 0, r.output
         cells = json.loads(r.stdout)["cells"]
@@ -162,4 +157,5 @@ def test_bench_measures_the_ranked_idioms_and_all_idioms_adds_the_handoffs(fake,
         assert all([rec["process"] for rec in c["records"]] == processes for c in cells)
     from ringbench import cli
     from ringbench.results import stats
+
     assert cli._BENCH["processes"] >= stats.MIN_PROCESSES_FOR_TEST

@@ -1,5 +1,6 @@
 """The published figures shown as "then" (present/seeds.py, seed_figures.json): each with its source, as
 published; the skynet tree's from its README, line by line."""
+
 import json
 import re
 from pathlib import Path
@@ -51,8 +52,11 @@ def test_every_published_number_is_in_the_transcription():
 def test_skynet_figures_are_the_readme_lines_with_runtime_machine_and_source():
     table = seeds.tree_table()
     assert len(table) == 21  # every figure of the README's three results tables (Quasar's "TODO" has none)
-    assert {t.machine for t in table} == {"Macbook 12\" '2015, Core M, OS X", "i7-4770, Win8.1",
-                                          "i7-4771, Ubuntu 15.10"}
+    assert {t.machine for t in table} == {
+        "Macbook 12\" '2015, Core M, OS X",
+        "i7-4770, Win8.1",
+        "i7-4771, Ubuntu 15.10",
+    }
     for t in table:
         assert (t.n, t.fanout, t.processes, t.year) == (1_000_000, 10, 1_111_111, 2016)
         assert t.source.transcribed_from.startswith(SKYNET)
@@ -62,8 +66,11 @@ def test_skynet_figures_are_the_readme_lines_with_runtime_machine_and_source():
         else:
             assert numbers[0] == t.ms, t.published
     go = {t.machine: t.published for t in table if t.runtime == "go"}
-    assert go == {"Macbook 12\" '2015, Core M, OS X": "Go: 979 ms.", "i7-4770, Win8.1": "Go: 629 ms.",
-                  "i7-4771, Ubuntu 15.10": "Go: 200-224 ms"}
+    assert go == {
+        "Macbook 12\" '2015, Core M, OS X": "Go: 979 ms.",
+        "i7-4770, Win8.1": "Go: 629 ms.",
+        "i7-4771, Ubuntu 15.10": "Go: 200-224 ms",
+    }
     assert {t.runtime for t in table} == {"erlang", "go", None}  # families ringbench drives, or none
     assert all(t.matches("erlang/tuned") for t in table if t.runtime == "erlang")  # matched by family
     assert not any(t.matches("go/stock") for t in table if t.runtime is None)

@@ -1,4 +1,5 @@
 """Statistics and the continuous/squeeze arithmetic, against known answers."""
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -55,12 +56,15 @@ def test_a_sample_with_no_lap_is_reported_as_slow_not_zero():
     assert d["slower_than_one_sample"]
 
 
-@pytest.mark.parametrize("bad,words", [
-    ([sample(1, 1000, 10), sample(2, 900, 20)], "backwards"),
-    ([sample(1, 1000, 20), sample(2, 2000, 10)], "backwards"),
-    ([sample(1, 1000, 10), sample(2, 1001, 10_000)], "impossibly fast"),
-    ([sample(1, 1000, 7), sample(2, 2000, 20)], "whole number of laps"),
-])
+@pytest.mark.parametrize(
+    "bad,words",
+    [
+        ([sample(1, 1000, 10), sample(2, 900, 20)], "backwards"),
+        ([sample(1, 1000, 20), sample(2, 2000, 10)], "backwards"),
+        ([sample(1, 1000, 10), sample(2, 1001, 10_000)], "impossibly fast"),
+        ([sample(1, 1000, 7), sample(2, 2000, 20)], "whole number of laps"),
+    ],
+)
 def test_unbelievable_samples_are_rejected(bad, words):
     with pytest.raises(DriverFailed, match=words):
         check_samples(bad, 10, len(bad))
@@ -68,8 +72,15 @@ def test_unbelievable_samples_are_rejected(bad, words):
 
 def test_squeeze_stops_after_threshold_steps_clearly_below_the_peak():
     sq = sampling.Squeeze(threshold=3)
-    steps = {1: [100, 101, 99], 2: [200, 201, 199], 3: [300, 301, 299], 4: [250, 251, 249],
-             5: [240, 241, 239], 6: [230, 231, 229], 7: [500, 500, 500]}
+    steps = {
+        1: [100, 101, 99],
+        2: [200, 201, 199],
+        3: [300, 301, 299],
+        4: [250, 251, 249],
+        5: [240, 241, 239],
+        6: [230, 231, 229],
+        7: [500, 500, 500],
+    }
     stopped_at = next(k for k, r in steps.items() if sq.add(k, r))
     assert stopped_at == 6
     assert sq.report()["peak_concurrency"] == 3
@@ -81,8 +92,17 @@ def test_squeeze_does_not_stop_on_one_noisy_peak():
     # peak 2; here steps within the spread do not count against the peak, and real growth later
     # (step 6) is found.
     sq = sampling.Squeeze(threshold=3)
-    steps = {1: [100, 100, 100], 2: [200, 200, 400], 3: [230, 231, 229], 4: [232, 233, 231],
-             5: [235, 236, 234], 6: [600, 600, 600], 7: [300, 301, 299], 8: [300, 301, 299], 9: [300, 300, 300]}
+    steps = {
+        1: [100, 100, 100],
+        2: [200, 200, 400],
+        3: [230, 231, 229],
+        4: [232, 233, 231],
+        5: [235, 236, 234],
+        6: [600, 600, 600],
+        7: [300, 301, 299],
+        8: [300, 301, 299],
+        9: [300, 300, 300],
+    }
     stopped_at = next(k for k, r in steps.items() if sq.add(k, r))
     assert sq.report()["peak_concurrency"] == 6
     assert stopped_at == 9
@@ -100,6 +120,7 @@ def test_a_ratio_over_a_zero_median_warns_nothing():
     import warnings
 
     from ringbench.results import stats
+
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         lo, hi = stats.bootstrap_ratio_ci([1.0, 2.0, 3.0], [0.0, 0.0, 1.0])
@@ -191,9 +212,7 @@ def test_the_process_is_the_unit_of_the_test():
     # Three processes a side, separated: significant, p from the per-process medians.
     a3, b3 = [*a2, [101.0, 100, 102]], [*b2, [195.0, 196, 194]]
     d3 = stats.compare_processes(a3, b3)
-    assert d3.significant and d3.p_value == stats.welch_log_p(
-        stats.process_medians(a3), stats.process_medians(b3)
-    )
+    assert d3.significant and d3.p_value == stats.welch_log_p(stats.process_medians(a3), stats.process_medians(b3))
     lo, hi = d3.ratio_ci
     assert lo <= d3.ratio <= hi
 

@@ -2,6 +2,7 @@
 neither drift nor alternate (or exactly --warmup N), a JIT first passes its floor in hops (or a few
 seconds), M is calibrated on settled iterations, and a cell that never settles says so. Exact, with the
 fake driver's fake clock and its FAKE_CURVE (multipliers of successive iterations of one process)."""
+
 import json
 
 import pytest
@@ -106,6 +107,7 @@ def test_the_default_figure_lies_within_the_interval_of_a_long_settled_run(fake,
 
 def test_the_warmups_are_shown_in_the_wide_table_and_stored(fake, db):
     from conftest import run_cli
+
     fake(FAKE_NS_PER_HOP=100, FAKE_CURVE="3,1")
     r = run_cli("run", "ring", "-r", "fake", "-n", 10, "-m", 10, "--repeat", 2, "--wide", "--db", db)
     assert r.exit_code == 0, r.output
@@ -123,9 +125,9 @@ def test_m_is_calibrated_to_the_target_and_stored(zoo, db):
     assert cell["params"] == {"n": 10, "tokens": 1, "burst": 0}  # the grid point as asked: comparable across runtimes
 
 
-
 def _jit_folder(tmp_path, name: str, floor: int | None = None):
     from conftest import FAKE_DIR, FAKE_PY
+
     folder = tmp_path / "drv" / name
     folder.mkdir(parents=True)
     manifest = (FAKE_DIR / "fake" / "driver.toml").read_text()
@@ -139,6 +141,7 @@ def fake_jit(fake, tmp_path, monkeypatch):
     """The fake driver as a JIT runtime (`jit = true`), beside the fake itself; fakejit400k has a floor of
     400,000 hops of its own (`jit_warmup_hops`), fakejit200 one of 200."""
     from conftest import FAKE_DIR
+
     _jit_folder(tmp_path, "fakejit")
     _jit_folder(tmp_path, "fakejit400k", 400_000)
     _jit_folder(tmp_path, "fakejit200", 200)
@@ -174,8 +177,9 @@ def test_a_jit_runtime_passes_its_floor_before_the_settle_window(fake_jit, db):
 
 def test_a_fixed_warmup_count_is_kept_for_a_jit_runtime(fake_jit, db):
     fake_jit(FAKE_NS_PER_HOP=100, FAKE_CURVE="3,1")
-    (cell,) = ringbench.measure("ring", "fakejit", db=db, params={"n": 10, "m": 100}, repeat=2, processes=1,
-                                warmup=1).cells
+    (cell,) = ringbench.measure(
+        "ring", "fakejit", db=db, params={"n": 10, "m": 100}, repeat=2, processes=1, warmup=1
+    ).cells
     assert modes.warmups(cell) == [1] and cell.settings["jit_warmup_hops"] == 0
 
 
@@ -192,6 +196,7 @@ def test_tiny_phases_end_the_floor_after_its_iterations_not_after_minutes(fake_j
     # JIT_WARMUP_ITERATIONS (at most JIT_WARMUP_CAP_S after the first iteration; before issue 39 a JIT
     # warmed up until 3 s of timed phases, 30 µs an iteration here, and so until the 20 s settle_s cap).
     import time
+
     fake_jit(FAKE_NS_PER_HOP=100)
     t0 = time.monotonic()
     (cell,) = ringbench.measure("ring", "fakejit", db=db, params={"n": 10, "m": 1}, repeat=1).cells
@@ -207,8 +212,7 @@ def test_a_jit_runtimes_probe_is_sized_to_the_target_by_a_cold_process_first(fak
     # cell's m still comes from the settled probe: 10 ms / (100 ns x 10 hops) = 10,000.
     log = tmp_path / "argv.log"
     fake_jit(FAKE_NS_PER_HOP=100, FAKE_CURVE="4,4,4,4,1", FAKE_LOG=str(log))
-    (cell,) = ringbench.measure("ring", "fakejit", db=db, params={"n": 10}, target_ms=10, repeat=2,
-                                processes=1).cells
+    (cell,) = ringbench.measure("ring", "fakejit", db=db, params={"n": 10}, target_ms=10, repeat=2, processes=1).cells
     ms = [int(next(a for a in line.split() if a.startswith("m="))[2:]) for line in log.read_text().splitlines()]
     assert ms == [2_000, 2_500, 10_000]  # the cold sizing (PROBE_HOPS), the settled probe, the cell
     assert cell.extra["calibrated"] == {"m": 10_000}  # on the settled state: 10 ms / (100 ns x 10 hops)
@@ -225,6 +229,7 @@ def test_a_plain_runtimes_probe_is_not_sized_first(fake, db, tmp_path):
 
 def test_the_estimate_counts_a_jit_runtimes_warmup_and_each_runtimes_probe(fake_jit):
     from ringbench import api
+
     _, cells = api.plan("ring", "fake,fakejit", params={"n": "10"}, cores="1,all")
     opts = {"repeat": 6, "processes": 2, "target_ms": 40.0}
     plain = [c for c in cells if not c.driver.jit]
@@ -243,6 +248,7 @@ def test_the_estimate_counts_a_jit_runtimes_warmup_and_each_runtimes_probe(fake_
 
 def test_the_estimate_counts_a_probe_for_each_grid_point(fake_jit):
     from ringbench import api
+
     opts = {"repeat": 6, "processes": 2, "target_ms": 40.0}
     o = modes.Options(**opts)
     timed = modes.MODES["timed"]
@@ -254,9 +260,9 @@ def test_the_estimate_counts_a_probe_for_each_grid_point(fake_jit):
 
 def test_the_wide_table_shows_each_process_median_and_their_spread(fake, db):
     from conftest import run_cli
+
     fake(FAKE_NS_PER_HOP=100, FAKE_JITTER="1,1.2,0.9")  # successive driver processes: 100, 120, 90 ns/hop
-    r = run_cli("run", "ring", "-r", "fake", "-n", 10, "-m", 10, "--repeat", 6, "--processes", 3, "--wide",
-                "--db", db)
+    r = run_cli("run", "ring", "-r", "fake", "-n", 10, "-m", 10, "--repeat", 6, "--processes", 3, "--wide", "--db", db)
     assert r.exit_code == 0, r.output
     (cell,) = ringbench.load(1, db).cells
     meds = modes.process_medians(cell)

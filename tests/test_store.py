@@ -3,6 +3,7 @@
 Also: schema upgrade from version 1, run ownership between real processes (live, killed,
 reused pid), no duplicate cells.
 """
+
 import json
 import os
 import shutil
@@ -21,8 +22,15 @@ from ringbench.results.model import Cell
 from ringbench.results.store import SCHEMA_VERSION, Store, StoreError
 
 STORE_PY = Path(store_mod.__file__)
-RECORD = {"count": 10, "setup_ns": 1, "run_ns": 1000, "setup_cpu_ns": 1, "run_cpu_ns": 900,
-          "rss_before": 1, "rss_after": 2}
+RECORD = {
+    "count": 10,
+    "setup_ns": 1,
+    "run_ns": 1000,
+    "setup_cpu_ns": 1,
+    "run_cpu_ns": 900,
+    "rss_before": 1,
+    "rss_after": 2,
+}
 
 # The schema of version 1 as ringbench shipped it (commit b0aa9e7), frozen here so the upgrade
 # is tested on a file made the way old releases made it, independent of the current module.
@@ -89,8 +97,7 @@ def files(folder: Path) -> list[str]:
 
 
 def cell(runtime="fake", n=10, cores="all", status="ok", records=(), samples=()) -> Cell:
-    return Cell(runtime, RING, {"n": n, "m": 1}, cores, "timed", status, records=list(records),
-                samples=list(samples))
+    return Cell(runtime, RING, {"n": n, "m": 1}, cores, "timed", status, records=list(records), samples=list(samples))
 
 
 def cell_rows(s: Store, run_id: int) -> list[sqlite3.Row]:
@@ -114,6 +121,7 @@ def new_store(path: Path, cells: int = 0) -> int:
 
 def refused(exit_code: int, kind: str, path: Path, match: str = ""):
     """pytest.raises for a StoreError of this code and kind whose one line names the file."""
+
     class Check:
         def __enter__(self):
             self.ctx = pytest.raises(StoreError, match=match)
@@ -127,6 +135,7 @@ def refused(exit_code: int, kind: str, path: Path, match: str = ""):
             assert str(path) in str(e) and "\n" not in str(e)
             assert not isinstance(e.__context__, sqlite3.Error) or e.__suppress_context__
             return suppressed
+
     return Check()
 
 
@@ -134,6 +143,7 @@ def refused(exit_code: int, kind: str, path: Path, match: str = ""):
 # Root ignores chmod 0444 (CAP_DAC_OVERRIDE), and a read-only bind mount needs mount rights a test
 # should not use. The immutable attribute stops root too, and is exactly the case reported in
 # issue 12, so root tests use it; other users get chmod, which binds them.
+
 
 @pytest.fixture
 def make_read_only():
@@ -149,6 +159,7 @@ def make_read_only():
             if r.returncode:
                 pytest.skip(f"chattr +i not supported here ({r.stderr.strip()}); root ignores chmod")
         done.append(path)
+
     yield apply
     for path in reversed(done):
         if os.geteuid() == 0:
@@ -159,9 +170,13 @@ def make_read_only():
 
 # -- not a store -----------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("create", [True, False])
-@pytest.mark.parametrize("content", [os.urandom(4096), b"SQLite format 3\x00" + os.urandom(4080)],
-                         ids=["random-bytes", "sqlite-header-then-garbage"])
+@pytest.mark.parametrize(
+    "content",
+    [os.urandom(4096), b"SQLite format 3\x00" + os.urandom(4080)],
+    ids=["random-bytes", "sqlite-header-then-garbage"],
+)
 def test_a_file_that_is_not_sqlite_is_bad_input_and_left_alone(tmp_path, content, create):
     db = tmp_path / "g.db"
     db.write_bytes(content)
@@ -199,6 +214,7 @@ def test_a_newer_schema_is_bad_input_and_the_file_is_not_touched(tmp_path):
 
 
 # -- missing files and folders ---------------------------------------------------------------------
+
 
 def test_read_only_commands_refuse_a_missing_store_and_create_nothing(tmp_path):
     db = tmp_path / "no" / "such" / "store.db"
@@ -242,6 +258,7 @@ def test_a_folder_that_cannot_be_created_fails_and_leaves_nothing(tmp_path, make
 
 
 # -- read-only stores ------------------------------------------------------------------------------
+
 
 def test_a_read_only_store_refuses_writing_commands_and_leaves_no_side_files(tmp_path, make_read_only):
     db = tmp_path / "ro.db"
@@ -291,6 +308,7 @@ def test_a_read_only_version_1_store_is_read_through_an_upgraded_copy(tmp_path, 
 
 
 # -- locks and full disks --------------------------------------------------------------------------
+
 
 def test_a_store_locked_past_the_timeout_is_a_failure_naming_the_file(tmp_path):
     db = tmp_path / "store.db"
@@ -359,6 +377,7 @@ def test_no_sqlite_error_escapes_a_closed_store(tmp_path):
 
 # -- version 1 → 2 ---------------------------------------------------------------------------------
 
+
 def user_version(db: Path) -> int:
     con = sqlite3.connect(db.resolve().as_uri() + "?mode=ro&immutable=1", uri=True)
     try:
@@ -379,17 +398,22 @@ def make_v1(db: Path, duplicate: bool = False) -> None:
     """A version-1 store: a complete run of 3 cells (results, samples) and one left 'running'."""
     con = sqlite3.connect(db)
     con.executescript(SCHEMA_V1)
-    settings = json.dumps({"workload": "ring", "runtimes": ["a", "b", "c"], "grid": ['{"m": 1, "n": 10}'],
-                           "cores": ["all"]})
-    con.execute("INSERT INTO runs VALUES (1, 't0', 't1', 'complete', 'ringbench run', ?, '{}', '[\"w\"]')",
-                (settings,))
+    settings = json.dumps(
+        {"workload": "ring", "runtimes": ["a", "b", "c"], "grid": ['{"m": 1, "n": 10}'], "cores": ["all"]}
+    )
+    con.execute("INSERT INTO runs VALUES (1, 't0', 't1', 'complete', 'ringbench run', ?, '{}', '[\"w\"]')", (settings,))
     con.execute("INSERT INTO runs VALUES (2, 't2', NULL, 'running', 'ringbench sweep', '{}', '{}', '[]')")
     keys = ["a", "b", "c"] + (["a"] if duplicate else [])
     for i, rt in enumerate(keys, 1):
-        con.execute("INSERT INTO cells VALUES (?, 1, ?, 'ring', '{\"m\": 1, \"n\": 10}', 'all', 'timed',"
-                    " 'process', 0, 'ok', NULL, '1.0', '{}', '{}', 't')", (i, rt))
-        con.execute("INSERT INTO results VALUES (NULL, ?, 1, 0, 10, 1, ?, 1, 1, 1, 2, ?)",
-                    (i, 1000 * i, json.dumps(dict(RECORD, run_ns=1000 * i))))
+        con.execute(
+            "INSERT INTO cells VALUES (?, 1, ?, 'ring', '{\"m\": 1, \"n\": 10}', 'all', 'timed',"
+            " 'process', 0, 'ok', NULL, '1.0', '{}', '{}', 't')",
+            (i, rt),
+        )
+        con.execute(
+            "INSERT INTO results VALUES (NULL, ?, 1, 0, 10, 1, ?, 1, 1, 1, 2, ?)",
+            (i, 1000 * i, json.dumps(dict(RECORD, run_ns=1000 * i))),
+        )
         con.execute("INSERT INTO samples VALUES (NULL, ?, 1, 1, 0, 5, ?)", (i, i))
     con.commit()
     con.close()
@@ -406,8 +430,13 @@ def test_a_version_1_store_is_upgraded_keeping_every_row(tmp_path):
         assert dump(db, t) == old[t]
     assert [r[:8] for r in dump(db, "runs")] == old["runs"]  # the new columns come after the old ones
     first, second = runs
-    assert (first["status"], first["done"], first["ok"], first["planned"], first["baseline"]) == \
-        ("complete", 3, 3, 3, None)  # planned from the stored settings: runtimes × grid × cores
+    assert (first["status"], first["done"], first["ok"], first["planned"], first["baseline"]) == (
+        "complete",
+        3,
+        3,
+        3,
+        None,
+    )  # planned from the stored settings: runtimes × grid × cores
     assert (second["status"], second["stored_status"], second["planned"]) == ("abandoned", "running", None)
     assert files(tmp_path) == ["v1.db"]
 
@@ -423,6 +452,7 @@ def test_an_upgraded_store_has_the_same_schema_as_a_new_one(tmp_path):
         indexes = sorted(con.execute("SELECT name FROM sqlite_master WHERE type='index' AND sql IS NOT NULL"))
         con.close()
         return tables, indexes
+
     assert shape(tmp_path / "old.db") == shape(tmp_path / "new.db")
     assert sorted(store_mod.MIGRATIONS) == list(range(1, SCHEMA_VERSION))  # one step per version
 
@@ -452,19 +482,29 @@ def test_final_statuses(tmp_path):
 
 # -- cells: one per key ----------------------------------------------------------------------------
 
+
 def test_storing_a_cell_again_replaces_it_results_and_all(tmp_path):
     db = tmp_path / "store.db"
     with Store(db) as s:
         run_id = s.begin_run("x", {}, {}, planned=3, baseline="go")
         first = s.save_cell(run_id, cell(n=1, status="failed"))
         s.save_cell(run_id, cell(n=2, records=[RECORD]))
-        again = s.save_cell(run_id, cell(n=1, records=[RECORD, dict(RECORD, process=2)],
-                                         samples=[{"process": 1, "tokens": 1, "seq": 0, "elapsed_ns": 1, "count": 1}]))
+        again = s.save_cell(
+            run_id,
+            cell(
+                n=1,
+                records=[RECORD, dict(RECORD, process=2)],
+                samples=[{"process": 1, "tokens": 1, "seq": 0, "elapsed_ns": 1, "count": 1}],
+            ),
+        )
         s.save_cell(run_id, cell(n=1, cores="1"))  # another key: cores differ
         assert again == first  # it keeps its place in the run
         cells = cell_rows(s, run_id)
-        assert [(json.loads(c["params"])["n"], c["cores"], c["status"]) for c in cells] == \
-            [(1, "all", "ok"), (2, "all", "ok"), (1, "1", "ok")]
+        assert [(json.loads(c["params"])["n"], c["cores"], c["status"]) for c in cells] == [
+            (1, "all", "ok"),
+            (2, "all", "ok"),
+            (1, "1", "ok"),
+        ]
         assert len(result_rows(s, first)) == 2
         assert len(s.db.execute("SELECT * FROM samples WHERE cell_id=?", (first,)).fetchall()) == 1
         run = s.run(run_id)
@@ -499,8 +539,12 @@ sys.stdin.read()  # hold on (stay the owner) until the test closes stdin
 
 
 def child(db: Path, *args) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-c", CHILD, str(STORE_PY), str(db), *args],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-c", CHILD, str(STORE_PY), str(db), *args],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
 
 
 def test_a_live_owner_in_another_process_keeps_its_run_until_it_is_killed(tmp_path):
@@ -511,8 +555,13 @@ def test_a_live_owner_in_another_process_keeps_its_run_until_it_is_killed(tmp_pa
         run_id = int(owner.stdout.readline())
         with Store(db) as s:
             run = s.run(run_id)
-            assert (run["status"], run["owner_pid"], run["owner_alive"], run["done"], run["planned"]) == \
-                ("running", owner.pid, True, 1, 4)
+            assert (run["status"], run["owner_pid"], run["owner_alive"], run["done"], run["planned"]) == (
+                "running",
+                owner.pid,
+                True,
+                1,
+                4,
+            )
             with refused(1, "owned", db, f"process {owner.pid}") as e:
                 s.claim(run_id)
             assert f"kill {owner.pid}" in str(e.value)
@@ -603,8 +652,10 @@ def test_a_reused_pid_a_reboot_and_another_host(tmp_path):
 
         def owner(**kw):
             cols = {"owner_pid": pid, "owner_start": start, "owner_boot": boot, "owner_host": host, **kw}
-            s.db.execute("UPDATE runs SET status='running', " + ", ".join(f"{k}=?" for k in cols) + " WHERE id=?",
-                         (*cols.values(), run_id))
+            s.db.execute(
+                "UPDATE runs SET status='running', " + ", ".join(f"{k}=?" for k in cols) + " WHERE id=?",
+                (*cols.values(), run_id),
+            )
             return s.run(run_id)
 
         assert owner()["status"] == "running"

@@ -1,5 +1,6 @@
 """Numbers a reader can trust: like-for-like comparisons, honest significance, tables that fit,
 modes that agree with themselves, calibrated work per repeat. Exact, with fake drivers' fake clocks."""
+
 import json
 import re
 
@@ -16,21 +17,21 @@ def rel_column(output: str) -> dict[tuple[str, str, str], str]:
     """(runtime, cores, N) -> the Rel % cell of the printed table."""
     out = {}
     for line in output.splitlines():
-        m = re.match(r"\s*(\S+)\s+\S+\s+(1|all|all:1t)\s+([\d,k.M]+)\s.*?(100 ref|floor|apart|–|[\d.]+ [✓≈?])\s*$",
-                     line)
+        m = re.match(
+            r"\s*(\S+)\s+\S+\s+(1|all|all:1t)\s+([\d,k.M]+)\s.*?(100 ref|floor|apart|–|[\d.]+ [✓≈?])\s*$", line
+        )
         if m:
             out[(m.group(1), m.group(2), m.group(3))] = m.group(4)
     return out
 
 
 def test_show_prints_the_table_run_printed_and_the_reference_row_first(zoo, db):
-    r = cli("run", "ring", "-r", "erlang,fastgo", "-n", 10, "-m", 5, "--repeat", 5, "--baseline", "fastgo",
-            "--db", db)
+    r = cli("run", "ring", "-r", "erlang,fastgo", "-n", 10, "-m", 5, "--repeat", 5, "--baseline", "fastgo", "--db", db)
     assert rel_column(r.output)[("fastgo", "all", "10")] == "100 ref"
     assert rel_column(r.output)[("erlang", "all", "10")].startswith("50.0")
     assert [k[0] for k in rel_column(r.output)] == ["fastgo", "erlang"], "each group's reference is its first row"
     shown = cli("show", 1, "--db", db)
-    table = lambda text: text[text.index("Runtime"):text.index("Rel % =")]  # noqa: E731
+    table = lambda text: text[text.index("Runtime") : text.index("Rel % =")]  # noqa: E731
     assert table(shown.output) == table(r.output)  # show reproduces exactly what run printed
     exported = json.loads(cli("export", 1, "--db", db).stdout)
     assert exported["baseline"] == "fastgo"
@@ -39,8 +40,24 @@ def test_show_prints_the_table_run_printed_and_the_reference_row_first(zoo, db):
 
 def test_the_compact_table_fits_100_columns_with_every_name_whole(zoo, db, monkeypatch):
     monkeypatch.setenv("COLUMNS", "100")
-    r = cli("run", "ring", "-r", "all", "-n", "1000000", "-m", 1, "--tokens", 3, "--cores", "1,all", "--repeat", 2,
-            "--db", db)
+    r = cli(
+        "run",
+        "ring",
+        "-r",
+        "all",
+        "-n",
+        "1000000",
+        "-m",
+        1,
+        "--tokens",
+        3,
+        "--cores",
+        "1,all",
+        "--repeat",
+        2,
+        "--db",
+        db,
+    )
     assert r.exit_code == 0, r.output
     lines = r.output.splitlines()
     assert max(map(len, lines)) <= 100
@@ -64,21 +81,32 @@ def test_a_thousands_separator_in_a_number_gets_a_hint(zoo, db):
     assert r.exit_code == 2 and "did you mean 1000" in r.output
 
 
-
-
-
-
-
-
 def test_compare_and_the_wide_block_fit_100_columns_with_every_row_named_and_no_figure_cut(zoo, db, monkeypatch):
     monkeypatch.setenv("COLUMNS", "100")
     for _ in range(2):
-        r = cli("run", "ring", "-r", "all", "-n", "10000,1000000", "-m", 1, "--tokens", 3, "--cores", "1,all",
-                "--repeat", 5, "--wide", "--db", db)
+        r = cli(
+            "run",
+            "ring",
+            "-r",
+            "all",
+            "-n",
+            "10000,1000000",
+            "-m",
+            1,
+            "--tokens",
+            3,
+            "--cores",
+            "1,all",
+            "--repeat",
+            5,
+            "--wide",
+            "--db",
+            db,
+        )
         assert r.exit_code == 0, r.output
     lines = r.output.splitlines()
     assert max(map(len, lines)) <= 100
-    details = r.output[r.output.index("details"):]
+    details = r.output[r.output.index("details") :]
     for name in ("rust-tokio/current-thread", "beam/stock", "fastgo"):  # each row of the wide block is named
         assert name in details
     c = cli("compare", 1, 2, "--db", db)
@@ -91,7 +119,19 @@ def test_compare_and_the_wide_block_fit_100_columns_with_every_row_named_and_no_
 
 def test_history_lists_grids_without_mixing_thousands_and_list_commas(zoo, db, monkeypatch):
     monkeypatch.setenv("COLUMNS", "100")
-    cli("run", "ring", "-r", "erlang,fastgo,rust-tokio,beam", "-n", "1000,10000", "-m", "100,1000", "--repeat", 1,
-        "--db", db)
+    cli(
+        "run",
+        "ring",
+        "-r",
+        "erlang,fastgo,rust-tokio,beam",
+        "-n",
+        "1000,10000",
+        "-m",
+        "100,1000",
+        "--repeat",
+        1,
+        "--db",
+        db,
+    )
     h = cli("history", "--db", db).output
     assert "n=1k,10k" in h and "m=100,1k" in h and "beam/stock,erlang +2" in h

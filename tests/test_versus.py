@@ -160,8 +160,9 @@ def test_with_default_each_round_measures_the_driver_as_a_default_run_does(clock
     last_of = {r["round"]: max(r["launch_m1"], r["launch_m2"]) for r in recs}
     assert recs[0]["launch_default"] < first_of[1] and recs[1]["launch_default"] > last_of[2]
     code, out, _ = ringbench("show", run.run_id, "--db", db)
-    header, row = next(ln for ln in out.splitlines() if "default" in ln), next(
-        ln for ln in out.splitlines() if ln.strip().startswith("fake ")
+    header, row = (
+        next(ln for ln in out.splitlines() if "default" in ln),
+        next(ln for ln in out.splitlines() if ln.strip().startswith("fake ")),
     )
     assert code == 0 and row.split()[-5:-3] == ["140", "300"], out  # own ns/hop, then the default
     assert header.split().index("default") == header.split().index("own") + 1, out
@@ -503,11 +504,19 @@ time.sleep(processes * 5e-7)  # 500 ns a process, plus its start-up
 def test_the_tree_is_compared_over_two_tree_sizes_per_process(db, tmp_path):
     """`--workload tree`: a short and a long tree a side; ns/proc = Δt / Δprocesses cancels start-up."""
     from conftest import usable
+
     usable("c-coro")  # not built: a failure on CI, a skip here
     prog = tmp_path / "tree.py"
     prog.write_text(TREE_PROGRAM)
-    run = api.versus("c-coro", f"{sys.executable} {prog} {{n}} {{fanout}}", "1000000", workload="tree",
-                     rounds=2, warmup_runs=0, db=db)
+    run = api.versus(
+        "c-coro",
+        f"{sys.executable} {prog} {{n}} {{fanout}}",
+        "1000000",
+        workload="tree",
+        rounds=2,
+        warmup_runs=0,
+        db=db,
+    )
     assert run.status == "complete" and run.workload.name == "tree", [c.reason for c in run.cells]
     (pair,) = api.versus_pairs(run)
     assert pair.params == {"n": 1_000_000, "fanout": 10} and pair.m1 == 100_000

@@ -14,6 +14,7 @@ Environment:
   FAKE_LOG          a file each process appends "<launch number> <monotonic start> <ns per hop> <argv>" to
   FAKE_COLLECTOR    the collector `describe` reports (default "fake-gc")
 """
+
 import json
 import os
 import sys
@@ -51,9 +52,20 @@ def main(argv):
     if argv[:1] == ["+P"]:  # a raised limit, as BEAM's process table is raised ([limits] in the manifest)
         limit, argv = argv[1], argv[2:]
     if argv[:1] == ["describe"]:
-        emit({"type": "describe", "contract": 3, "name": "fake", "runtime": "Fake", "version": "0.0-fake",
-              "workloads": ["ring"], "features": ["tokens", "continuous"], "variant": "",
-              "clock": "the environment (a fake clock)", "collector": collector()})
+        emit(
+            {
+                "type": "describe",
+                "contract": 3,
+                "name": "fake",
+                "runtime": "Fake",
+                "version": "0.0-fake",
+                "workloads": ["ring"],
+                "features": ["tokens", "continuous"],
+                "variant": "",
+                "clock": "the environment (a fake clock)",
+                "collector": collector(),
+            }
+        )
         return
     if len(argv) < 2 or argv[0] != "run":
         error("bad_param", "usage: run <workload> key=value...", 2)
@@ -101,13 +113,25 @@ def main(argv):
         hops = n * m * t
         if i < 1:
             continue
-        rec = {"type": "result", "workload": "ring", "iteration": i, "n": n, "m": m, "tokens": t,
-               "gogc_seen": os.environ.get("GOGC", ""), "limit_seen": limit,
-               "burst": params["burst"], "count": hops, "ready": n,
-               "setup_ns": n * int(os.environ.get("FAKE_SETUP_NS_PER_PROC", "1000")),
-               "run_ns": int(hops * ns * float(factor)), "setup_cpu_ns": n * 900,
-               "run_cpu_ns": int(hops * ns * 0.5), "rss_before": 10_000_000,
-               "rss_after": 10_000_000 + n * int(os.environ.get("FAKE_RSS_PER_PROC", "500"))}
+        rec = {
+            "type": "result",
+            "workload": "ring",
+            "iteration": i,
+            "n": n,
+            "m": m,
+            "tokens": t,
+            "gogc_seen": os.environ.get("GOGC", ""),
+            "limit_seen": limit,
+            "burst": params["burst"],
+            "count": hops,
+            "ready": n,
+            "setup_ns": n * int(os.environ.get("FAKE_SETUP_NS_PER_PROC", "1000")),
+            "run_ns": int(hops * ns * float(factor)),
+            "setup_cpu_ns": n * 900,
+            "run_cpu_ns": int(hops * ns * 0.5),
+            "rss_before": 10_000_000,
+            "rss_after": 10_000_000 + n * int(os.environ.get("FAKE_RSS_PER_PROC", "500")),
+        }
         if fault == "wrong_count":
             rec["count"] = hops - 1
         if fault == "absurd":
