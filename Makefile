@@ -17,7 +17,7 @@ bench: setup
 test:
 	bash scripts/setup.sh --test
 	.venv/bin/ruff check ringbench scripts tests
-	.venv/bin/ruff format --check ringbench scripts
+	.venv/bin/ruff format --check ringbench scripts tests
 	.venv/bin/mypy ringbench scripts
 	.venv/bin/python -m pytest -q -m "not slow and not alone" -n 2 --dist worksteal
 	.venv/bin/python -m pytest -q -m "not slow and alone"
