@@ -260,8 +260,14 @@ def test_spawn_counts_every_ready_process(d, n):
     r, _ = results_of(d, "spawn", f"n={n}")
     assert r["count"] == n and r["n"] == n and r["ready"] == n
     assert r["rss_after"] > 0 and r["rss_before"] > 0 and r["setup_ns"] > 0
-    if n >= 2000:  # a few processes' growth can hide behind memory the VM gives back meanwhile (BEAM)
-        assert r["rss_after"] > r["rss_before"], "2,000 idle processes grow the resident memory"
+    if n >= 2000:
+        # A few processes' growth can hide behind memory the VM gives back meanwhile (BEAM; G1 uncommitting
+        # heap after the contract's collection, against 2,000 virtual threads of ~1 KB): where the runtime
+        # accounts its own memory, that is what the processes must grow.
+        if "runtime_mem_after" in r and "runtime_mem_before" in r:
+            assert r["runtime_mem_after"] > r["runtime_mem_before"], "2,000 idle processes grow the runtime's memory"
+        else:
+            assert r["rss_after"] > r["rss_before"], "2,000 idle processes grow the resident memory"
 
 
 @pytest.mark.parametrize("d,m", each([1, 1000]))
