@@ -1125,6 +1125,12 @@ What changed in how figures are taken (contract 4, issue 39):
 """
 
 
+def machine_of(section: str) -> str:
+    """The CPU a section's run printed in its header line ("AMD EPYC · 2 CPU(s) · Linux …")."""
+    found = re.search(r"^(.+?) · \d+ CPU\(s\)", section, re.M)
+    return found.group(1) if found else "an unnamed machine"
+
+
 def since_contract_3(now: str) -> str:
     """The newest bench beside the last bench published under contract 3, per runtime and core setting."""
     then = section_of(sh(["git", "show", f"{CONTRACT_3}:docs/results.md"]).stdout, BENCH_HEADING)
@@ -1146,15 +1152,26 @@ def since_contract_3(now: str) -> str:
         "| runtime | 1 core: then | now | now/then | all cores: then | now | now/then |",
         "|---|---:|---:|---:|---:|---:|---:|",
     ]
+    ratios: dict[str, str] = {}
     for rt in list(new) + [r for r in old if r not in new]:
         cells = []
         for cores in ("1", "all"):
             a, b = old.get(rt, {}).get(cores, {}).get("ns/hop", "–"), new.get(rt, {}).get(cores, {}).get("ns/hop", "–")
             x, y = number(a), number(b)
             cells += [a, b, f"{y / x:.2f}" if x and y else "–"]
+        ratios[rt] = cells[2]
         out.append(f"| {rt} | " + " | ".join(cells) + " |")
+    machines = (machine_of(then), machine_of(now))
+    caveat = (
+        f"**Two machines**: then {machines[0]}, now {machines[1]}. The floor (c-coro, a state machine doing no "
+        f"runtime's work) moved by {ratios.get('c-coro', '–')} at one core between them: read every ratio "
+        "against it; the ranking within each table, not the ratio, is what the two runs can compare. "
+        if machines[0] != machines[1]
+        else ""
+    )
     return (
         intro
+        + caveat
         + f"Wall ns/hop, the medians as the two tables print them; now: {command_line(now).removeprefix('Command: ')}. "
         "A runtime measured in only one of the two has – in the other. A ratio is not a test: the whole "
         f"table ({link('bench')}) marks what is significant.\n\n" + "\n".join(out) + "\n\n" + CONTRACT_4
