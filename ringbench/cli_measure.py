@@ -204,7 +204,7 @@ def bench(n, m, all_idioms, **kw):
     the intervals and tests, and a test needs 3 a side), after warm-up until the runtime has
     settled (its last 8 iterations without drift or alternation; a JIT runtime first passes its
     floor: 10 M hops, 50 iterations or 2 s), M calibrated so a repeat's message phase lasts about
-    30 ms; drivers start without the variables that tune a runtime. About 4-5 minutes on a 2-core
+    30 ms; drivers start without the variables that tune a runtime. About 6 minutes on a 2-core
     machine with every driver built, half of it the JIT runtimes' warm-ups. Same as `ringbench run
     ring --runtime RANKED --cores 1,all -n 1000 --repeat 6 --processes 3 --target 30ms --clean-env`,
     RANKED the built variants that are neither hand-offs nor rendezvous.
