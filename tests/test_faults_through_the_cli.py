@@ -210,7 +210,9 @@ def test_resuming_a_run_that_is_still_being_measured_is_refused(fake, tmp_path):
 
 def test_the_hint_after_an_interrupted_run_is_a_command_that_works(fake, tmp_path):
     db = tmp_path / "i.db"
-    env = {**os.environ, "FAKE_FAULT": "slow", "FAKE_SLOW_S": "0.6"}
+    # 2 s a cell: the Ctrl-C must land while cells remain, even on a machine loaded by the parallel half
+    # (at 0.6 s a cell CI once saw the run finish before the signal arrived)
+    env = {**os.environ, "FAKE_FAULT": "slow", "FAKE_SLOW_S": "2"}
     proc = subprocess.Popen(
         RINGBENCH + ["run", "ring", "-r", "fake", "-n", "10,20,30,40", "-m", "1", "--repeat", "1", "--db", str(db)],
         stdout=subprocess.PIPE,
