@@ -308,8 +308,65 @@ MEASUREMENTS = [  # (name, heading, ringbench arguments, why)
         "erlperf's cluster report: per node, ring hops handled per second, distribution packets, scheduler "
         "utilisation, CPU/wall, memory and processes, sampled every 500 ms while the ring runs.",
     ),
+    (
+        "installations-java",
+        "Versions: java-threads on JDK 17 and on JDK 25",
+        [
+            "run",
+            "ring",
+            "-r",
+            "java-threads/stock,java-threads/stock@jdk17",
+            "-n",
+            "1000",
+            "--cores",
+            "1,all",
+            "--repeat",
+            "6",
+            "--processes",
+            "3",
+            "--clean-env",
+        ],
+        "The same driver built and run on two installations of its runtime: the JDK the project uses "
+        "(Temurin 25) and Debian's OpenJDK 17, declared with `ringbench runtimes add jdk17 --runtime "
+        "java-threads --home /usr/lib/jvm/java-17-openjdk-amd64` and built with `ringbench build "
+        "java-threads@jdk17` into its own folder. Rel % compares the two versions; 3 fresh processes a cell. "
+        "java-virtual is refused on JDK 17 (no virtual threads before JDK 21).",
+    ),
+    (
+        "installations-go",
+        "Versions: go on Go 1.26.8 and on Go 1.27.3",
+        [
+            "run",
+            "ring",
+            "-r",
+            "go/stock,go/stock@go1.27.3",
+            "-n",
+            "1000,10000",
+            "--cores",
+            "1,all",
+            "--repeat",
+            "6",
+            "--processes",
+            "3",
+            "--clean-env",
+        ],
+        "The Go the image has (1.26.8) against 1.27.3, the release the go command fetches as a toolchain "
+        "module (`ringbench runtimes add go1.27.3 --runtime go --home go1.27.3`, then `ringbench build "
+        "go@go1.27.3`). Rel % compares the two versions; 3 fresh processes a cell.",
+    ),
 ]
 QUICK = {"bench", "steady", "memory", "tree"}
+# Commands a measurement needs first (the other installations it compares: declared, then built).
+PREPARED_WITH = {
+    "installations-java": [
+        ["runtimes", "add", "jdk17", "--runtime", "java-threads", "--home", "/usr/lib/jvm/java-17-openjdk-amd64"],
+        ["build", "java-threads@jdk17"],
+    ],
+    "installations-go": [
+        ["runtimes", "add", "go1.27.3", "--runtime", "go", "--home", "go1.27.3"],
+        ["build", "go@go1.27.3"],
+    ],
+}
 # The tuning variables a measurement runs with (shown before its command, recorded with its run).
 MEASURED_WITH = {
     "nodes-buffer-small": {"ERL_ZFLAGS": "+zdbbl 32"},
@@ -866,6 +923,12 @@ PAGES = [
         "Reliability",
         "each fault, what ringbench does, what is kept, and the test that proves it",
         ["faults"],
+    ),
+    Page(
+        "installations.md",
+        "Versions of a runtime",
+        "one driver on two installations of its runtime (JDK 17 against 25, Go 1.26.8 against 1.27.3)",
+        ["installations-java", "installations-go"],
     ),
     Page("runtimes.md", "Runtimes", "each runtime's kind of hop and version", ["versions"]),
 ]
@@ -1436,6 +1499,11 @@ def main(quick: bool, only: str, fresh: bool, dirty: bool, render_only: bool, va
                 print(f"== {name}: ringbench {shlex.join(args)}, per variant", file=sys.stderr, flush=True)
                 position_runs(args, variants)
             else:
+                for prepare in PREPARED_WITH.get(name, []):
+                    print(f"== {name}: ringbench {shlex.join(prepare)}", file=sys.stderr, flush=True)
+                    p = sh(RB + prepare)
+                    if p.returncode != 0:
+                        raise SystemExit(f"`ringbench {shlex.join(prepare)}` failed: {p.stderr.strip()[-500:]}")
                 print(f"== {name}: ringbench {shlex.join(args)}", file=sys.stderr, flush=True)
                 measure(args, MEASURED_WITH.get(name))
     files = render(commit, runtimes)
