@@ -2,7 +2,8 @@
 # The driver's own checks: `mvn -o verify` (offline: the build filled the local repository) into a
 # temporary folder, which compiles the family library (javac -Xlint:all -Werror) and the Kotlin
 # sources (kotlinc -Werror -Wextra) and runs src/test/kotlin: the gate (Ready) under concurrency on
-# Dispatchers.Default and on runBlocking's event loop (ReadyTest); the shell scripts (shellcheck);
+# Dispatchers.Default and on runBlocking's event loop (ReadyTest), and ktlint over every Kotlin
+# source (ktlint_official, .editorconfig); the shell scripts (shellcheck, which must be installed);
 # then every workload on both schedulers in the edge cases of the ring (tokens = n spread, a burst
 # of n tokens into p0, many iterations in one process), each of which must prove its count; a run
 # that does not end within 60 s (a lost wake-up, a deadlock) fails. The channels and the scheduler
@@ -16,12 +17,8 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 JAVA_HOME=$JDK_HOME MAVEN_OPTS="${MAVEN_OPTS:-} --sun-misc-unsafe-memory-access=allow" \
     mvn -B -q -o -Dstyle.color=never -Dkotlin.compiler.daemon=false -Dout.dir="$out" verify >&2
-echo "mvn -o verify: javac -Xlint:all -Werror, kotlinc -Werror -Wextra, $(grep -ho 'Tests run: [0-9]*, Failures: [0-9]*, Errors: [0-9]*' "$out"/surefire-reports/*.txt | head -1)" >&2
-if command -v shellcheck >/dev/null; then
-    shellcheck -x ../common/java/lib.sh ./*.sh
-else
-    echo "shellcheck not found: shell scripts not linted" >&2
-fi
+echo "mvn -o verify: javac -Xlint:all -Werror, kotlinc -Werror -Wextra, ktlint, $(grep -ho 'Tests run: [0-9]*, Failures: [0-9]*, Errors: [0-9]*' "$out"/surefire-reports/*.txt | head -1)" >&2
+java_shellcheck
 [[ -f bin/ringbench-kotlin.jar ]] || ./build.sh
 runs=(
     "ring n=300 m=5 tokens=300 repeats=3"

@@ -7,6 +7,8 @@
 #                       folder's src/), bin/lib if the pom copies jars there; the JDK in bin/jdk-home
 #   java_of DIR         JDK_HOME := the JDK that built DIR/bin (checked), or an error record on stdout and exit 1;
 #                       JAVA_OUT := that folder
+#   java_shellcheck     (in a driver folder) shellcheck over its *.sh and this file; when it is
+#                       not installed, one line on stderr and status 1 (never a silent skip)
 #   java_check KIND     (in a driver folder) lint-compile everything, shellcheck, the stress test
 #                       of the hand-written primitives on KIND (platform or virtual) threads, the
 #                       test of the context-switch counts (contract 4)
@@ -96,6 +98,14 @@ java_of() {
     fi
 }
 
+java_shellcheck() { # (in a driver folder) shellcheck over its scripts and this file; missing fails
+    if ! command -v shellcheck >/dev/null; then
+        echo "check: shellcheck not found (Debian's shellcheck, in the driver's apt list)" >&2
+        return 1
+    fi
+    shellcheck -x "$JAVA_COMMON/lib.sh" ./*.sh
+}
+
 java_check() { # $1 = platform | virtual; $2 = seconds of stress (default 30)
     find_jdk
     local out srcs=()
@@ -104,11 +114,7 @@ java_check() { # $1 = platform | virtual; $2 = seconds of stress (default 30)
     mapfile -t srcs < <(find "$JAVA_COMMON/src" "$JAVA_COMMON/test" src -name '*.java' | sort)
     echo "javac ${JAVAC_FLAGS[*]}: ${#srcs[@]} files" >&2
     "$JDK_HOME/bin/javac" "${JAVAC_FLAGS[@]}" -d "$out" "${srcs[@]}"
-    if command -v shellcheck >/dev/null; then
-        shellcheck -x "$JAVA_COMMON/lib.sh" ./*.sh
-    else
-        echo "shellcheck not found: shell scripts not linted" >&2
-    fi
+    java_shellcheck
     "$JDK_HOME/bin/java" -XX:+UseG1GC -cp "$out" ringbench.threads.Stress "$1" "${2:-30}"
     "$JDK_HOME/bin/java" -XX:+UseG1GC --enable-native-access=ALL-UNNAMED -cp "$out" \
         ringbench.driver.ContextSwitchTest "$1"

@@ -1,10 +1,5 @@
 package ringbench.kotlin
 
-import java.util.concurrent.CountDownLatch
-import java.util.concurrent.atomic.AtomicLong
-import java.util.function.LongSupplier
-import kotlin.concurrent.thread
-import kotlin.coroutines.CoroutineContext
 import kotlinx.coroutines.CompletableDeferred
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.channels.Channel
@@ -14,6 +9,11 @@ import ringbench.driver.Meter
 import ringbench.driver.Out
 import ringbench.driver.Params
 import ringbench.driver.Workloads
+import java.util.concurrent.CountDownLatch
+import java.util.concurrent.atomic.AtomicLong
+import java.util.function.LongSupplier
+import kotlin.concurrent.thread
+import kotlin.coroutines.CoroutineContext
 
 /** A process's receiving end: an unbounded Channel, so a send never suspends (a mailbox). */
 private fun mailbox(): Channel<Long> = Channel(Channel.UNLIMITED)
@@ -24,13 +24,19 @@ private fun mailbox(): Channel<Long> = Channel(Channel.UNLIMITED)
  * own Channel and sends to its successor's. The main process is the coroutine of runBlocking on
  * the main thread; runBlocking returns when every process it launched has ended.
  */
-class CoroutineWorkloads(private val processes: CoroutineContext) : Workloads {
-
+class CoroutineWorkloads(
+    private val processes: CoroutineContext,
+) : Workloads {
     // ------------------------------------------------------------------ ring
 
     /** A ring process: tokens are values v >= 1; the stop message is -(sum+1); main hears 0 per finished token. */
-    private fun CoroutineScope.ringProc(inbox: Channel<Long>, next: Channel<Long>, stopTo: Channel<Long>,
-                                        main: Channel<Long>, ready: Ready) = launch(processes) {
+    private fun CoroutineScope.ringProc(
+        inbox: Channel<Long>,
+        next: Channel<Long>,
+        stopTo: Channel<Long>,
+        main: Channel<Long>,
+        ready: Ready,
+    ) = launch(processes) {
         ready.signal()
         var count = 0L // this process's receipts, for the proof
         while (true) {
@@ -45,33 +51,40 @@ class CoroutineWorkloads(private val processes: CoroutineContext) : Workloads {
         }
     }
 
-    override fun ring(p: Params, meter: Meter): Long = runBlocking {
-        val n = p.n()
-        val value = n.toLong() * p.m()
-        val ready = Ready(n.toLong())
-        meter.spawnBegins()
-        val main = mailbox()
-        val inboxes = Array(n) { mailbox() }
-        for (i in 0 until n) {
-            val next = inboxes[if (i + 1 == n) 0 else i + 1]
-            ringProc(inboxes[i], next, if (i + 1 == n) main else next, main, ready)
+    override fun ring(
+        p: Params,
+        meter: Meter,
+    ): Long =
+        runBlocking {
+            val n = p.n()
+            val value = n.toLong() * p.m()
+            val ready = Ready(n.toLong())
+            meter.spawnBegins()
+            val main = mailbox()
+            val inboxes = Array(n) { mailbox() }
+            for (i in 0 until n) {
+                val next = inboxes[if (i + 1 == n) 0 else i + 1]
+                ringProc(inboxes[i], next, if (i + 1 == n) main else next, main, ready)
+            }
+            meter.spawnEnds(ready.await())
+
+            meter.runBegins()
+            for (j in 0 until p.tokens()) inboxes[p.entry(j)].send(value)
+            repeat(p.tokens()) { main.receive() }
+            meter.runEnds()
+
+            inboxes[0].send(-1)
+            -main.receive() - 1
         }
-        meter.spawnEnds(ready.await())
-
-        meter.runBegins()
-        for (j in 0 until p.tokens()) inboxes[p.entry(j)].send(value)
-        repeat(p.tokens()) { main.receive() }
-        meter.runEnds()
-
-        inboxes[0].send(-1)
-        -main.receive() - 1
-    }
 
     /**
      * Continuous mode: the ring runs under a runBlocking of its own thread (which then waits for
      * its processes, for ever); main returns once the tokens are in. p0 counts the laps.
      */
-    override fun ringForever(p: Params, meter: Meter): LongSupplier {
+    override fun ringForever(
+        p: Params,
+        meter: Meter,
+    ): LongSupplier {
         val n = p.n()
         val laps = AtomicLong()
         val injected = CountDownLatch(1)
@@ -106,135 +119,152 @@ class CoroutineWorkloads(private val processes: CoroutineContext) : Workloads {
     // ----------------------------------------------------------------- trace
 
     /** The ring with one token (v shl 7) or (from + 1); each receipt prints its hop as it happens. */
-    override fun trace(p: Params, meter: Meter, print: Boolean): Long = runBlocking {
-        val n = p.n()
-        val total = n.toLong() * p.m()
-        val ready = Ready(n.toLong())
-        meter.spawnBegins()
-        val main = mailbox()
-        val inboxes = Array(n) { mailbox() }
-        for (i in 0 until n) {
-            val inbox = inboxes[i]
-            val next = inboxes[if (i + 1 == n) 0 else i + 1]
-            val stopTo = if (i + 1 == n) main else next
-            launch(processes) {
-                ready.signal()
-                var count = 0L
-                while (true) {
-                    val x = inbox.receive()
-                    if (x < 0) {
-                        stopTo.send(x - count)
-                        break
+    override fun trace(
+        p: Params,
+        meter: Meter,
+        print: Boolean,
+    ): Long =
+        runBlocking {
+            val n = p.n()
+            val total = n.toLong() * p.m()
+            val ready = Ready(n.toLong())
+            meter.spawnBegins()
+            val main = mailbox()
+            val inboxes = Array(n) { mailbox() }
+            for (i in 0 until n) {
+                val inbox = inboxes[i]
+                val next = inboxes[if (i + 1 == n) 0 else i + 1]
+                val stopTo = if (i + 1 == n) main else next
+                launch(processes) {
+                    ready.signal()
+                    var count = 0L
+                    while (true) {
+                        val x = inbox.receive()
+                        if (x < 0) {
+                            stopTo.send(x - count)
+                            break
+                        }
+                        val v = x ushr 7
+                        val from = (x and 127) - 1
+                        val hop = total - v + 1
+                        count++
+                        if (print) Out.hop(hop, (hop - 1) / n + 1, from, i.toLong())
+                        if (v == 1L) main.send(0) else next.send(((v - 1) shl 7) or (i + 1).toLong())
                     }
-                    val v = x ushr 7
-                    val from = (x and 127) - 1
-                    val hop = total - v + 1
-                    count++
-                    if (print) Out.hop(hop, (hop - 1) / n + 1, from, i.toLong())
-                    if (v == 1L) main.send(0) else next.send(((v - 1) shl 7) or (i + 1).toLong())
                 }
             }
+            meter.spawnEnds(ready.await())
+            meter.runBegins()
+            inboxes[0].send(total shl 7) // from = -1
+            main.receive()
+            meter.runEnds()
+            inboxes[0].send(-1)
+            -main.receive() - 1
         }
-        meter.spawnEnds(ready.await())
-        meter.runBegins()
-        inboxes[0].send(total shl 7) // from = -1
-        main.receive()
-        meter.runEnds()
-        inboxes[0].send(-1)
-        -main.receive() - 1
-    }
 
     // ----------------------------------------------------------------- spawn
 
     /** n idle processes, each holding its Channel as a ring process does, suspended in its first receive. */
-    override fun spawn(p: Params, meter: Meter): Long = runBlocking {
-        val n = p.n()
-        val ready = Ready(n.toLong())
-        meter.spawnBegins()
-        val inboxes = Array(n) { mailbox() }
-        for (inbox in inboxes) {
-            launch(processes) {
-                ready.signal()
-                inbox.receive()
+    override fun spawn(
+        p: Params,
+        meter: Meter,
+    ): Long =
+        runBlocking {
+            val n = p.n()
+            val ready = Ready(n.toLong())
+            meter.spawnBegins()
+            val inboxes = Array(n) { mailbox() }
+            for (inbox in inboxes) {
+                launch(processes) {
+                    ready.signal()
+                    inbox.receive()
+                }
             }
+            val seen = ready.await()
+            meter.spawnEnds(seen)
+            for (inbox in inboxes) inbox.send(0) // release them; runBlocking waits for their ends
+            seen
         }
-        val seen = ready.await()
-        meter.spawnEnds(seen)
-        for (inbox in inboxes) inbox.send(0) // release them; runBlocking waits for their ends
-        seen
-    }
 
     // -------------------------------------------------------------- pingpong
 
-    override fun pingpong(p: Params, meter: Meter): Long = runBlocking {
-        val m = p.m()
-        val ready = Ready(2)
-        meter.spawnBegins()
-        val main = mailbox()
-        val a = mailbox()
-        val b = mailbox()
-        launch(processes) {
-            ready.signal()
-            a.receive() // start
-            for (i in 0 until m) {
-                b.send(1)
-                a.receive()
+    override fun pingpong(
+        p: Params,
+        meter: Meter,
+    ): Long =
+        runBlocking {
+            val m = p.m()
+            val ready = Ready(2)
+            meter.spawnBegins()
+            val main = mailbox()
+            val a = mailbox()
+            val b = mailbox()
+            launch(processes) {
+                ready.signal()
+                a.receive() // start
+                for (i in 0 until m) {
+                    b.send(1)
+                    a.receive()
+                }
+                main.send(0)
+                b.send(-1)
             }
-            main.send(0)
-            b.send(-1)
-        }
-        launch(processes) {
-            ready.signal()
-            var c = 0L
-            while (b.receive() > 0) {
-                c++
-                a.send(1)
+            launch(processes) {
+                ready.signal()
+                var c = 0L
+                while (b.receive() > 0) {
+                    c++
+                    a.send(1)
+                }
+                main.send(-(c + 1))
             }
-            main.send(-(c + 1))
+            meter.spawnEnds(ready.await())
+            meter.runBegins()
+            a.send(1)
+            main.receive()
+            meter.runEnds()
+            -main.receive() - 1
         }
-        meter.spawnEnds(ready.await())
-        meter.runBegins()
-        a.send(1)
-        main.receive()
-        meter.runEnds()
-        -main.receive() - 1
-    }
 
     // ----------------------------------------------------------------- fanin
 
     /** n senders wait for the start (a CompletableDeferred), then send m messages each and a 0; one receiver. */
-    override fun fanin(p: Params, meter: Meter): Long = runBlocking {
-        val n = p.n()
-        val m = p.m()
-        val ready = Ready(n + 1L)
-        val go = CompletableDeferred<Unit>()
-        meter.spawnBegins()
-        val main = mailbox()
-        val rx = mailbox()
-        launch(processes) {
-            ready.signal()
-            var got = 0L
-            var done = 0
-            while (done < n) {
-                if (rx.receive() > 0) got++ else done++
-            }
-            main.send(-(got + 1))
-        }
-        repeat(n) {
+    override fun fanin(
+        p: Params,
+        meter: Meter,
+    ): Long =
+        runBlocking {
+            val n = p.n()
+            val m = p.m()
+            val ready = Ready(n + 1L)
+            val go = CompletableDeferred<Unit>()
+            meter.spawnBegins()
+            val main = mailbox()
+            val rx = mailbox()
             launch(processes) {
                 ready.signal()
-                go.await() // the start signal is this sender's first receive
-                for (k in 0 until m) rx.send(1)
-                rx.send(0) // this sender is done
+                var got = 0L
+                var done = 0
+                while (done < n) {
+                    if (rx.receive() > 0) got++ else done++
+                }
+                main.send(-(got + 1))
             }
+            repeat(n) {
+                launch(processes) {
+                    ready.signal()
+                    go.await() // the start signal is this sender's first receive
+                    for (k in 0 until m) rx.send(1)
+                    rx.send(0) // this sender is done
+                }
+            }
+            meter.spawnEnds(ready.await())
+            meter.runBegins()
+            go.complete(Unit)
+            val got = -main.receive() - 1
+            meter.runEnds()
+            got
         }
-        meter.spawnEnds(ready.await())
-        meter.runBegins()
-        go.complete(Unit)
-        val got = -main.receive() - 1
-        meter.runEnds()
-        got
-    }
 
     // ------------------------------------------------------------------ tree
 
@@ -243,7 +273,12 @@ class CoroutineWorkloads(private val processes: CoroutineContext) : Workloads {
      * inner node makes its Channel, launches fanout children over equal contiguous parts, receives
      * one sum from each (in whatever order they come) and sends the total.
      */
-    private fun CoroutineScope.node(lo: Long, size: Long, fanout: Int, parent: Channel<Long>) {
+    private fun CoroutineScope.node(
+        lo: Long,
+        size: Long,
+        fanout: Int,
+        parent: Channel<Long>,
+    ) {
         launch(processes) {
             if (size == 1L) {
                 parent.send(lo)
@@ -258,12 +293,16 @@ class CoroutineWorkloads(private val processes: CoroutineContext) : Workloads {
         }
     }
 
-    override fun tree(p: Params, meter: Meter): Long = runBlocking {
-        val main = mailbox()
-        meter.treeBegins()
-        node(0, p.n().toLong(), p.fanout(), main)
-        val sum = main.receive()
-        meter.treeEnds()
-        sum
-    }
+    override fun tree(
+        p: Params,
+        meter: Meter,
+    ): Long =
+        runBlocking {
+            val main = mailbox()
+            meter.treeBegins()
+            node(0, p.n().toLong(), p.fanout(), main)
+            val sum = main.receive()
+            meter.treeEnds()
+            sum
+        }
 }

@@ -1,14 +1,16 @@
 package ringbench.kotlin
 
-import java.util.concurrent.atomic.AtomicLong
 import kotlinx.coroutines.CompletableDeferred
+import java.util.concurrent.atomic.AtomicLong
 
 /**
  * The gate (contract section 3): each process counts itself just before its first receive; the
  * signal that completes the count wakes main, once; main awaits it. Tested under concurrency by
  * src/test/kotlin/ringbench/kotlin/ReadyTest.kt.
  */
-internal class Ready(private val n: Long) {
+internal class Ready(
+    private val n: Long,
+) {
     private val left = AtomicLong(n)
     private val all = CompletableDeferred<Unit>()
 

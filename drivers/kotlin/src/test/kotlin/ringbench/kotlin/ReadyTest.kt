@@ -1,8 +1,5 @@
 package ringbench.kotlin
 
-import java.util.concurrent.atomic.AtomicLong
-import kotlin.coroutines.CoroutineContext
-import kotlin.coroutines.EmptyCoroutineContext
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.channels.Channel
 import kotlinx.coroutines.launch
@@ -12,6 +9,9 @@ import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Assertions.assertNull
 import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.Timeout
+import java.util.concurrent.atomic.AtomicLong
+import kotlin.coroutines.CoroutineContext
+import kotlin.coroutines.EmptyCoroutineContext
 
 /**
  * The gate under concurrency, on both schedulers the driver runs (Dispatchers.Default's threads,
@@ -21,7 +21,10 @@ import org.junit.jupiter.api.Timeout
 @Timeout(120)
 class ReadyTest {
     /** n processes signal, then suspend in a receive as a ring process does; main awaits the gate. */
-    private fun round(n: Int, context: CoroutineContext) = runBlocking {
+    private fun round(
+        n: Int,
+        context: CoroutineContext,
+    ) = runBlocking {
         val ready = Ready(n.toLong())
         val signalled = AtomicLong()
         val inboxes = Array(n) { Channel<Long>(Channel.UNLIMITED) }
@@ -50,13 +53,14 @@ class ReadyTest {
     }
 
     @Test
-    fun theGateStaysShutWhileOneIsMissing() = runBlocking {
-        val n = 1000
-        val ready = Ready(n.toLong())
-        val jobs = (1 until n).map { launch(Dispatchers.Default) { ready.signal() } }
-        jobs.forEach { it.join() }
-        assertNull(withTimeoutOrNull(200) { ready.await() })
-        ready.signal()
-        assertEquals(n.toLong(), ready.await())
-    }
+    fun theGateStaysShutWhileOneIsMissing() =
+        runBlocking {
+            val n = 1000
+            val ready = Ready(n.toLong())
+            val jobs = (1 until n).map { launch(Dispatchers.Default) { ready.signal() } }
+            jobs.forEach { it.join() }
+            assertNull(withTimeoutOrNull(200) { ready.await() })
+            ready.signal()
+            assertEquals(n.toLong(), ready.await())
+        }
 }
