@@ -233,7 +233,12 @@ def bench(n, m, all_idioms, **kw):
 @click.option("--runtime", "-r", required=True, help="Runtime(s) to trace, comma-separated.")
 @click.option("-n", "n", default="3", show_default=True, help=f"Processes (1…{workloads.TRACE_LIMIT}).")
 @click.option("-m", "m", default="3", show_default=True, help=f"Laps (1…{workloads.TRACE_LIMIT}).")
-@click.option("--nodes", default=None, help="BEAM nodes the ring is spread over (drivers with the feature `nodes`).")
+@click.option(
+    "--nodes",
+    default=None,
+    help="nodes (OS processes of the runtime) the ring is spread over, over the runtime's own remoting "
+    "(drivers with the feature `nodes`; refused by the others, naming those).",
+)
 @click.option("--node-placement", default=None, help="with --nodes: contiguous (default) or interleaved.")
 @click.option("--timeout", type=click.FloatRange(min=1), default=60, show_default=True)
 def trace(runtime, n, m, nodes, node_placement, timeout):

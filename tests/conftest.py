@@ -245,3 +245,112 @@ def beam_left(before: set[int], within: float = 30) -> set[int]:
             return set()
         time.sleep(0.2)
     return beam_processes() - before
+
+
+# -- the processes of a ring across nodes, whatever the runtime (tests/test_nodes.py, test_node_death.py) ---
+def nodes_drivers() -> list:
+    """One variant of each runtime whose line in tests/expected_features.toml lists `nodes` (its stock one when
+    it has one): the real drivers the orchestrator's ring across nodes is tested with, built or not."""
+    by_name = {d.name: d for d in real_drivers()}
+    chosen: dict = {}
+    for name in sorted(EXPECTED_FEATURES):
+        if "nodes" in EXPECTED_FEATURES[name] and name in by_name:
+            runtime, _, variant = name.partition("/")
+            if runtime not in chosen or variant == "stock":
+                chosen[runtime] = by_name[name]
+    return list(chosen.values())
+
+
+class RingProcesses:
+    """The processes one orchestrator started, directly or not: its driver, the nodes the driver starts (a BEAM,
+    a JVM, a C++ process), any name service. Found by a variable unique to this object in their environment
+    (`env`, given to the orchestrator; every process started from it inherits it, contract section 10) and,
+    for one started with an environment of its own, by the orchestrator's process tree (`root`, once set).
+    Each process found is remembered with its start time, so one whose parent died (reparented to init, as
+    when the orchestrator is killed) is still found, and a reused pid is not."""
+
+    VAR = "RBTEST_RING_MARK"  # not RINGBENCH_*: that would be a tuning variable, recorded and warned about
+
+    def __init__(self) -> None:
+        import uuid
+
+        self.mark = f"{self.VAR}={uuid.uuid4().hex}".encode()
+        self.env = {**os.environ, self.VAR: self.mark.decode().split("=", 1)[1]}
+        self.root: int | None = None
+        self._seen: dict[int, str] = {}  # pid -> its start time (/proc/<pid>/stat field 22)
+
+    @staticmethod
+    def _table() -> dict[int, tuple[int, str, str]]:
+        """pid -> (ppid, state, start time) of every process now."""
+        out = {}
+        for d in os.listdir("/proc"):
+            if d.isdigit():
+                try:
+                    text = Path(f"/proc/{d}/stat").read_text()
+                except OSError:
+                    continue
+                f = text[text.rindex(")") + 2 :].split()
+                out[int(d)] = (int(f[1]), f[0], f[19])
+        return out
+
+    def now(self) -> set[int]:
+        """The live processes (not zombies) of this orchestrator's runs, the orchestrator itself left out."""
+        table = self._table()
+        for pid in table:
+            if pid in self._seen or pid == os.getpid():
+                continue
+            try:
+                marked = self.mark in Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+            except OSError:
+                marked = False
+            q, under = pid, False
+            while self.root is not None and q in table and q > 1 and not under:
+                q = table[q][0]
+                under = q == self.root
+            if marked or under:
+                self._seen[pid] = table[pid][2]
+        return {
+            p
+            for p, start in self._seen.items()
+            if p != self.root and p in table and table[p][2] == start and table[p][1] not in ("Z", "X")
+        }
+
+    @staticmethod
+    def connected(pid: int) -> bool:
+        """Whether `pid` holds an established TCP connection (a node of a ring once it has joined it)."""
+        try:
+            inodes = {os.readlink(f"/proc/{pid}/fd/{fd}")[8:-1] for fd in os.listdir(f"/proc/{pid}/fd")}
+            rows = [
+                line.split()
+                for name in ("tcp", "tcp6")
+                for line in Path(f"/proc/{pid}/net/{name}").read_text().splitlines()[1:]
+            ]
+        except OSError:
+            return False
+        return any(r[3] == "01" and r[9] in inodes for r in rows)  # st 01: ESTABLISHED
+
+    def nodes(self) -> set[int]:
+        """The nodes of a ring now: the processes of this orchestrator's runs that hold a TCP connection."""
+        return {p for p in self.now() if self.connected(p)}
+
+    def peers(self) -> list[int]:
+        """The nodes the driver started (node 0, the driver's own process, left out): nodes below another node
+        in the process tree, oldest first."""
+        nodes, table = self.nodes(), self._table()
+
+        def below_a_node(p: int) -> bool:
+            q = table.get(p, (0,))[0]
+            while q in table and q > 1:
+                if q in nodes:
+                    return True
+                q = table[q][0]
+            return False
+
+        return sorted((p for p in nodes if below_a_node(p)), key=lambda p: int(table[p][2]))
+
+    def left(self, within: float = 30) -> set[int]:
+        """The processes of this orchestrator's runs still alive after waiting up to `within` seconds."""
+        deadline = time.monotonic() + within
+        while (alive := self.now()) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        return alive

@@ -1,23 +1,39 @@
 """A ring across nodes (contract section 10), from the orchestrator's side: the layout's cross-node hops, bad
-input (one line, exit 2), the cookie's sources, a driver without the feature refusing, and — with the real
-Erlang driver — that no BEAM node or epmd it started outlives a normal run, a Ctrl-C or a SIGKILL of the
-orchestrator. The driver's own vectors are in test_conformance.py."""
+input (one line, exit 2), the cookie's sources, the manifests' `[nodes]` tables (which runtimes have the
+feature, which take nodes on other hosts), a driver without the feature refusing, and — with every real
+driver whose line in tests/expected_features.toml lists `nodes` — the cross-node hops proven through the
+command line, each traced hop's node, and that nothing the driver started (its nodes, a name service)
+outlives a normal run, a Ctrl-C or a SIGKILL of the orchestrator. The drivers' own vectors are in
+test_conformance.py."""
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
 import time
+import tomllib
 from pathlib import Path
 
 import pytest
-from conftest import RINGBENCH, beam_left, beam_processes, cannot_run, run_cli, usable
+from conftest import (
+    EXPECTED_FEATURES,
+    RINGBENCH,
+    RingProcesses,
+    cannot_run,
+    nodes_drivers,
+    real_drivers,
+    run_cli,
+    usable,
+)
 
-from ringbench.catalogue import workloads
+from ringbench.catalogue import drivers, workloads
 from ringbench.catalogue.workloads import cross_hops
 from ringbench.harness import cluster
 
+# Each test here may start nodes; the real-driver ones wait on the wall clock: run one at a time (make test).
+pytestmark = pytest.mark.alone
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -124,22 +140,75 @@ def test_trace_across_nodes_is_refused_by_a_driver_without_them():
     assert r.exit_code == 2 and "cannot spread a ring over 2 nodes" in r.output, r.output
 
 
-# -- nothing left running (the real Erlang driver) --------------------------------------------------
-@pytest.fixture
-def erlang_built():
-    """The real erlang/stock driver: not built, the test fails on CI and skips here (conftest.usable)."""
-    return usable("erlang/stock")
+# -- the manifests' [nodes] tables -----------------------------------------------------------------
+def _zoo(tmp_path, monkeypatch, **tables):
+    """Drivers named after the keywords, each manifest with the given text added (a `[nodes]` table, an
+    `[env]` passing `{cluster}`, nothing); only these are discoverable."""
+    for name, text in tables.items():
+        (tmp_path / "drivers" / name).mkdir(parents=True)
+        (tmp_path / "drivers" / name / "driver.toml").write_text(f'name = "{name}"\ncommand = ["true"]\n{text}')
+    monkeypatch.setenv("RINGBENCH_DRIVERS_DIR", str(tmp_path / "drivers"))
+    monkeypatch.delenv("RINGBENCH_DRIVER_PATH", raising=False)
+    return {d.name: d for d in drivers.discover().values()}
 
 
-needs_erlang = pytest.mark.usefixtures("erlang_built")
+def test_the_runtimes_with_nodes_are_the_manifests_that_declare_them(tmp_path, monkeypatch):
+    found = _zoo(
+        tmp_path,
+        monkeypatch,
+        beam='[env]\nRINGBENCH_CLUSTER = "{cluster}"\n',
+        jvm='[nodes]\ntransport = "Pekko Artery"\nhosts = false\n',
+        cpp='[nodes]\ntransport = "CAF middleman"\n',
+        go="",
+    )
+    assert cluster.with_nodes() == {
+        "beam": cluster.Remoting("", True),
+        "cpp": cluster.Remoting("CAF middleman", True),
+        "jvm": cluster.Remoting("Pekko Artery", False),
+    }
+    line = cluster.no_nodes("go", 2)
+    assert line == (
+        "go cannot spread a ring over 2 nodes (no `nodes` feature; runtimes with it: beam, "
+        "cpp (CAF middleman), jvm (Pekko Artery))"
+    )
+    # --hosts: refused for the one that starts every node itself, in one line naming those that take them.
+    assert cluster.no_hosts(found["beam"]) is None and cluster.no_hosts(found["go"]) is None
+    refusal = cluster.no_hosts(found["jvm"])
+    assert refusal is not None and "\n" not in refusal and len(refusal) <= 100
+    assert refusal == "jvm starts its nodes itself: no --hosts (give --nodes K); runtimes that take it: beam, cpp"
 
 
-def _cmd(tmp_path, *how):
+def test_a_nodes_table_that_cannot_be_read_is_named_and_declares_nothing(tmp_path, monkeypatch):
+    found = _zoo(tmp_path, monkeypatch, bad='[nodes]\nhosts = "no"\n', good="[nodes]\n")
+    with pytest.raises(cluster.ClusterError, match=r"bad/driver.toml: \[nodes\] takes transport"):
+        cluster.remoting(found["bad"])
+    assert list(cluster.with_nodes()) == ["good"]
+    assert cluster.no_nodes("x", 3).endswith("runtimes with it: good)")
+
+
+def test_every_manifest_declares_nodes_exactly_when_its_driver_has_them():
+    """The refusal names the runtimes from their manifests; the drivers' describe is checked against
+    tests/expected_features.toml (test_conformance.py): the two must agree, runtime by runtime."""
+    drivers = real_drivers()
+    described = {d.name.split("/")[0] for d in drivers if "nodes" in EXPECTED_FEATURES.get(d.name, ())}
+    assert set(cluster.with_nodes(drivers)) == described
+    assert {"erlang", "elixir"} <= described  # what the tests below run on, at least
+    for d in drivers:
+        table = tomllib.loads((d.folder / "driver.toml").read_text()).get("nodes")
+        if (r := cluster.remoting(d)) is not None and r.hosts and table is not None:
+            assert "{cluster}" in d.env.values(), f"{d.name} takes --hosts: its [env] must pass {{cluster}}"
+
+
+# -- every driver with the feature, through the command line ----------------------------------------
+ACROSS = pytest.mark.parametrize("d", nodes_drivers(), ids=lambda d: d.name)
+
+
+def _cmd(d, tmp_path, *how):
     return RINGBENCH + [
         "run",
         "ring",
         "-r",
-        "erlang/stock",
+        d.name,
         "-n",
         "1000",
         *how,
@@ -152,46 +221,84 @@ def _cmd(tmp_path, *how):
     ]
 
 
-@needs_erlang
-def test_a_normal_run_leaves_no_node_running(tmp_path):
-    before = beam_processes()
-    cmd = _cmd(tmp_path, "-m", "10", "--repeat", "2")
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=ROOT)
-    assert p.returncode == 0, p.stderr
-    assert "nodes=3" in p.stdout
-    assert beam_left(before, 10) == set()
+@ACROSS
+def test_a_normal_run_proves_its_cross_node_hops_and_leaves_nothing_running(d, tmp_path):
+    procs = RingProcesses()
+    cmd = _cmd(d, tmp_path, "-m", "10", "--repeat", "2", "--node-placement", "interleaved", "--json")
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=procs.env)
+    procs.root = p.pid
+    out, err = p.communicate(timeout=300)
+    assert p.returncode == 0, err
+    cell = next(c for c in json.loads(out)["cells"] if c["params"].get("nodes") == 3)
+    assert cell["status"] == "ok", cell["reason"]
+    # Interleaved over 3 nodes, n = 1000: every edge of a lap crosses (999 is a multiple of 3 but the closing
+    # one), 999 × 10 laps; the driver proved them, the orchestrator checked them against the layout.
+    want = cross_hops({"n": 1000, "m": 10, "tokens": 1, "nodes": 3, "node_placement": 1})
+    assert want == 9990
+    assert [(r["count"], r["cross_hops"]) for r in cell["records"]] == [(10_000, want)] * len(cell["records"])
+    assert len(cell["records"]) >= 2
+    assert procs.left(10) == set(), "a process the driver started outlived a normal run"
 
 
-@needs_erlang
+@ACROSS
+def test_trace_names_the_node_of_each_hop(d):
+    procs = RingProcesses()
+    cmd = RINGBENCH + ["trace", "-r", d.name, "-n", "5", "-m", "2", "--nodes", "2", "--node-placement", "interleaved"]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=ROOT, env=procs.env)
+    assert p.returncode == 0, p.stdout + p.stderr
+    hops = re.findall(r"hop +(\d+) +lap +(\d+): +p(\d+) ← \S+ +\(node (\d+)\)", p.stdout)
+    # The trace record's `node` is the receiver's node: interleaved, process i is on node i mod 2.
+    assert [(int(h), int(i) % 2) for h, _, i, _ in hops] == [(int(h), int(j)) for h, _, _, j in hops], p.stdout
+    assert [int(h) for h, *_ in hops] == list(range(1, 11)), p.stdout
+    assert "10 hops, each from its predecessor, in order" in p.stdout
+    assert procs.left(10) == set()
+
+
+@ACROSS
 @pytest.mark.timeout(600)  # its own deadlines (nodes up within 240 s, gone within 30 s) come first
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL], ids=["ctrl-c", "sigkill"])
-def test_an_interrupted_or_killed_orchestrator_leaves_no_node_running(tmp_path, sig):
-    before = beam_processes()
-    cmd = _cmd(tmp_path, "--target", "2s", "--repeat", "5")
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+def test_an_interrupted_or_killed_orchestrator_leaves_nothing_running(d, tmp_path, sig):
+    procs = RingProcesses()
+    cmd = _cmd(d, tmp_path, "--target", "2s", "--repeat", "5")
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=procs.env)
+    procs.root = proc.pid
     try:  # the in-node ring beside it runs first: wait for the ring across nodes (its M calibrated)
-        deadline = time.monotonic() + 240
-        while time.monotonic() < deadline and len(beam_processes() - before) < 3:  # the driver and its two nodes
+        deadline, peers = time.monotonic() + 240, []
+        while time.monotonic() < deadline and len(peers) < 2 and proc.poll() is None:
             time.sleep(0.1)
-        assert len(beam_processes() - before) >= 3, "the nodes never came up"
+            peers = procs.peers()  # each repeat is a driver process of its own: its nodes come and go
+        if len(peers) < 2:
+            proc.kill()
+            out, err = proc.communicate()
+            pytest.fail(f"the two nodes beside the driver's never came up (connected)\n{out}{err}")
+        seen = procs.now()
         proc.send_signal(sig)
         proc.communicate(timeout=60)
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.communicate()
-    assert beam_left(before) == set()
+    assert procs.left() == set(), f"left running of {sorted(seen)}"
 
 
-# -- TLS distribution (ERL_ZFLAGS, README "A ring across nodes") ------------------------------------
-def _tls_ring(tmp_path, certfile):
+# -- TLS distribution (ERL_ZFLAGS, README "A ring across nodes"): Erlang's own -------------------------
+@pytest.fixture
+def erlang_built():
+    """The real erlang/stock driver: not built, the test fails on CI and skips here (conftest.usable)."""
+    return usable("erlang/stock")
+
+
+needs_erlang = pytest.mark.usefixtures("erlang_built")
+
+
+def _tls_ring(tmp_path, certfile, procs):
     """The smallest ring across 2 local nodes, every hop crossing, with every node on TLS distribution."""
     conf = tmp_path / "dist.conf"
     conf.write_text(
         f'[{{server, [{{certfile, "{certfile}"}}, {{keyfile, "{tmp_path / "key.pem"}"}}, '
         "{verify, verify_none}]}, {client, [{verify, verify_none}]}].\n"
     )
-    env = {**os.environ, "ERL_ZFLAGS": f"-proto_dist inet_tls -ssl_dist_optfile {conf}"}
+    env = {**procs.env, "ERL_ZFLAGS": f"-proto_dist inet_tls -ssl_dist_optfile {conf}"}
     cmd = RINGBENCH + [
         "run",
         "ring",
@@ -244,13 +351,13 @@ def test_the_ring_crosses_nodes_over_tls_distribution_and_a_bad_certificate_is_o
         check=True,
         capture_output=True,
     )
-    before = beam_processes()
-    cell, _ = _tls_ring(tmp_path, tmp_path / "cert.pem")
+    procs = RingProcesses()
+    cell, _ = _tls_ring(tmp_path, tmp_path / "cert.pem", procs)
     assert cell["status"] == "ok", cell["reason"]
     assert [(r["count"], r["cross_hops"]) for r in cell["records"]] == [(200, 200)]
     # The same nodes without a certificate cannot connect: the hops above did go over TLS.
-    cell, _ = _tls_ring(tmp_path, tmp_path / "missing.pem")
+    cell, _ = _tls_ring(tmp_path, tmp_path / "missing.pem", procs)
     assert cell["status"] == "failed"
     assert "could not connect" in cell["reason"] and "inet_tls" in cell["reason"], cell["reason"]
     assert "\n" not in cell["reason"] and "erpc" not in cell["reason"]
-    assert beam_left(before, 10) == set()
+    assert procs.left(10) == set()

@@ -1,7 +1,7 @@
 """`ringbench perf --nodes K` (contract section 11, across nodes) on the real Erlang runner: every snippet runs on
 K BEAM nodes at once, init and done once a node, the iterations counted on each node; the table, --json and the
 store have a figure per node and their sum. Bad input is one line and exit 2; no node outlives a normal run, a
-Ctrl-C or a SIGKILL of the orchestrator (the pattern of test_nodes.py).
+Ctrl-C or a SIGKILL of the orchestrator (the pattern of test_nodes.py, conftest.RingProcesses).
 
 Timings are never checked (the machine may be busy): the counts are, exactly where the mode makes them exact."""
 
@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import RINGBENCH, beam_left, beam_processes, q, real_drivers
+from conftest import RINGBENCH, RingProcesses, q, real_drivers
 
 from ringbench.present import tables
 from ringbench.results import modes
@@ -26,6 +26,8 @@ ROOT = Path(__file__).resolve().parent.parent
 BUILT = {d.name for d in real_drivers()}
 ON_CI = bool(os.environ.get("CI"))  # on CI a runner that is not built fails its tests (with its reason), never skips
 needs_erlang = pytest.mark.skipif("erlang/stock" not in BUILT and not ON_CI, reason="the erlang driver is not built")
+# Its tests start nodes and wait on the wall clock: run one at a time (make test).
+pytestmark = pytest.mark.alone
 
 # A runner that counts its own calls in a counter made by init, on each node; done prints the node's count.
 COUNTING = [
@@ -35,8 +37,10 @@ COUNTING = [
 ]  # fmt: skip
 
 
-def ringbench(*args, timeout=120):
-    p = subprocess.run([*RINGBENCH, *map(str, args)], capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+def ringbench(*args, timeout=120, env=None):
+    p = subprocess.run(
+        [*RINGBENCH, *map(str, args)], capture_output=True, text=True, timeout=timeout, cwd=ROOT, env=env
+    )
     return p.returncode, p.stdout, p.stderr
 
 
@@ -48,10 +52,10 @@ def counted(err: str) -> dict[str, int]:
 # -- counts per node ------------------------------------------------------------------------------------
 @needs_erlang
 def test_timed_iterations_are_counted_on_each_node_and_summed(tmp_path):
-    before = beam_processes()
+    procs = RingProcesses()
     loop, samples, warmup = 20_000, 2, 1
     rc, out, err = ringbench("perf", *COUNTING, "--nodes", 3, "-l", loop, "-s", samples, "-w", warmup, "--json",
-                             "--db", tmp_path / "db")  # fmt: skip
+                             "--db", tmp_path / "db", env=procs.env)  # fmt: skip
     assert rc == 0, err
     cell = json.loads(out)["cells"][0]
     x = cell["extra"]
@@ -73,7 +77,7 @@ def test_timed_iterations_are_counted_on_each_node_and_summed(tmp_path):
         # run_ns is whole nanoseconds (rounded from the nodes' summed rates): within half a ns of exact
         exact = sum(r["count"] / r["run_ns"] for r in mine)
         assert rec["count"] / rec["run_ns"] == pytest.approx(exact, rel=0.5 / (rec["run_ns"] - 0.5))
-    assert beam_left(before, 10) == set(), "a node outlived a normal run"
+    assert procs.left(10) == set(), "a node outlived a normal run"
 
 
 @needs_erlang
@@ -159,15 +163,16 @@ def _run_begun(db: Path) -> bool:
 @needs_erlang
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL], ids=["ctrl-c", "sigkill"])
 def test_an_interrupted_or_killed_orchestrator_leaves_no_node_running(tmp_path, sig):
-    before = beam_processes()
+    procs = RingProcesses()
     db = str(tmp_path / "db")
     cmd = [*RINGBENCH, "perf", "rand:uniform().", "--nodes", "3", "-d", "1000", "-s", "60", "--db", db]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=procs.env)
+    procs.root = proc.pid
     try:
         deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and len(beam_processes() - before) < 3:  # the driver and its two nodes
+        while time.monotonic() < deadline and len(procs.peers()) < 2:  # the two nodes beside the driver's
             time.sleep(0.1)
-        assert len(beam_processes() - before) >= 3, "the nodes never came up"
+        assert len(procs.peers()) >= 2, "the nodes never came up (connected)"
         while time.monotonic() < deadline and not _run_begun(tmp_path / "db"):  # the run is stored: measuring
             time.sleep(0.1)
         time.sleep(1)
@@ -179,4 +184,4 @@ def test_an_interrupted_or_killed_orchestrator_leaves_no_node_running(tmp_path, 
             proc.communicate()
     if sig == signal.SIGINT:
         assert proc.returncode == 130 and "Traceback" not in err, err
-    assert beam_left(before) == set()
+    assert procs.left() == set()

@@ -210,12 +210,14 @@ BURST = Param(
     words=("spread", "burst"),
 )
 _MAX_HOPS = 2**62
-# A ring across BEAM nodes (contract section 10): left out of a cell at its default (one node), so that
-# drivers without the `nodes` feature are never sent it.
+# A ring across nodes (contract section 10: OS processes of one runtime, each hop between them carried by the
+# runtime's own remoting): left out of a cell at its default (one node), so that drivers without the `nodes`
+# feature are never sent it.
 MAX_NODES = 256
 NODES = Param(
     "nodes",
-    "BEAM nodes the ring is spread over, connected by Erlang distribution (1: one node, as every runtime)",
+    "nodes (OS processes of the runtime) the ring is spread over, hops between them carried by its own "
+    "remoting, e.g. Erlang distribution, Pekko Artery, CAF middleman (1: one node, as every runtime)",
     maximum=MAX_NODES,
     default=(1,),
     flag="--nodes",

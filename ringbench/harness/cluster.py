@@ -1,5 +1,10 @@
-"""A ring across nodes on other hosts (`--hosts`, contract section 10): the hosts as given, the cookie, and the
-cluster file a driver reads for the life of one driver process.
+"""A ring across nodes (contract section 10): which runtimes spread a ring over nodes, by what, and whether they
+take nodes the user starts (each driver's manifest); and, for nodes on other hosts (`--hosts`), the hosts as
+given, the cookie, and the cluster file a driver reads for the life of one driver process.
+
+The cookie is Erlang distribution's means of keeping a cluster private, and the one the cluster file carries;
+a runtime whose manifest says it takes no nodes started by the user (`[nodes] hosts = false`) is refused
+`--hosts` before anything reads a cookie.
 
 The cookie comes from `--cookie-file` when given, else from the environment variable RINGBENCH_COOKIE,
 else from Erlang's own ~/.erlang.cookie; a file must be readable by its owner alone (mode 0600 or 0400), as Erlang
@@ -15,9 +20,13 @@ import re
 import shutil
 import stat
 import tempfile
-from collections.abc import Iterator
+import tomllib
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
+
+from ..catalogue.drivers import Driver, discover
 
 COOKIE_ENV = "RINGBENCH_COOKIE"
 DEFAULT_NAME = "ringbench"
@@ -26,6 +35,83 @@ _HOST = re.compile(r"^(?:(?P<name>[A-Za-z0-9_-]+)@)?(?P<host>[A-Za-z0-9._-]+)(?:
 
 class ClusterError(ValueError):
     """Hosts or a cookie that cannot be used (bad input, exit 2)."""
+
+
+# -- which runtimes spread a ring over nodes (the manifests' [nodes] tables) ---------------------------
+@dataclass(frozen=True)
+class Remoting:
+    """A driver's `[nodes]` table (contract section 10): what carries a message to a process on another node,
+    in words ("Erlang distribution", "Pekko Artery"; "" when the manifest does not say), and whether it takes
+    nodes the user started on other hosts (`--hosts`)."""
+
+    transport: str = ""
+    hosts: bool = True
+
+
+def remoting(d: Driver) -> Remoting | None:
+    """The driver's ring across nodes as its manifest declares it, None for a driver without one. A manifest
+    with no `[nodes]` table that passes `{cluster}` to the driver (how Erlang and Elixir declared it first)
+    declares it too, taking hosts."""
+    return _remoting(d.folder)
+
+
+def _remoting(folder: Path) -> Remoting | None:
+    try:
+        manifest = tomllib.loads((folder / "driver.toml").read_text())
+    except (OSError, tomllib.TOMLDecodeError):
+        return None
+    table = manifest.get("nodes")
+    if table is None:
+        env = manifest.get("env", {})
+        return Remoting() if isinstance(env, dict) and "{cluster}" in env.values() else None
+    ok = isinstance(table, dict) and not set(table) - {"transport", "hosts"}
+    transport, hosts = (table.get("transport", ""), table.get("hosts", True)) if ok else (None, None)
+    if not isinstance(transport, str) or not isinstance(hosts, bool):
+        raise ClusterError(
+            f"{folder}/driver.toml: [nodes] takes transport (words) and hosts (true or false), got {table!r}"
+        )
+    return Remoting(transport, hosts)
+
+
+def with_nodes(drivers: Iterable[Driver] | None = None) -> dict[str, Remoting]:
+    """The runtimes (driver folders, by name) whose manifest declares a ring across nodes, by name."""
+    found: dict[str, Remoting] = {}
+    for d in discover().values() if drivers is None else drivers:
+        runtime = d.name.split("/")[0]
+        try:
+            r = remoting(d)
+        except ClusterError:
+            continue  # a table that cannot be read declares nothing (its own driver is refused with the reason)
+        if runtime not in found and r is not None:
+            found[runtime] = r
+    return dict(sorted(found.items()))
+
+
+def named(runtimes: dict[str, Remoting]) -> str:
+    """`caf (CAF middleman), elixir, erlang (Erlang distribution)`: each runtime, with what carries its hops
+    when its manifest says; "none here" when there are none."""
+    return ", ".join(f"{n} ({r.transport})" if r.transport else n for n, r in runtimes.items()) or "none here"
+
+
+def no_nodes(name: str, k: int, drivers: Iterable[Driver] | None = None) -> str:
+    """The one line that refuses a ring over `k` nodes to a driver without the feature, naming those with it."""
+    return (
+        f"{name} cannot spread a ring over {k} nodes (no `nodes` feature; runtimes with it: "
+        f"{named(with_nodes(drivers))})"
+    )
+
+
+def no_hosts(d: Driver) -> str | None:
+    """The one line that refuses `--hosts` to a driver whose manifest says it starts every node itself; None
+    when it takes nodes the user started (or has no ring across nodes at all: refused as such elsewhere)."""
+    r = remoting(d)
+    if r is None or r.hosts:
+        return None
+    takes = [n for n, x in with_nodes().items() if x.hosts]
+    return (
+        f"{d.name} starts its nodes itself: no --hosts (give --nodes K); runtimes that take it: "
+        f"{', '.join(takes) or 'none'}"
+    )
 
 
 def parse_hosts(text: str | tuple[str, ...] | list[str]) -> tuple[str, ...]:
