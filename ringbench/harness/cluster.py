@@ -15,6 +15,7 @@ printed, and never in a driver's environment: the driver gets the path of a clus
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import shutil
@@ -57,6 +58,15 @@ def remoting(d: Driver) -> Remoting | None:
 
 def _remoting(folder: Path) -> Remoting | None:
     try:
+        return _read_remoting(folder, (folder / "driver.toml").stat().st_mtime_ns)
+    except OSError:
+        return None
+
+
+@functools.lru_cache(maxsize=256)
+def _read_remoting(folder: Path, _mtime_ns: int) -> Remoting | None:
+    """The manifest's declaration, read once a version of the file (a refusal is asked once a cell)."""
+    try:
         manifest = tomllib.loads((folder / "driver.toml").read_text())
     except (OSError, tomllib.TOMLDecodeError):
         return None
@@ -74,12 +84,13 @@ def _remoting(folder: Path) -> Remoting | None:
 
 
 def with_nodes(drivers: Iterable[Driver] | None = None) -> dict[str, Remoting]:
-    """The runtimes (driver folders, by name) whose manifest declares a ring across nodes, by name."""
+    """The runtimes (driver folders, by name) whose manifest declares a ring across nodes, by name: of the given
+    drivers, else of every driver found (the folders found once per search path)."""
+    folders = _folders(os.environ.get(_DIRS), os.environ.get(_PATH)) if drivers is None else _folders_of(drivers)
     found: dict[str, Remoting] = {}
-    for d in discover().values() if drivers is None else drivers:
-        runtime = d.name.split("/")[0]
+    for runtime, folder in folders:
         try:
-            r = remoting(d)
+            r = _remoting(folder)
         except ClusterError:
             continue  # a table that cannot be read declares nothing (its own driver is refused with the reason)
         if runtime not in found and r is not None:
@@ -87,18 +98,28 @@ def with_nodes(drivers: Iterable[Driver] | None = None) -> dict[str, Remoting]:
     return dict(sorted(found.items()))
 
 
-def named(runtimes: dict[str, Remoting]) -> str:
-    """`caf (CAF middleman), elixir, erlang (Erlang distribution)`: each runtime, with what carries its hops
-    when its manifest says; "none here" when there are none."""
-    return ", ".join(f"{n} ({r.transport})" if r.transport else n for n, r in runtimes.items()) or "none here"
+_DIRS, _PATH = "RINGBENCH_DRIVERS_DIR", "RINGBENCH_DRIVER_PATH"  # where discover() looks (catalogue/drivers.py)
+
+
+def _folders_of(drivers: Iterable[Driver]) -> tuple[tuple[str, Path], ...]:
+    return tuple(dict.fromkeys((d.name.split("/")[0], d.folder) for d in drivers))
+
+
+@functools.lru_cache(maxsize=16)
+def _folders(_dirs: str | None, _path: str | None) -> tuple[tuple[str, Path], ...]:
+    return _folders_of(discover().values())
+
+
+def _listed(names: list[str]) -> str:
+    return ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else "".join(names)
 
 
 def no_nodes(name: str, k: int, drivers: Iterable[Driver] | None = None) -> str:
-    """The one line that refuses a ring over `k` nodes to a driver without the feature, naming those with it."""
-    return (
-        f"{name} cannot spread a ring over {k} nodes (no `nodes` feature; runtimes with it: "
-        f"{named(with_nodes(drivers))})"
-    )
+    """The one line that refuses a ring over `k` nodes to a driver without the feature, naming the runtimes whose
+    manifests declare it (`only elixir and erlang can`)."""
+    have = list(with_nodes(drivers))
+    can = f"only {_listed(have)} can" if have else "no runtime here can"
+    return f"{name} cannot spread a ring over {k} nodes ({can})"
 
 
 def no_hosts(d: Driver) -> str | None:
@@ -108,10 +129,8 @@ def no_hosts(d: Driver) -> str | None:
     if r is None or r.hosts:
         return None
     takes = [n for n, x in with_nodes().items() if x.hosts]
-    return (
-        f"{d.name} starts its nodes itself: no --hosts (give --nodes K); runtimes that take it: "
-        f"{', '.join(takes) or 'none'}"
-    )
+    who = f"; {_listed(takes)} take{'s' if len(takes) == 1 else ''} it" if takes else ""
+    return f"{d.name} starts its nodes itself: no --hosts (give --nodes K){who}"
 
 
 def parse_hosts(text: str | tuple[str, ...] | list[str]) -> tuple[str, ...]:
