@@ -1,0 +1,121 @@
+"""The Python API: the one facade every command of the CLI uses. Runs any workload in any mode and
+returns plain result objects (ringbench.results); reads, imports and compares stored runs; lists
+runtimes; traces.
+
+Example (runnable after `make setup`):
+
+    import ringbench
+    result = ringbench.measure("ring", runtimes="go/stock,erlang", params={"n": 1000, "m": 100}, repeat=5)
+    for cell in result.cells:
+        print(cell.runtime, cell.cores, cell.status, cell.headline.median if cell.ok else cell.reason)
+    for w in result.warnings:
+        print(w.text)
+
+`measure` validates everything first and raises `InputError` (nothing run, nothing stored) on bad
+input, an impossible combination included (a workload or a token count a named runtime cannot
+serve); a store that cannot be used raises `StoreError` (its `exit_code` says bad input or
+failure). Otherwise every finished cell is in the store (`db`, default results/ringbench.db in the
+checkout) before `measure` returns, even if it is interrupted (`result.status == "interrupted"`) or
+stopped by its time budget (`"budget"`).
+
+The API is a package of short modules, each re-exported here: `planning` (cells from a request, estimates),
+`lifecycle` (`RecordedRun`, the one lifecycle of a recorded run), `measuring` (measure, resume),
+`versus_run`, `perf_run`, `stored` (load, history, compare, ranks and baselines), `importing`, `drivers`
+(build, runtimes, trace) and `installing` (other installations of a runtime).
+"""
+
+from __future__ import annotations
+
+from ..catalogue import workloads
+from ..catalogue.drivers import FORMER_NAMES
+from ..results import stats
+from ..results.model import Cell, Run
+from ..results.modes import (
+    DEFAULT_NS_PER_HOP,
+    OWN_NS_PER_HOP,
+    SETTLE_PCT,
+    SETTLE_WINDOW,
+    WALL_LONG,
+    WALL_SHORT,
+    Options,
+    unsettled,
+)
+from ..results.store import DEFAULT_DB, Store, StoreError
+from .drivers import build, runtimes, trace, trace_drivers
+from .errors import InputError
+from .importing import import_run
+from .installing import add_installation, installations
+from .lifecycle import RecordedRun
+from .measuring import measure, resume, resume_env_changes, wait_until_idle
+from .perf_run import (
+    ERLPERF_RUN_OPTIONS,
+    ERLPERF_SQUEEZE_OPTIONS,
+    PERF_DEFAULT_RUNNER,
+    PerfRow,
+    perf,
+    perf_rows,
+    perf_runner,
+)
+from .planning import Estimate, estimate, plan, ranked_runtimes, resume_estimate
+from .stored import RANKS, Change, check_rank, compare, db_flag, history, load, run_json, with_baseline, with_rank
+from .versus_run import RunFailed, VersusPair, versus, versus_pairs
+
+__all__ = [
+    "DEFAULT_DB",
+    "SETTLE_PCT",
+    "InputError",
+    "StoreError",
+    "Store",
+    "Options",
+    "workloads",
+    "plan",
+    "Estimate",
+    "estimate",
+    "resume_estimate",
+    "ranked_runtimes",
+    "build",
+    "measure",
+    "resume",
+    "resume_env_changes",
+    "wait_until_idle",
+    "load",
+    "history",
+    "import_run",
+    "runtimes",
+    "trace",
+    "trace_drivers",
+    "compare",
+    "Change",
+    "RANKS",
+    "check_rank",
+    "with_rank",
+    "with_baseline",
+    "run_json",
+    "db_flag",
+    "perf",
+    "perf_rows",
+    "PerfRow",
+    "ERLPERF_RUN_OPTIONS",
+    "ERLPERF_SQUEEZE_OPTIONS",
+    "versus",
+    "versus_pairs",
+    "VersusPair",
+    "RunFailed",
+    "RecordedRun",
+    "PERF_DEFAULT_RUNNER",
+    "perf_runner",
+    "add_installation",
+    "installations",
+    "Cell",
+    "Run",
+    # for scripts/, which read results through the API: the statistics, the figures of a versus run, the settle
+    # rule, the former names of drivers
+    "stats",
+    "DEFAULT_NS_PER_HOP",
+    "OWN_NS_PER_HOP",
+    "WALL_LONG",
+    "WALL_SHORT",
+    "SETTLE_WINDOW",
+    "unsettled",
+    "FORMER_NAMES",
+]
