@@ -58,7 +58,7 @@ from .perf_run import (
 )
 from .planning import Estimate, estimate, plan, ranked_runtimes, resume_estimate
 from .stored import RANKS, Change, check_rank, compare, db_flag, history, load, run_json, with_baseline, with_rank
-from .versus_run import RunFailed, VersusPair, versus, versus_pairs
+from .versus_run import RunFailed, VersusPair, VersusRequest, versus, versus_pairs
 
 __all__ = [
     "DEFAULT_DB",
@@ -99,6 +99,7 @@ __all__ = [
     "ERLPERF_SQUEEZE_OPTIONS",
     "versus",
     "versus_pairs",
+    "VersusRequest",
     "VersusPair",
     "RunFailed",
     "RecordedRun",

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ..harness import versus as _versus
+from ..harness.versus import VersusRequest
 from ..results import stats
 from ..results.model import Cell, Run
 from ..results.modes import Versus
@@ -22,63 +24,35 @@ class RunFailed(RuntimeError):
 
 
 def versus(
-    runtime: str,
-    program: str,
-    n: str | int | Sequence[int],
-    *,
-    m: str | int | Sequence[int] | None = None,
-    hops: int | None = None,
-    tokens: int = 1,
-    placement: str = "spread",
-    cores: str = "1",
-    rounds: int = 5,
-    warmup_runs: int = 1,
-    env: Mapping[str, str] | Sequence[str] = (),
-    no_driver_env: bool = False,
-    build: str | None = None,
-    timeout: float = 600.0,
-    label: str | None = None,
-    workload: str = "ring",
-    fanout: int = 10,
-    short: int | None = None,
-    with_default: bool = False,
+    *request: Any,
     db: Path | str = DEFAULT_DB,
     command: str = "ringbench versus (api)",
     on_progress: Callable[[str], None] = lambda text: None,
+    **fields: Any,
 ) -> Run:
     """One driver against an independent ring program, interleaved, both timed from outside; stored as a run.
 
-    `program` is a command line with placeholders {n}, {m}, {tokens}, {hops} (N×M×tokens) and {cores}; it
-    must contain {m} or {hops}. Each N is run with a short and a long lap count (`m`: "M2" or "M1,M2";
-    else `hops` of the long run, default 5,000,000, M1 = M2 / 10), `rounds` interleaved rounds after
-    `warmup_runs` untimed runs a side. The program gets the driver manifest's [env] (unless
-    `no_driver_env`) and `env` ("KEY=VALUE" strings or a mapping; {n}, {tokens}, {cores} allowed); `build`
-    is a shell command run once first. The run has two cells per N, the driver's and `program:<label>`'s
-    (label: the program's file name unless given), in the versus mode (results.modes.Versus).
-    `workload="tree"` compares the tree instead: each N is a tree of N leaves under `fanout` against a
-    short one of `short` leaves (default N / fanout); the program's placeholders are {n}, {fanout},
-    {processes} and {cores}. `with_default`: each round also measures the driver as a default `ringbench
-    run` does (one fresh process, warm-ups until settled, m calibrated), in the driver's records
-    (results.modes.DEFAULT_NS_PER_HOP): the figure ringbench prints, beside the program's.
+    `request` is what to compare, a VersusRequest (its fields say what each means), or its fields themselves,
+    as the command line and scripts/fidelity.py give them (runtime, program, n, m=…, rounds=…):
+
+        run = api.versus(api.VersusRequest("go/stock", "./ring {n} {m}", "1000,10000", rounds=5))
+        run = api.versus("go/stock", "./ring {n} {m}", "1000,10000", rounds=5)  # the same
 
     Bad input is an InputError (nothing run, nothing stored); a build that fails is RunFailed (nothing
     stored). Otherwise the run is returned as stored: status complete; failed (a run failed: the comparison
     stopped there and the cells of that N hold the reason, `versus_pairs(run)[i].failure`); or interrupted.
     `on_progress(text)` reports what is being run.
     """
+    ask = _request(request, fields)
     try:
-        req = _versus.plan(
-            runtime, program, n, m=m, hops=hops, tokens=tokens, placement=placement, cores=cores, rounds=rounds,
-            warmup_runs=warmup_runs, env=env, no_driver_env=no_driver_env, timeout=timeout, label=label,
-            workload=workload, fanout=fanout, short=short, with_default=with_default,
-        )  # fmt: skip
-        if build:
-            on_progress(f"building: {build}")
+        req = _versus.plan(ask)
+        if ask.build:
+            on_progress(f"building: {ask.build}")
             try:
-                _versus.build(build)
+                _versus.build(ask.build)
             except _versus.Failed as e:
                 raise RunFailed(str(e)) from None
-        _versus.check_ready(req, built=bool(build))
+        _versus.check_ready(req, built=bool(ask.build))
     except _versus.BadRequest as e:
         raise InputError(str(e)) from None
     settings = {
@@ -93,8 +67,8 @@ def versus(
             "program": req.program,
             "label": req.label,
             "program_env": dict(req.env),
-            "driver_env": not no_driver_env,
-            "build": build,
+            "driver_env": not ask.no_driver_env,
+            "build": ask.build,
             ("n1" if req.points[0].fanout else "m1"): {str(p.n): p.m1 for p in req.points},
         },
     }
@@ -106,6 +80,15 @@ def versus(
             lambda: _versus.measure(req, rec.sink, on_progress),
             {_versus.Failed: "failed", KeyboardInterrupt: "interrupted"},
         )
+
+
+def _request(given: tuple, fields: dict) -> VersusRequest:
+    """The request itself, or the one its fields describe (a TypeError for a field it does not have)."""
+    if len(given) == 1 and isinstance(given[0], VersusRequest):
+        if fields:
+            raise TypeError("versus takes a VersusRequest or its fields (runtime, program, n, …), not both")
+        return given[0]
+    return VersusRequest(*given, **fields)
 
 
 @dataclass(frozen=True)

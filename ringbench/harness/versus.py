@@ -67,6 +67,45 @@ class Failed(Exception):
 
 # -- the request ------------------------------------------------------------------------------------
 @dataclass(frozen=True)
+class VersusRequest:
+    """A comparison as asked, by the API, the command line and scripts alike; `plan` checks and expands it.
+
+    `program` is a command line with placeholders {n}, {m}, {tokens}, {hops} (N×M×tokens) and {cores}; it
+    must contain {m} or {hops}. Each N (`n`: "1000,10000", an int or a list) is run with a short and a long
+    lap count (`m`: "M2" or "M1,M2"; else `hops` of the long run, default 5,000,000, M1 = M2 / 10),
+    `rounds` interleaved rounds after `warmup_runs` untimed runs a side. The program gets the driver
+    manifest's [env] (unless `no_driver_env`) and `env` ("KEY=VALUE" strings or a mapping; {n}, {tokens},
+    {cores} allowed); `build` is a shell command run once first. The run has two cells per N, the driver's
+    (`runtime`) and `program:<label>`'s (label: the program's file name unless given), in the versus mode
+    (results.modes.Versus). `workload="tree"` compares the tree instead: each N is a tree of N leaves under
+    `fanout` against a short one of `short` leaves (default N / fanout); the program's placeholders are {n},
+    {fanout}, {processes} and {cores}. `with_default`: each round also measures the driver as a default
+    `ringbench run` does (one fresh process, warm-ups until settled, m calibrated), in the driver's records
+    (results.modes.DEFAULT_NS_PER_HOP): the figure ringbench prints, beside the program's. A run that takes
+    longer than `timeout` seconds is killed."""
+
+    runtime: str
+    program: str
+    n: str | int | Sequence[int]
+    m: str | int | Sequence[int] | None = None
+    hops: int | None = None
+    tokens: int = 1
+    placement: str = "spread"
+    cores: str = "1"
+    rounds: int = 5
+    warmup_runs: int = 1
+    env: Mapping[str, str] | Sequence[str] = ()
+    no_driver_env: bool = False
+    build: str | None = None
+    timeout: float = 600.0
+    label: str | None = None
+    workload: str = "ring"
+    fanout: int = 10
+    short: int | None = None
+    with_default: bool = False
+
+
+@dataclass(frozen=True)
 class Point:
     """One size of the comparison with its short and long runs: for the ring, N with laps M1 and M2; for
     the tree, its leaves N1 (short) and N (long) under one fanout. `m1` and `m2` are the two runs' sizes."""
@@ -112,6 +151,8 @@ class Point:
 
 @dataclass(frozen=True)
 class Request:
+    """A VersusRequest checked and expanded by `plan`: the driver, the program's argv, the points to run."""
+
     driver: Driver
     program: str  # the program's command line as given, with its placeholders
     argv: tuple[str, ...]  # ... split like a shell would (no shell runs it)
@@ -256,29 +297,12 @@ def default_label(argv: Sequence[str]) -> str:
     return re.sub(r"[^A-Za-z0-9._+-]", "-", os.path.basename(argv[0])).lstrip("._+-") or "program"
 
 
-def plan(
-    runtime: str,
-    program: str,
-    n: str | int | Sequence[int],
-    *,
-    m: str | int | Sequence[int] | None = None,
-    hops: int | None = None,
-    tokens: int = 1,
-    placement: str = "spread",
-    cores: str = "1",
-    rounds: int = 5,
-    warmup_runs: int = 1,
-    env: Mapping[str, str] | Sequence[str] = (),
-    no_driver_env: bool = False,
-    timeout: float = 600.0,
-    label: str | None = None,
-    workload: str = "ring",
-    fanout: int = 10,
-    short: int | None = None,
-    with_default: bool = False,
-) -> Request:
+def plan(ask: VersusRequest) -> Request:
     """Check a request and expand it, or raise BadRequest. Nothing runs. For the tree (`workload="tree"`),
     each N is a tree of N leaves under `fanout`, against a short one of `short` leaves (default N / fanout)."""
+    runtime, program, n, m, hops, tokens = ask.runtime, ask.program, ask.n, ask.m, ask.hops, ask.tokens
+    placement, cores, rounds, warmup_runs, timeout = ask.placement, ask.cores, ask.rounds, ask.warmup_runs, ask.timeout
+    label, workload, fanout, short, with_default = ask.label, ask.workload, ask.fanout, ask.short, ask.with_default
     if m is not None and hops is not None:
         raise BadRequest("give -m or --hops, not both")
     if cores not in ("1", "all"):
@@ -300,7 +324,7 @@ def plan(
     if tree and with_default:
         raise BadRequest("--with-default measures the ring's default figure; the tree has none to add")
     argv = check_template(program, tokens, tree)
-    user_env = parse_env(env)
+    user_env = parse_env(ask.env)
     if label is not None and not _LABEL.fullmatch(label):
         raise BadRequest(f"--label {label!r}: letters, digits and . _ + - only (it names the program's row)")
     burst = 1 if placement == "burst" else 0
@@ -332,7 +356,7 @@ def plan(
     driver = chosen[0]
     # The program's runtime gets the manifest's [env] as the driver gets it (GOMAXPROCS=1 at --cores 1);
     # {max_procs} only matters to BEAM's +P, which is argv, not env.
-    program_env = {} if no_driver_env else driver.environ(launch.cores_value(cores), 1)
+    program_env = {} if ask.no_driver_env else driver.environ(launch.cores_value(cores), 1)
     program_env.update(user_env)
     return Request(
         driver,
