@@ -3,7 +3,8 @@
 # temporary folder, which compiles the driver and the JVM family library with every javac lint
 # warning an error (-Xlint:all -Werror) and runs src/test/java: the coordinator's gate, the end of
 # the message phase, the proof, the tree's root and gracefulStop under a dispatcher of 4 threads
-# (CoordinatorTest); then the shell scripts (shellcheck).
+# (CoordinatorTest), the ring across nodes' layout, wire messages and spread coordinator (NodesTest);
+# then the shell scripts (shellcheck).
 set -euo pipefail
 cd -- "$(dirname -- "${BASH_SOURCE[0]}")"
 # shellcheck source=../common/java/lib.sh
@@ -15,7 +16,7 @@ opts=${MAVEN_OPTS:-}
 if (($(jdk_feature "$JDK_HOME") >= 23)); then opts="$opts --sun-misc-unsafe-memory-access=allow"; fi
 JAVA_HOME=$JDK_HOME MAVEN_OPTS=$opts mvn -B -q -o -Dstyle.color=never -Dmaven.compiler.release="$JAVA_FEATURE" \
     -Dout.dir="$out" verify >&2
-echo "mvn -o verify: javac -Xlint:all -Werror, $(grep -ho 'Tests run: [0-9]*, Failures: [0-9]*, Errors: [0-9]*' "$out"/surefire-reports/*.txt | head -1)" >&2
+echo "mvn -o verify: javac -Xlint:all -Werror, $(grep -ho 'Tests run: [0-9]*, Failures: [0-9]*, Errors: [0-9]*' "$out"/surefire-reports/*.txt | paste -sd ";" -)" >&2
 if command -v shellcheck >/dev/null; then
     shellcheck -x "$JAVA_COMMON/lib.sh" ./*.sh
 else

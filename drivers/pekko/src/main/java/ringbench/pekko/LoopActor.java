@@ -13,8 +13,9 @@ import ringbench.pekko.Messages.Token;
  * counter main's sampler reads (continuous mode samples a running ring: no message asks for it).
  */
 final class LoopActor extends AbstractActor {
-    private final AtomicLong laps; // only p0's is non-null
+    private final AtomicLong laps; // only p0's (across nodes: each node's first process's) is non-null
     private ActorRef next;
+    private boolean fromOther, toOther; // across nodes: the predecessor's, the successor's node is another
 
     LoopActor(AtomicLong laps) {
         this.laps = laps;
@@ -34,11 +35,15 @@ final class LoopActor extends AbstractActor {
 
     private void token(Token t) {
         if (laps != null) laps.getAndIncrement();
+        if (fromOther) Nodes.DIST_IN.increment();
+        if (toOther) Nodes.DIST_OUT.increment();
         next.tell(new Token(t.value() - 1), getSelf()); // a new message per hop, as in the ring
     }
 
     private void link(Link l) {
         next = l.next();
-        getContext().getParent().tell(Ready.READY, getSelf());
+        fromOther = l.fromOther();
+        toOther = next.path().address().hasGlobalScope(); // a reference to another system's actor
+        getSender().tell(Ready.READY, getSelf()); // the coordinator that linked it
     }
 }

@@ -4,8 +4,8 @@ import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import java.util.List;
 import org.apache.pekko.actor.ActorSystem;
+import ringbench.driver.Across;
 import ringbench.driver.Description;
-import ringbench.driver.Driver;
 import ringbench.driver.Fail;
 import ringbench.driver.Out;
 import ringbench.driver.Params;
@@ -20,14 +20,15 @@ public final class Main {
     private static final Description DESCRIPTION = new Description("pekko", "Pekko",
             org.apache.pekko.Version.current() + " (Scala " + scala.util.Properties.versionNumberString()
                     + ", JDK " + Runtime.version() + ")",
-            Description.STANDARD, Description.ALL_FEATURES, List.of("stock", "tuned"), false, NO_SELECTIVE);
+            Description.STANDARD, List.of("tokens", "continuous", "stats", "nodes"), List.of("stock", "tuned"), false,
+            NO_SELECTIVE);
 
     private Main() {}
 
     public static void main(String[] args) {
         // Pekko's own logger prints to System.out; stdout carries the records only (Out writes to fd 1).
         System.setOut(System.err);
-        Driver.serve(args, DESCRIPTION, Main::prepare);
+        Across.serve(args, DESCRIPTION, Main::prepare, Main::prepareAcross);
     }
 
     /** The settings of a variant, over Pekko's reference.conf (no application.conf is read). */
@@ -51,7 +52,23 @@ public final class Main {
     }
 
     private static Workloads prepare(String variant, Params p) {
-        ActorSystem system = ActorSystem.create("ringbench", config(variant, p.cores()));
+        return new PekkoWorkloads(system(variant, config(variant, p.cores())));
+    }
+
+    /**
+     * A ring across k nodes (README, "A ring across nodes"): one node is this system as prepare's; more,
+     * this system with Artery remoting as node 0 and k − 1 peer JVMs started and connected (untimed).
+     */
+    private static Across.Spread prepareAcross(String variant, Params p, int k, int placement) {
+        Nodes.cores = p.cores();
+        if (k == 1) return new PekkoWorkloads(system(variant, config(variant, p.cores())));
+        Nodes.across = true;
+        ActorSystem system = system(variant, Nodes.remote(config(variant, p.cores())));
+        return new PekkoWorkloads(system, Cluster.start(system, variant, p.cores(), k, placement));
+    }
+
+    private static ActorSystem system(String variant, Config config) {
+        ActorSystem system = ActorSystem.create("ringbench", config);
         // The ActorSystem ends only after a fatal error in an actor: the run is lost, say why.
         system.registerOnTermination(() -> {
             Runtime rt = Runtime.getRuntime();
@@ -63,6 +80,6 @@ public final class Main {
             }
             Out.die(Fail.failure("the ActorSystem ended after a fatal error in an actor (stderr has it)"));
         });
-        return new PekkoWorkloads(system);
+        return system;
     }
 }

@@ -10,6 +10,13 @@ import org.apache.pekko.actor.ActorRef;
 final class Messages {
     private Messages() {}
 
+    /**
+     * A message that may cross between the nodes of a ring across nodes (README, "A ring across nodes"):
+     * bound to {@link WireSerializer} in the configuration of a system with remoting. Within one JVM
+     * Pekko passes the object itself, serialized by nobody.
+     */
+    interface Wire {}
+
     /** Main to the coordinator (asked): spawn and link the processes; the reply is {@link Spawned}. */
     enum Spawn { ASK }
 
@@ -17,33 +24,75 @@ final class Messages {
     record Spawned(ActorRef[] procs, long ready) {}
 
     /** A process to its coordinator: linked, about to wait for its first message (one addition to the gate). */
-    enum Ready { READY }
+    enum Ready implements Wire { READY }
 
     /** Main, before a timed phase (asked): reply with a {@link Sum} once the phase has ended. */
     enum AwaitEnd { ASK }
 
     /** A process to its coordinator: a token finished (value 1), or the phase's count (pingpong, fanin). */
-    record Finished(long value) {
+    record Finished(long value) implements Wire {
         static final Finished TOKEN = new Finished(1);
     }
 
     /** Main to the coordinator (asked): send {@code stop} to process {@code at}; the reply is the proof's {@link Sum}. */
     record Prove(int at, Stop stop) {}
 
-    /** Your successor (ring, trace, spawn) or your peer (pingpong, fanin), from the coordinator that spawned you. */
-    record Link(ActorRef next) {}
+    /**
+     * Your successor (ring, trace, spawn) or your peer (pingpong, fanin), from the coordinator that spawned you
+     * (the Link's sender, to which a process reports). {@code fromOther}: your predecessor is on another node.
+     */
+    record Link(ActorRef next, boolean fromOther) implements Wire {
+        Link(ActorRef next) { this(next, false); }
+    }
 
     /** A ring token: the receipts it still has to make. */
-    record Token(long value) {}
+    record Token(long value) implements Wire {}
 
     /** A trace token: the receipts still to make and the index of the process that sent it (-1: main). */
-    record TraceToken(long value, int from) {}
+    record TraceToken(long value, int from) implements Wire {}
 
-    /** The proof: the receipts counted so far, and the processes still to visit. */
-    record Stop(long sum, int left) {}
+    /**
+     * The proof: the receipts counted so far, the processes still to visit, and across nodes the receipts
+     * of the processes whose predecessor is on another node so far and the node of its sender.
+     */
+    record Stop(long sum, int left, long cross, int node) implements Wire {
+        Stop(long sum, int left) { this(sum, left, 0, 0); }
+    }
 
-    /** A sum: a tree node's for its parent, the proof's, or a coordinator's reply to main. */
-    record Sum(long value) {}
+    /** A sum: a tree node's for its parent, the proof's (with its cross-node receipts), or a coordinator's reply to main. */
+    record Sum(long value, long cross) implements Wire {
+        Sum(long value) { this(value, 0); }
+    }
+
+    /** The kinds of ring process a node's host spawns (ring, trace, continuous mode's). */
+    enum Kind { RING, TRACE, LOOP }
+
+    /**
+     * Coordinator to a node's host: spawn ring processes first, first + step, … ({@code count} of them) of a
+     * ring of n, of one kind (trace: its total receipts and whether it prints). The replies are
+     * {@link SpawnedOn}, {@link #CHUNK} processes at most each (Artery's frames are 256 KiB at most).
+     */
+    record SpawnOn(Kind kind, int n, long total, boolean print, int first, int step, int count) implements Wire {
+        static final int CHUNK = 512;
+    }
+
+    /** A host's reply: processes first, first + step, … in order. */
+    record SpawnedOn(int first, int step, ActorRef[] procs) implements Wire {}
+
+    /** A peer node's host to the driver's registry, once its system is up: "node {@code node} is here". */
+    record Hello(int node) implements Wire {}
+
+    /** The cluster view (continuous mode, stats=1): start its clocks now (asked of every host, which replies with it). */
+    enum ViewStart implements Wire { NOW }
+
+    /** The cluster view: what this node has done so far (asked of each host after a sample). */
+    enum View implements Wire { ASK }
+
+    /** One node's view (contract section 10, the cluster view), in the order of its record. */
+    record NodeView(String name, long[] values) implements Wire {
+        static final String[] FIELDS = {"processes_in_ring", "elapsed_ns", "laps", "sched_active", "sched_total",
+            "dist_in", "dist_out", "memory", "processes", "cpu_ns"};
+    }
 
     /** The start signal (pingpong's A, fanin's senders). */
     enum Start { GO }

@@ -7,11 +7,14 @@ import org.apache.pekko.actor.ActorRef;
 import org.apache.pekko.actor.Props;
 import ringbench.pekko.Messages.AwaitEnd;
 import ringbench.pekko.Messages.Finished;
+import ringbench.pekko.Messages.Kind;
 import ringbench.pekko.Messages.Link;
 import ringbench.pekko.Messages.Prove;
 import ringbench.pekko.Messages.Ready;
 import ringbench.pekko.Messages.Spawn;
+import ringbench.pekko.Messages.SpawnOn;
 import ringbench.pekko.Messages.Spawned;
+import ringbench.pekko.Messages.SpawnedOn;
 import ringbench.pekko.Messages.Sum;
 
 /**
@@ -28,8 +31,19 @@ final class Parent extends AbstractActor {
     private final IntUnaryOperator linkTo;
     private final ActorRef[] procs;
     private final long finishing;
+    private final Layout layout; // null: every process on this node
     private ActorRef spawnTo, endTo, sumTo; // main's asks, each answered once
     private long ready, finished, ended;
+    private int awaited; // processes whose host has not replied yet (across nodes)
+
+    /**
+     * A ring across nodes (README, "A ring across nodes"): k nodes, contiguous (0) or interleaved (1);
+     * hosts[j] the host actor of node j (hosts[0] unused: node 0's processes are this coordinator's
+     * children); a remote process of the given kind (trace: total receipts, printing).
+     */
+    record Layout(int k, int placement, ActorRef[] hosts, Kind kind, long total, boolean print) {
+        int nodeOf(int i, int n) { return Nodes.nodeOf(i, n, k, placement); }
+    }
 
     /**
      * @param processes how many children
@@ -37,15 +51,21 @@ final class Parent extends AbstractActor {
      * @param child     the props of child i (ring and spawn share one Props: a child keeps its props)
      * @param linkTo    the index of the process child i is linked to, or -1 for none
      */
-    Parent(int processes, long finishing, IntFunction<Props> child, IntUnaryOperator linkTo) {
+    Parent(int processes, long finishing, IntFunction<Props> child, IntUnaryOperator linkTo, Layout layout) {
         this.procs = new ActorRef[processes];
         this.finishing = finishing;
         this.child = child;
         this.linkTo = linkTo;
+        this.layout = layout;
     }
 
     static Props props(int processes, long finishing, IntFunction<Props> child, IntUnaryOperator linkTo) {
-        return Props.create(Parent.class, () -> new Parent(processes, finishing, child, linkTo));
+        return props(processes, finishing, child, linkTo, null);
+    }
+
+    /** A ring's coordinator with its processes spread over the nodes of {@code layout} (null: all here). */
+    static Props props(int processes, long finishing, IntFunction<Props> child, IntUnaryOperator linkTo, Layout layout) {
+        return Props.create(Parent.class, () -> new Parent(processes, finishing, child, linkTo, layout));
     }
 
     @Override
@@ -68,16 +88,44 @@ final class Parent extends AbstractActor {
                     procs[p.at()].tell(p.stop(), getSelf());
                 })
                 .match(Sum.class, s -> sumTo.tell(s, getSelf()))
+                .match(SpawnedOn.class, this::spawnedOn)
                 .build();
     }
 
     private void spawn() {
         spawnTo = getSender();
+        final int n = procs.length;
+        if (layout == null) {
+            for (int i = 0; i < n; i++) procs[i] = getContext().actorOf(child.apply(i));
+            link();
+            return;
+        }
+        for (int i = 0; i < n; i++) if (layout.nodeOf(i, n) == 0) procs[i] = getContext().actorOf(child.apply(i));
+        for (int j = 1; j < layout.k(); j++) {
+            int[] at = Nodes.indices(j, n, layout.k(), layout.placement());
+            if (at[2] == 0) continue;
+            awaited += at[2];
+            layout.hosts()[j].tell(new SpawnOn(layout.kind(), n, layout.total(), layout.print(), at[0], at[1], at[2]),
+                    getSelf());
+        }
+        if (awaited == 0) link();
+    }
+
+    /** A host's processes: once every node's are known, link the ring. */
+    private void spawnedOn(SpawnedOn s) {
+        for (int x = 0; x < s.procs().length; x++) procs[s.first() + x * s.step()] = s.procs()[x];
+        awaited -= s.procs().length;
+        if (awaited == 0) link();
+    }
+
+    /** Tell each process its successor (across nodes: and whether its predecessor is on another node). */
+    private void link() {
         final ActorRef self = getSelf();
-        for (int i = 0; i < procs.length; i++) procs[i] = getContext().actorOf(child.apply(i));
-        for (int i = 0; i < procs.length; i++) {
+        final int n = procs.length;
+        for (int i = 0; i < n; i++) {
             int to = linkTo.applyAsInt(i);
-            procs[i].tell(new Link(to < 0 ? null : procs[to]), self);
+            boolean fromOther = layout != null && layout.nodeOf(i, n) != layout.nodeOf(i == 0 ? n - 1 : i - 1, n);
+            procs[i].tell(new Link(to < 0 ? null : procs[to], fromOther), self);
         }
     }
 }

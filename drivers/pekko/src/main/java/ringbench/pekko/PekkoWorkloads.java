@@ -1,6 +1,8 @@
 package ringbench.pekko;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntFunction;
@@ -10,10 +12,13 @@ import org.apache.pekko.actor.ActorRef;
 import org.apache.pekko.actor.ActorSystem;
 import org.apache.pekko.actor.Props;
 import org.apache.pekko.pattern.Patterns;
+import ringbench.driver.Across;
 import ringbench.driver.Meter;
+import ringbench.driver.Out;
 import ringbench.driver.Params;
-import ringbench.driver.Workloads;
 import ringbench.pekko.Messages.AwaitEnd;
+import ringbench.pekko.Messages.Kind;
+import ringbench.pekko.Messages.NodeView;
 import ringbench.pekko.Messages.Prove;
 import ringbench.pekko.Messages.Spawn;
 import ringbench.pekko.Messages.Spawned;
@@ -22,6 +27,8 @@ import ringbench.pekko.Messages.Stop;
 import ringbench.pekko.Messages.Sum;
 import ringbench.pekko.Messages.Token;
 import ringbench.pekko.Messages.TraceToken;
+import ringbench.pekko.Messages.View;
+import ringbench.pekko.Messages.ViewStart;
 
 /**
  * The workloads on one ActorSystem, made before the first iteration (outside every
@@ -31,13 +38,33 @@ import ringbench.pekko.Messages.TraceToken;
  * joins, parked; no busy waiting). Each wait of a timed phase is one ask: the spawn phase's
  * is the question that starts it; the message phase's is asked before its clock starts.
  */
-final class PekkoWorkloads implements Workloads {
+final class PekkoWorkloads implements Across.Spread {
     /** An ask's timeout: longer than any run (the orchestrator's own limits end a stuck driver first). */
     private static final Duration PATIENCE = Duration.ofDays(1);
 
-    private final ActorSystem system;
+    /** How long a node's host may take to answer the cluster view's question. */
+    private static final Duration VIEW_PATIENCE = Duration.ofSeconds(10);
 
-    PekkoWorkloads(ActorSystem system) { this.system = system; }
+    private final ActorSystem system;
+    private final Cluster cluster; // null: one node
+    private long cross; // the last proof's cross-node receipts
+    private long inRing0; // continuous mode: the ring's processes on node 0
+
+    PekkoWorkloads(ActorSystem system) { this(system, null); }
+
+    /** The workloads on node 0 of a ring across the nodes of {@code cluster} (null: this node alone). */
+    PekkoWorkloads(ActorSystem system, Cluster cluster) {
+        this.system = system;
+        this.cluster = cluster;
+    }
+
+    /** Where the ring's processes of the given kind live: null (all here) or the cluster's layout. */
+    private Parent.Layout layout(Kind kind, long total, boolean print) {
+        return cluster == null ? null : new Parent.Layout(cluster.k, cluster.placement, cluster.hosts, kind, total, print);
+    }
+
+    /** The node of process i (0 on one node). */
+    private int nodeOf(int i, int n) { return cluster == null ? 0 : Nodes.nodeOf(i, n, cluster.k, cluster.placement); }
 
     private static CompletableFuture<Object> ask(ActorRef to, Object question) {
         return Patterns.ask(to, question, PATIENCE).toCompletableFuture();
@@ -52,8 +79,13 @@ final class PekkoWorkloads implements Workloads {
 
     /** The spawn phase: the coordinator, asked, spawns and links the processes and replies at the last ready signal. */
     private Ring spawnAll(Meter meter, int processes, long finishing, IntFunction<Props> child, IntUnaryOperator linkTo) {
+        return spawnAll(meter, processes, finishing, child, linkTo, null);
+    }
+
+    private Ring spawnAll(Meter meter, int processes, long finishing, IntFunction<Props> child, IntUnaryOperator linkTo,
+            Parent.Layout layout) {
         meter.spawnBegins();
-        ActorRef parent = system.actorOf(Parent.props(processes, finishing, child, linkTo));
+        ActorRef parent = system.actorOf(Parent.props(processes, finishing, child, linkTo, layout));
         Spawned spawned = (Spawned) ask(parent, Spawn.ASK).join();
         meter.spawnEnds(spawned.ready());
         return new Ring(parent, spawned.procs(), spawned.ready());
@@ -64,12 +96,22 @@ final class PekkoWorkloads implements Workloads {
         Patterns.gracefulStop(actor, PATIENCE).toCompletableFuture().join();
     }
 
-    /** Untimed proof: a Stop sent to process {@code at} through the coordinator, which replies with the sum. */
-    private static long proof(Ring ring, int at, Stop stop) {
-        long count = sum(ask(ring.parent(), new Prove(at, stop)));
+    /**
+     * Untimed proof: a Stop sent to process {@code at} through the coordinator, which replies with the sum
+     * (and its cross-node receipts, kept for {@link #crossHops}).
+     */
+    private long proof(Ring ring, int at, Stop stop) {
+        Sum sum = (Sum) ask(ring.parent(), new Prove(at, stop)).join();
         retire(ring.parent());
-        return count;
+        cross = sum.cross();
+        return sum.value();
     }
+
+    /** The proof of a ring of n: from p0, whose predecessor is p(n−1) (on its node). */
+    private Stop ringStop(int n) { return new Stop(0, n, 0, nodeOf(n - 1, n)); }
+
+    @Override
+    public long crossHops() { return cross; }
 
     private static IntUnaryOperator successor(int n) {
         return i -> i + 1 == n ? 0 : i + 1;
@@ -80,21 +122,31 @@ final class PekkoWorkloads implements Workloads {
         final int n = p.n(), tokens = p.tokens();
         final long value = (long) n * p.m();
         Props props = RingActor.props();
-        Ring ring = spawnAll(meter, n, tokens, i -> props, successor(n));
+        Ring ring = spawnAll(meter, n, tokens, i -> props, successor(n), layout(Kind.RING, 0, false));
         CompletableFuture<Object> end = ask(ring.parent(), AwaitEnd.ASK);
         meter.runBegins();
         for (int j = 0; j < tokens; j++) ring.procs()[p.entry(j)].tell(new Token(value), ActorRef.noSender());
         end.join();
         meter.runEnds();
-        return proof(ring, 0, new Stop(0, n));
+        return proof(ring, 0, ringStop(n));
     }
 
     @Override
     public LongSupplier ringForever(Params p, Meter meter) {
         final int n = p.n();
-        AtomicLong laps = new AtomicLong();
+        AtomicLong laps = Nodes.LAPS;
         Props first = LoopActor.props(laps), others = LoopActor.props(null);
-        Ring ring = spawnAll(meter, n, 0, i -> i == 0 ? first : others, successor(n));
+        Ring ring = spawnAll(meter, n, 0, i -> i == 0 ? first : others, successor(n), layout(Kind.LOOP, 0, false));
+        for (int i = 0; i < n; i++) if (nodeOf(i, n) == 0) inRing0++;
+        // The cluster view's clocks: every host's started (asked, untimed), then this node's.
+        if (cluster != null) {
+            List<CompletableFuture<Object>> started = new ArrayList<>();
+            for (int j = 1; j < cluster.k; j++) {
+                started.add(Patterns.ask(cluster.hosts[j], ViewStart.NOW, VIEW_PATIENCE).toCompletableFuture());
+            }
+            started.forEach(CompletableFuture::join);
+        }
+        Nodes.startView();
         meter.runBegins();
         for (int j = 0; j < p.tokens(); j++) ring.procs()[p.entry(j)].tell(new Token(Long.MAX_VALUE), ActorRef.noSender());
         return () -> laps.get() * n;
@@ -104,13 +156,14 @@ final class PekkoWorkloads implements Workloads {
     public long trace(Params p, Meter meter, boolean print) {
         final int n = p.n();
         final long total = (long) n * p.m();
-        Ring ring = spawnAll(meter, n, 1, i -> TraceActor.props(i, n, total, print), successor(n));
+        Ring ring = spawnAll(meter, n, 1, i -> TraceActor.props(i, n, total, print), successor(n),
+                layout(Kind.TRACE, total, print));
         CompletableFuture<Object> end = ask(ring.parent(), AwaitEnd.ASK);
         meter.runBegins();
         ring.procs()[0].tell(new TraceToken(total, -1), ActorRef.noSender());
         end.join();
         meter.runEnds();
-        return proof(ring, 0, new Stop(0, n));
+        return proof(ring, 0, ringStop(n));
     }
 
     /** spawn: the ring's processes, spawned and linked as the ring does, idle; then released untimed. */
@@ -147,6 +200,28 @@ final class PekkoWorkloads implements Workloads {
         meter.runEnds();
         retire(ring.parent());
         return got;
+    }
+
+    /** The cluster view after sample {@code seq}: node 0's, then each host's, asked (contract section 10). */
+    @Override
+    public void views(long seq) {
+        int k = cluster == null ? 1 : cluster.k;
+        List<CompletableFuture<Object>> asked = new ArrayList<>();
+        for (int j = 1; j < k; j++) asked.add(Patterns.ask(cluster.hosts[j], View.ASK, VIEW_PATIENCE).toCompletableFuture());
+        NodeView own = Nodes.view(cluster == null ? system.name() : cluster.names[0], inRing0);
+        record(seq, 0, own);
+        for (int j = 1; j < k; j++) record(seq, j, (NodeView) asked.get(j - 1).join());
+    }
+
+    private static void record(long seq, int node, NodeView v) {
+        Out.Rec r = new Out.Rec("node").n("seq", seq).n("node", node).s("name", v.name());
+        for (int f = 0; f < NodeView.FIELDS.length; f++) r.n(NodeView.FIELDS[f], v.values()[f]);
+        r.emit();
+    }
+
+    @Override
+    public void close() {
+        if (cluster != null) cluster.close();
     }
 
     @Override

@@ -16,7 +16,7 @@ final class TraceActor extends AbstractActor {
     private final int idx, n;
     private final long total;
     private final boolean print;
-    private ActorRef next;
+    private ActorRef next, boss;
     private long count;
 
     TraceActor(int idx, int n, long total, boolean print) {
@@ -36,7 +36,8 @@ final class TraceActor extends AbstractActor {
                 .match(TraceToken.class, this::token)
                 .match(Link.class, l -> {
                     next = l.next();
-                    getContext().getParent().tell(Ready.READY, getSelf());
+                    boss = getSender();
+                    boss.tell(Ready.READY, getSelf());
                 })
                 .match(Stop.class, this::stop)
                 .build();
@@ -45,15 +46,21 @@ final class TraceActor extends AbstractActor {
     private void token(TraceToken t) {
         count++;
         long v = t.value(), hop = total - v + 1;
-        if (print) Out.hop(hop, (hop - 1) / n + 1, t.from(), idx);
-        if (v == 1) getContext().getParent().tell(Finished.TOKEN, getSelf());
+        if (print && Nodes.across) {
+            // Across nodes (a peer's stdout is the driver's): the receiver's node too.
+            Out.line("{\"type\":\"hop\",\"hop\":" + hop + ",\"lap\":" + ((hop - 1) / n + 1) + ",\"from\":" + t.from()
+                    + ",\"to\":" + idx + ",\"node\":" + Nodes.self + "}");
+        } else if (print) {
+            Out.hop(hop, (hop - 1) / n + 1, t.from(), idx);
+        }
+        if (v == 1) boss.tell(Finished.TOKEN, getSelf());
         else next.tell(new TraceToken(v - 1, idx), getSelf());
     }
 
     private void stop(Stop s) {
-        long sum = s.sum() + count;
-        if (s.left() == 1) getContext().getParent().tell(new Sum(sum), getSelf());
-        else next.tell(new Stop(sum, s.left() - 1), getSelf());
+        long sum = s.sum() + count, cross = s.cross() + (s.node() != Nodes.self ? count : 0);
+        if (s.left() == 1) boss.tell(new Sum(sum, cross), getSelf());
+        else next.tell(new Stop(sum, s.left() - 1, cross, Nodes.self), getSelf());
         getContext().stop(getSelf());
     }
 }
