@@ -189,12 +189,13 @@ def _measure_options(cores_default: str, defaults: dict):
         click.option(
             "--hosts", default=None,
             help="ring across nodes: nodes on other hosts, [name@]host[:port] comma-separated (name ringbench), "
-            "started by you (README.md, A ring across nodes); with this machine's node they make --nodes.",
+            "started by you (README.md, A ring across nodes); with this machine's node they make --nodes "
+            "(refused by runtimes that start their nodes themselves).",
         ),
         click.option(
             "--cookie-file", default=None,
-            help="with --hosts: the file (mode 0600) holding their cookie [default: $RINGBENCH_COOKIE, "
-            "else ~/.erlang.cookie].",
+            help="with --hosts: the file (mode 0600) holding their cookie, Erlang distribution's privacy (other "
+            "runtimes: their README) [default: $RINGBENCH_COOKIE, else ~/.erlang.cookie].",
         ),
         click.option(
             "--runtime-stats", "-v", "runtime_stats", is_flag=True,

@@ -131,13 +131,16 @@ def test_a_driver_without_nodes_is_refused_in_one_line(fake, tmp_path):
     assert r.exit_code == 2, r.output
     lines = r.output.strip().splitlines()
     assert len(lines) == 1 and "cannot spread a ring over 2 nodes" in lines[0], r.output
+    # ... naming the runtimes whose manifests declare the feature (erlang's among them), not a fixed list.
+    assert lines[0] == f"Error: {cluster.no_nodes('fake', 2)}" and "erlang" in lines[0], r.output
     assert not (tmp_path / "db").exists()
 
 
 def test_trace_across_nodes_is_refused_by_a_driver_without_them():
     other = usable("c-coro")  # a driver without `nodes` (tests/expected_features.toml); on CI it is built
     r = run_cli("trace", "-r", other.name, "-n", "3", "--nodes", "2")
-    assert r.exit_code == 2 and "cannot spread a ring over 2 nodes" in r.output, r.output
+    assert r.exit_code == 2 and "cannot spread a ring over 2 nodes (only " in r.output, r.output
+    assert r.output.strip() == f"Error: {cluster.no_nodes(other.name, 2)}", r.output
 
 
 # -- the manifests' [nodes] tables -----------------------------------------------------------------
@@ -199,6 +202,35 @@ def test_every_manifest_declares_nodes_exactly_when_its_driver_has_them():
         table = tomllib.loads((d.folder / "driver.toml").read_text()).get("nodes")
         if (r := cluster.remoting(d)) is not None and r.hosts and table is not None:
             assert "{cluster}" in d.env.values(), f"{d.name} takes --hosts: its [env] must pass {{cluster}}"
+
+
+DESCRIBES_NODES = """import json, sys
+if sys.argv[1:] == ["describe"]:
+    print(json.dumps({"type": "describe", "contract": 4, "name": "own", "runtime": "Own", "version": "1",
+                      "workloads": ["ring"], "features": ["tokens", "nodes"], "variant": "", "clock": "x"}))
+    sys.exit(0)
+print(json.dumps({"type": "error", "kind": "failure", "message": "never run"}))
+sys.exit(1)
+"""
+
+
+def test_hosts_are_refused_in_one_line_for_a_runtime_that_starts_its_nodes_itself(tmp_path, monkeypatch):
+    """Before any cookie is read (there is none here) and before anything runs or is stored."""
+    (tmp_path / "own.py").write_text(DESCRIBES_NODES)
+    _zoo(
+        tmp_path,
+        monkeypatch,
+        own=f'command = ["{{python}}", "{tmp_path / "own.py"}"]\n[nodes]\ntransport = "its own"\nhosts = false\n',
+        beam='[env]\nRINGBENCH_CLUSTER = "{cluster}"\n',
+    )
+    monkeypatch.delenv("RINGBENCH_COOKIE", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))  # no ~/.erlang.cookie either
+    r = run_cli("run", "ring", "-r", "own", "-n", "10", "-m", "1", "--hosts", "h1", "--db", tmp_path / "db")
+    assert r.exit_code == 2, r.output
+    assert r.output.strip().splitlines() == [
+        "Error: own starts its nodes itself: no --hosts (give --nodes K); beam takes it"
+    ]
+    assert not (tmp_path / "db").exists()
 
 
 # -- every driver with the feature, through the command line ----------------------------------------

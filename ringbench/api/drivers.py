@@ -7,7 +7,7 @@ from collections.abc import Callable
 from ..catalogue import workloads
 from ..catalogue.drivers import Driver, DriverError, at_installation, build_record, discover, select
 from ..catalogue.drivers import build as build_driver
-from ..harness import runner
+from ..harness import cluster, runner
 from ..harness.launch import run_driver
 from ..harness.protocol import DriverFailed
 from .errors import InputError
@@ -102,7 +102,7 @@ def trace_drivers(
         if workloads.TRACE.name not in runner.workloads_of(d):
             raise InputError(f"{d.name} does not implement trace")
         if params.get("nodes", 1) > 1 and "nodes" not in runner.features_of(d):
-            raise InputError(f"{d.name} cannot spread a ring over {params['nodes']} nodes (no `nodes` feature)")
+            raise InputError(cluster.no_nodes(d.name, params["nodes"]))
     return drivers, params["n"], params["m"]
 
 

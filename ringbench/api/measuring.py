@@ -135,8 +135,12 @@ def measure(
 
 def _check_hosts(cells: list[CellSpec], opts: Options) -> None:
     """Before a run over other hosts: the cookie, then the smallest ring over them, once per driver, so that
-    an unreachable node, a cookie or OTP mismatch is bad input (one line, exit 2) and nothing is stored."""
+    an unreachable node, a cookie or OTP mismatch is bad input (one line, exit 2) and nothing is stored. A
+    driver that starts every node itself (manifest `[nodes] hosts = false`) is refused first, in one line."""
     try:
+        for d in {c.driver.name: c.driver for c in cells if c.params.get("nodes", 1) > 1}.values():
+            if why := cluster.no_hosts(d):
+                raise InputError(why)
         cluster.cookie(opts.cookie_file)
     except cluster.ClusterError as e:
         raise InputError(str(e)) from None

@@ -32,7 +32,7 @@ from ..catalogue.drivers import Driver, build_record
 from ..catalogue.workloads import SELECTIVE, Workload
 from ..results.model import Cell
 from ..results.modes import JIT_WARMUP_CAP_S, JIT_WARMUP_ITERATIONS, Options
-from . import limits
+from . import cluster, limits
 from .environment import tuning_env
 from .launch import describe, driver_process
 from .measure import Measured, Step, jit_floor, steps
@@ -121,7 +121,7 @@ def unsupported(spec: CellSpec, opts: Options) -> str | None:
     if spec.params.get("tokens", 1) > 1 and "tokens" not in features:
         return f"{spec.driver.name} cannot run {spec.params['tokens']} tokens at once (tokens > 1 unsupported)"
     if spec.params.get("nodes", 1) > 1 and "nodes" not in features:
-        return f"{spec.driver.name} cannot spread a ring over {spec.params['nodes']} nodes (no `nodes` feature)"
+        return cluster.no_nodes(spec.driver.name, spec.params["nodes"])
     if (feature := opts.mode_object.feature) and feature not in features:
         return f"{spec.driver.name} has no {feature} mode"
     return None
