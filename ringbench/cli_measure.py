@@ -192,22 +192,24 @@ _BENCH = {"repeat": 6, "processes": 3, "target_ms": 30.0, "clean_env": True}
 @click.option(
     "--all-idioms",
     is_flag=True,
-    help="Also the hand-off and rendezvous variants (go/handoff, …), shown apart and never ranked.",
+    help="Also the hand-off and rendezvous variants (go/handoff, …), shown apart and never ranked, and "
+    "the drivers' hand-written mailboxes (java-threads/parkbox, …), ranked apart.",
 )
 @_measure_options("1,all", _BENCH)
 def bench(n, m, all_idioms, **kw):
     """The default comparison: the ring on every built runtime, on one core and on all cores.
 
-    Every built runtime as it comes, in each idiom that is ranked (mailboxes and channels; the floor
-    for scale; hand-offs and rendezvous with --all-idioms, tuned variants with --tuned, both ranked
-    apart). Each cell: 6 repeats in 3 fresh driver processes (2 each: the process is the unit of
-    the intervals and tests, and a test needs 3 a side), after warm-up until the runtime has
-    settled (its last 8 iterations without drift or alternation; a JIT runtime first passes its
-    floor: 10 M hops, 50 iterations or 2 s), M calibrated so a repeat's message phase lasts about
-    30 ms; drivers start without the variables that tune a runtime. About 6 minutes on a 2-core
-    machine with every driver built, half of it the JIT runtimes' warm-ups. Same as `ringbench run
-    ring --runtime RANKED --cores 1,all -n 1000 --repeat 6 --processes 3 --target 30ms --clean-env`,
-    RANKED the built variants that are neither hand-offs nor rendezvous.
+    Every built runtime as it comes, in each idiom that is ranked (the runtime's own mailboxes and
+    channels; the floor for scale; hand-offs, rendezvous and hand-written mailboxes with --all-
+    idioms, tuned variants with --tuned, each ranked apart). Each cell: 6 repeats in 3 fresh driver
+    processes (2 each: the process is the unit of the intervals and tests, and a test needs 3 a
+    side), after warm-up until the runtime has settled (its last 8 iterations without drift or
+    alternation; a JIT runtime first passes its floor: 10 M hops, 50 iterations or 2 s), M
+    calibrated so a repeat's message phase lasts about 30 ms; drivers start without the variables
+    that tune a runtime. About 6 minutes on a 2-core machine with every driver built, half of it the
+    JIT runtimes' warm-ups. Same as `ringbench run ring --runtime RANKED --cores 1,all -n 1000
+    --repeat 6 --processes 3 --target 30ms --clean-env`, RANKED the built variants that are neither
+    hand-offs, rendezvous nor hand-written mailboxes.
     """
     if kw["runtime"] == "all" and not all_idioms:
         kw["runtime"] = ",".join(api.ranked_runtimes(kw["tuned"])) or "all"

@@ -56,8 +56,9 @@ MEASUREMENTS = [  # (name, heading, ringbench arguments, why)
         "bench",
         "The default comparison: `make bench`",
         ["bench"],
-        "Every runtime in each idiom the tables rank (mailboxes, channels; the floor for scale; hand-offs with "
-        "`--all-idioms`) on one core and on all cores, N = 1,000, M calibrated on the settled state to a short "
+        "Every runtime in each idiom the tables rank (the runtimes' own mailboxes and channels; the floor for "
+        "scale; hand-offs, rendezvous and the drivers' hand-written mailboxes with `--all-idioms`) on one "
+        "core and on all cores, N = 1,000, M calibrated on the settled state to a short "
         "message phase; each fresh driver process warms up until its last 8 iterations neither drift nor "
         "alternate (a JIT runtime after its floor first: 10 M hops, 50 iterations or 2 s), then its repeats are "
         "measured in 3 fresh processes a cell, the cells' repeats interleaved in an order shuffled each round.",

@@ -129,7 +129,7 @@ def test_runtimes_lists_the_fake(fake):
     assert fake_row["built"] and fake_row["version"] == "0.0-fake" and fake_row["workloads"] == ["ring"]
 
 
-def test_bench_measures_the_ranked_idioms_and_all_idioms_adds_the_handoffs(fake, tmp_path, monkeypatch):
+def test_bench_measures_the_ranked_idioms_and_all_idioms_adds_handoffs_and_own_mailboxes(fake, tmp_path, monkeypatch):
     from conftest import FAKE_DIR, FAKE_PY
 
     from ringbench import api
@@ -139,6 +139,12 @@ def test_bench_measures_the_ranked_idioms_and_all_idioms_adds_the_handoffs(fake,
     manifest = (FAKE_DIR / "fake" / "driver.toml").read_text()
     manifest = manifest.replace('name = "fake"', 'name = "fakehand"\nhop = "handoff"')
     (folder / "driver.toml").write_text(manifest.replace("{dir}/fake.py", str(FAKE_PY)))
+    # a driver whose variant is a mailbox of its own, ranked apart: not the everyday idiom, so not by default
+    own = tmp_path / "drv" / "fakeown"
+    own.mkdir()
+    own_manifest = manifest.replace('name = "fakehand"\nhop = "handoff"', 'name = "fakeown"')
+    own_manifest += '\n[variants.own]\nmailbox = "hand-written"\nranked = "hand-written"\n'
+    (own / "driver.toml").write_text(own_manifest.replace("{dir}/fake.py", str(FAKE_PY)))
     monkeypatch.setenv("RINGBENCH_DRIVER_PATH", f"{FAKE_DIR}:{tmp_path / 'drv'}")
     monkeypatch.setenv("RINGBENCH_DRIVERS_DIR", str(tmp_path / "none"))  # the real drivers out of the way
     assert api.ranked_runtimes() == ["fake"]
@@ -148,7 +154,7 @@ def test_bench_measures_the_ranked_idioms_and_all_idioms_adds_the_handoffs(fake,
     # smaller --repeat without --processes takes a process each
     for flags, runtimes, processes in [
         ([], {"fake"}, [1, 1, 2, 2, 3, 3]),
-        (["--all-idioms", "--repeat", 2], {"fake", "fakehand"}, [1, 2]),
+        (["--all-idioms", "--repeat", 2], {"fake", "fakehand", "fakeown/own"}, [1, 2]),
     ]:
         r = run_cli("bench", "-m", 10, "-n", 10, "--cores", 1, "--json", "--db", db, *flags)
         assert r.exit_code == 0, r.output
