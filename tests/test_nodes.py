@@ -178,10 +178,10 @@ def test_the_runtimes_with_nodes_are_the_manifests_that_declare_them(tmp_path, m
     assert refusal == "jvm starts its nodes itself: no --hosts (give --nodes K); beam and cpp take it"
 
 
-def test_a_nodes_table_that_cannot_be_read_is_named_and_declares_nothing(tmp_path, monkeypatch):
-    found = _zoo(tmp_path, monkeypatch, bad='[nodes]\nhosts = "no"\n', good="[nodes]\n")
-    with pytest.raises(cluster.ClusterError, match=r"bad/driver.toml: \[nodes\] takes transport"):
-        cluster.remoting(found["bad"])
+def test_a_nodes_table_that_cannot_be_read_is_named_as_any_bad_manifest(tmp_path, monkeypatch):
+    with pytest.raises(drivers.DriverError, match=r"bad/driver.toml: \[nodes\] takes transport"):
+        _zoo(tmp_path / "a", monkeypatch, bad='[nodes]\nhosts = "no"\n', good="[nodes]\n")
+    found = _zoo(tmp_path / "b", monkeypatch, good="[nodes]\n")
     assert list(cluster.with_nodes()) == ["good"]
     assert cluster.no_nodes("x", 3) == "x cannot spread a ring over 3 nodes (only good can)"
     assert cluster.no_hosts(found["good"]) is None

@@ -91,6 +91,16 @@ class Limit:
 
 
 @dataclass(frozen=True)
+class Remoting:
+    """A driver's ring across nodes, its manifest's `[nodes]` table (contract section 10): what carries a message
+    to a process on another node, in words ("Erlang distribution", "Pekko Artery"; "" when the manifest does not
+    say), and whether it takes nodes the user started on other hosts (`--hosts`)."""
+
+    transport: str = ""
+    hosts: bool = True
+
+
+@dataclass(frozen=True)
 class Driver:
     name: str  # runtime id as the user types it, e.g. "go" or "rust-tokio/multi-thread"
     folder: Path
@@ -128,6 +138,7 @@ class Driver:
     install: dict = field(default_factory=dict)
     installation: str = ""
     home: str = ""
+    remoting: Remoting | None = None  # the manifest's [nodes]: None for a runtime whose ring is on one node
     build_dir: str = ""
     at_text: str = ""  # what follows `@` to select it again: the declared name, else the home itself
 
@@ -269,6 +280,7 @@ def _load(folder: Path) -> list[Driver]:
         tuning_env=_patterns(folder, manifest, "tuning_env"),
         build_env=_patterns(folder, manifest, "build_env"),
         install=_installation(folder, manifest),
+        remoting=_remoting(folder, manifest),
     )
     command = tuple(manifest["command"])
     env = {k: str(v) for k, v in manifest.get("env", {}).items()}
@@ -323,6 +335,20 @@ def _installation(folder: Path, manifest: dict) -> dict:
     if not isinstance(env, dict) or (spec and not isinstance(spec.get("version"), str)):
         raise DriverError(f'{folder}/driver.toml [installation]: needs version = "<command>" and env = {{...}}')
     return spec
+
+
+def _remoting(folder: Path, manifest: dict) -> Remoting | None:
+    """The `[nodes]` table. A manifest without one that passes `{cluster}` to its driver (how Erlang and Elixir
+    declared a ring across nodes first) declares one too, taking hosts."""
+    table = manifest.get("nodes")
+    if table is None:
+        env = manifest.get("env", {})
+        return Remoting() if isinstance(env, dict) and "{cluster}" in env.values() else None
+    ok = isinstance(table, dict) and not set(table) - {"transport", "hosts"}
+    transport, hosts = (table.get("transport", ""), table.get("hosts", True)) if ok else (None, None)
+    if not isinstance(transport, str) or not isinstance(hosts, bool):
+        raise DriverError(f"{folder}/driver.toml: [nodes] takes transport (words) and hosts (true or false)")
+    return Remoting(transport, hosts)
 
 
 def _ranked(folder: Path, vname: str, v: dict) -> str:

@@ -21,13 +21,11 @@ import re
 import shutil
 import stat
 import tempfile
-import tomllib
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 
-from ..catalogue.drivers import Driver, discover
+from ..catalogue.drivers import Driver, Remoting, discover
 
 COOKIE_ENV = "RINGBENCH_COOKIE"
 DEFAULT_NAME = "ringbench"
@@ -38,76 +36,30 @@ class ClusterError(ValueError):
     """Hosts or a cookie that cannot be used (bad input, exit 2)."""
 
 
-# -- which runtimes spread a ring over nodes (the manifests' [nodes] tables) ---------------------------
-@dataclass(frozen=True)
-class Remoting:
-    """A driver's `[nodes]` table (contract section 10): what carries a message to a process on another node,
-    in words ("Erlang distribution", "Pekko Artery"; "" when the manifest does not say), and whether it takes
-    nodes the user started on other hosts (`--hosts`)."""
-
-    transport: str = ""
-    hosts: bool = True
-
-
+# -- which runtimes spread a ring over nodes (the manifests' [nodes] tables, read by the catalogue) -------
 def remoting(d: Driver) -> Remoting | None:
-    """The driver's ring across nodes as its manifest declares it, None for a driver without one. A manifest
-    with no `[nodes]` table that passes `{cluster}` to the driver (how Erlang and Elixir declared it first)
-    declares it too, taking hosts."""
-    return _remoting(d.folder)
-
-
-def _remoting(folder: Path) -> Remoting | None:
-    try:
-        return _read_remoting(folder, (folder / "driver.toml").stat().st_mtime_ns)
-    except OSError:
-        return None
-
-
-@functools.lru_cache(maxsize=256)
-def _read_remoting(folder: Path, _mtime_ns: int) -> Remoting | None:
-    """The manifest's declaration, read once a version of the file (a refusal is asked once a cell)."""
-    try:
-        manifest = tomllib.loads((folder / "driver.toml").read_text())
-    except (OSError, tomllib.TOMLDecodeError):
-        return None
-    table = manifest.get("nodes")
-    if table is None:
-        env = manifest.get("env", {})
-        return Remoting() if isinstance(env, dict) and "{cluster}" in env.values() else None
-    ok = isinstance(table, dict) and not set(table) - {"transport", "hosts"}
-    transport, hosts = (table.get("transport", ""), table.get("hosts", True)) if ok else (None, None)
-    if not isinstance(transport, str) or not isinstance(hosts, bool):
-        raise ClusterError(
-            f"{folder}/driver.toml: [nodes] takes transport (words) and hosts (true or false), got {table!r}"
-        )
-    return Remoting(transport, hosts)
+    """The driver's ring across nodes as its manifest declares it, None for a driver without one."""
+    return d.remoting
 
 
 def with_nodes(drivers: Iterable[Driver] | None = None) -> dict[str, Remoting]:
-    """The runtimes (driver folders, by name) whose manifest declares a ring across nodes, by name: of the given
-    drivers, else of every driver found (the folders found once per search path)."""
-    folders = _folders(os.environ.get(_DIRS), os.environ.get(_PATH)) if drivers is None else _folders_of(drivers)
+    """The runtimes (driver folders, by name) whose manifest declares a ring across nodes: of the given drivers,
+    else of every driver found (found once per search path: a refusal is asked once a cell)."""
+    if drivers is None:
+        return _with_nodes_found(os.environ.get(_DIRS), os.environ.get(_PATH))
     found: dict[str, Remoting] = {}
-    for runtime, folder in folders:
-        try:
-            r = _remoting(folder)
-        except ClusterError:
-            continue  # a table that cannot be read declares nothing (its own driver is refused with the reason)
-        if runtime not in found and r is not None:
-            found[runtime] = r
+    for d in drivers:
+        if d.remoting is not None:
+            found.setdefault(d.name.split("/")[0], d.remoting)
     return dict(sorted(found.items()))
 
 
 _DIRS, _PATH = "RINGBENCH_DRIVERS_DIR", "RINGBENCH_DRIVER_PATH"  # where discover() looks (catalogue/drivers.py)
 
 
-def _folders_of(drivers: Iterable[Driver]) -> tuple[tuple[str, Path], ...]:
-    return tuple(dict.fromkeys((d.name.split("/")[0], d.folder) for d in drivers))
-
-
 @functools.lru_cache(maxsize=16)
-def _folders(_dirs: str | None, _path: str | None) -> tuple[tuple[str, Path], ...]:
-    return _folders_of(discover().values())
+def _with_nodes_found(_dirs: str | None, _path: str | None) -> dict[str, Remoting]:
+    return with_nodes(discover().values())
 
 
 def _listed(names: list[str]) -> str:
