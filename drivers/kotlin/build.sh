@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Build: `mvn verify` (pom.xml: kotlin-maven-plugin 2.4.21, kotlinx-coroutines-core 1.11.0, ktlint
-# 1.8.0, every version pinned there) on the driver's JDK: the JVM family library
+# 1.8.0, detekt 1.23.8, every version pinned there) on the driver's JDK: the JVM family library
 # (drivers/common/java/src, javac --release 25 -Xlint:all -Werror) and src/main/kotlin (-Werror
 # -Wextra, JVM target 25) into bin/ringbench-kotlin.jar, the tests of src/test/kotlin run (JUnit 5),
-# ktlint over the sources, the runtime jars from Maven Central (the local repository, ~/.m2, filled
-# on the first build, so that check.sh runs offline) into bin/lib; bin/jdk-home records the JDK.
+# ktlint and detekt over the sources, the runtime jars from Maven Central (the local repository,
+# ~/.m2, filled on the first build, so that check.sh runs offline) into bin/lib; bin/jdk-home
+# records the JDK.
 set -euo pipefail
 cd -- "$(dirname -- "${BASH_SOURCE[0]}")"
 # shellcheck source=../common/java/lib.sh

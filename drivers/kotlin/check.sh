@@ -2,8 +2,9 @@
 # The driver's own checks: `mvn -o verify` (offline: the build filled the local repository) into a
 # temporary folder, which compiles the family library (javac -Xlint:all -Werror) and the Kotlin
 # sources (kotlinc -Werror -Wextra) and runs src/test/kotlin: the gate (Ready) under concurrency on
-# Dispatchers.Default and on runBlocking's event loop (ReadyTest), and ktlint over every Kotlin
-# source (ktlint_official, .editorconfig); the shell scripts (shellcheck, which must be installed);
+# Dispatchers.Default and on runBlocking's event loop (ReadyTest), ktlint (ktlint_official,
+# .editorconfig) and detekt (its default rules) over every Kotlin source; the shell scripts
+# (shellcheck, which must be installed);
 # then every workload on both schedulers in the edge cases of the ring (tokens = n spread, a burst
 # of n tokens into p0, many iterations in one process), each of which must prove its count; a run
 # that does not end within 60 s (a lost wake-up, a deadlock) fails. The channels and the scheduler
@@ -17,7 +18,7 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 JAVA_HOME=$JDK_HOME MAVEN_OPTS="${MAVEN_OPTS:-} --sun-misc-unsafe-memory-access=allow" \
     mvn -B -q -o -Dstyle.color=never -Dkotlin.compiler.daemon=false -Dout.dir="$out" verify >&2
-echo "mvn -o verify: javac -Xlint:all -Werror, kotlinc -Werror -Wextra, ktlint, $(grep -ho 'Tests run: [0-9]*, Failures: [0-9]*, Errors: [0-9]*' "$out"/surefire-reports/*.txt | head -1)" >&2
+echo "mvn -o verify: javac -Xlint:all -Werror, kotlinc -Werror -Wextra, ktlint, detekt, $(grep -ho 'Tests run: [0-9]*, Failures: [0-9]*, Errors: [0-9]*' "$out"/surefire-reports/*.txt | head -1)" >&2
 java_shellcheck
 [[ -f bin/ringbench-kotlin.jar ]] || ./build.sh
 runs=(

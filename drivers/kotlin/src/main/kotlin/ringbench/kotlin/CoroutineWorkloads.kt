@@ -18,6 +18,10 @@ import kotlin.coroutines.CoroutineContext
 /** A process's receiving end: an unbounded Channel, so a send never suspends (a mailbox). */
 private fun mailbox(): Channel<Long> = Channel(Channel.UNLIMITED)
 
+/** A trace token is (v shl FROM_BITS) or (from + 1): the hops still to go, and who sent it. */
+private const val FROM_BITS = 7
+private const val FROM_MASK = (1L shl FROM_BITS) - 1
+
 /**
  * The workloads with one coroutine per process, launched in [processes] (Dispatchers.Default,
  * or the event loop of the runBlocking that runs the main process). Each process receives on its
@@ -118,7 +122,7 @@ class CoroutineWorkloads(
 
     // ----------------------------------------------------------------- trace
 
-    /** The ring with one token (v shl 7) or (from + 1); each receipt prints its hop as it happens. */
+    /** The ring with one token (v shl FROM_BITS) or (from + 1); each receipt prints its hop as it happens. */
     override fun trace(
         p: Params,
         meter: Meter,
@@ -144,18 +148,18 @@ class CoroutineWorkloads(
                             stopTo.send(x - count)
                             break
                         }
-                        val v = x ushr 7
-                        val from = (x and 127) - 1
+                        val v = x ushr FROM_BITS
+                        val from = (x and FROM_MASK) - 1
                         val hop = total - v + 1
                         count++
                         if (print) Out.hop(hop, (hop - 1) / n + 1, from, i.toLong())
-                        if (v == 1L) main.send(0) else next.send(((v - 1) shl 7) or (i + 1).toLong())
+                        if (v == 1L) main.send(0) else next.send(((v - 1) shl FROM_BITS) or (i + 1).toLong())
                     }
                 }
             }
             meter.spawnEnds(ready.await())
             meter.runBegins()
-            inboxes[0].send(total shl 7) // from = -1
+            inboxes[0].send(total shl FROM_BITS) // from = -1
             main.receive()
             meter.runEnds()
             inboxes[0].send(-1)
@@ -254,7 +258,8 @@ class CoroutineWorkloads(
                 launch(processes) {
                     ready.signal()
                     go.await() // the start signal is this sender's first receive
-                    for (k in 0 until m) rx.send(1)
+                    var left = m
+                    while (left-- > 0) rx.send(1)
                     rx.send(0) // this sender is done
                 }
             }

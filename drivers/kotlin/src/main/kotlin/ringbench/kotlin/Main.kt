@@ -40,7 +40,16 @@ private fun prepare(
 fun main(args: Array<String>) {
     Driver.serve(
         args,
-        Description("kotlin", "Kotlin", version(), Description.STANDARD, Description.ALL_FEATURES, VARIANTS, false, NO_SELECTIVE),
+        Description(
+            "kotlin",
+            "Kotlin",
+            version(),
+            Description.STANDARD,
+            Description.ALL_FEATURES,
+            VARIANTS,
+            false,
+            NO_SELECTIVE,
+        ),
         ::prepare,
     )
 }
