@@ -75,10 +75,22 @@ final class Cluster {
             } catch (InterruptedException | ExecutionException e) {
                 throw Fail.failure("node " + j + " of " + k + " could not start: " + e.getMessage());
             }
-            c.names[j] = c.hosts[j].path().address().system() + "@" + c.hosts[j].path().address().host().get() + ":"
-                    + c.hosts[j].path().address().port().get();
+            c.names[j] = name(c.hosts[j]);
         }
         return c;
+    }
+
+    /** The name of the node of a host actor: its system's address (system@host:port). */
+    private static String name(ActorRef host) {
+        Address a = host.path().address();
+        return a.system() + "@" + a.host().get() + ":" + a.port().get();
+    }
+
+    /** Node j's name as far as it is known (it said hello; a peer that has not, by its number). */
+    @SuppressWarnings("unchecked")
+    private String nameOf(int j) {
+        ActorRef host = ((CompletableFuture<ActorRef>) hello[j]).getNow(null);
+        return host != null ? name(host) : "ringbench-node-" + j;
     }
 
     private Process startPeer(int j, String variant, int cores, String cpu, String driver) {
@@ -106,7 +118,7 @@ final class Cluster {
             }
             int status = gone.exitValue();
             String why = status > 128 ? "killed by signal " + (status - 128) : "exit status " + status;
-            Out.die(Fail.failure("node " + j + " of " + k + " (" + names[j] + ") went down (its JVM, pid " + gone.pid()
+            Out.die(Fail.failure("node " + j + " of " + k + " (" + nameOf(j) + ") went down (its JVM, pid " + gone.pid()
                     + ", ended: " + why + "): its ring processes and any token they held are gone, so the run "
                     + "cannot finish"));
         });
@@ -212,7 +224,7 @@ final class Cluster {
                         if (c.closing) return;
                         for (int j = 1; j < c.k; j++) {
                             if (t.getActor().equals(c.hosts[j]) || t.getActor().equals(futures[j].getNow(null))) {
-                                Out.die(Fail.failure("node " + j + " of " + c.k + " (" + c.names[j] + ") went down "
+                                Out.die(Fail.failure("node " + j + " of " + c.k + " (" + c.nameOf(j) + ") went down "
                                         + "(its host actor terminated, existence confirmed " + t.existenceConfirmed()
                                         + ", address terminated " + t.addressTerminated() + "): its ring processes and "
                                         + "any token they held are gone, so the run cannot finish"));
