@@ -1,11 +1,29 @@
 #!/bin/sh
 # The driver's own checks: the shared library's (warnings as errors, the NIF
 # with -Wall -Werror, its EUnit tests), then this driver's modules compiled
-# with warnings as errors (into a scratch folder; ebin/ is the build's).
+# with warnings as errors (into a scratch folder; ebin/ is the build's), then
+# Dialyzer over the library and the workloads together, every warning an
+# error, against a PLT of erts, kernel, stdlib and crypto that the first check
+# builds into bin/ (about a minute) and Dialyzer checks against the installed
+# OTP on every run.
 set -eu
 cd "$(dirname "$0")"
 sh ../common/erlang/check.sh
+command -v dialyzer >/dev/null || {
+    echo "check: dialyzer not found (Debian's erlang-dialyzer, in the driver's apt list)" >&2
+    exit 1
+}
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
-erlc -Wall +warnings_as_errors -o "$OUT" ../common/erlang/src/ringbench.erl
-erlc -Wall +warnings_as_errors -pa "$OUT" -o "$OUT" src/*.erl
+mkdir "$OUT/common" "$OUT/driver"
+erlc -Wall +warnings_as_errors +debug_info -o "$OUT/common" ../common/erlang/src/*.erl
+erlc -Wall +warnings_as_errors +debug_info -pa "$OUT/common" -o "$OUT/driver" src/*.erl
+OTP=$(erl -noshell -noinput -eval 'io:format("~s", [erlang:system_info(otp_release)]), halt().')
+PLT=bin/dialyzer-otp$OTP.plt
+if [ ! -f "$PLT" ]; then
+    mkdir -p bin
+    echo "check: building Dialyzer's PLT of OTP $OTP into $PLT (once)" >&2
+    dialyzer --quiet --build_plt --output_plt "$PLT.tmp" --apps erts kernel stdlib crypto
+    mv "$PLT.tmp" "$PLT"
+fi
+dialyzer --quiet --plt "$PLT" "$OUT/common" "$OUT/driver"

@@ -80,6 +80,8 @@ log_to_stderr() ->
 %% For a launcher that passes the arguments itself (an Elixir script's
 %% System.argv(), say): [--variant=<name>] describe | run <workload> ...
 -spec main(module(), [string()]) -> no_return().
+%% The spawned fun halts the VM, by design: it never returns (for Dialyzer).
+-dialyzer({no_return, main/2}).
 main(Module, Args) ->
     %% A fresh process (not the one init uses for -s): nothing of the boot
     %% sequence shares its heap or mailbox.
@@ -93,6 +95,7 @@ main(Module, Args) ->
             finish_error(failure, fmt("driver process died: ~0p", [Reason]))
     end.
 
+-spec serve(module(), [string()]) -> no_return().
 serve(Module, Args) ->
     try
         Info = Module:info(),
@@ -119,10 +122,12 @@ serve(Module, Args) ->
 fail(Kind, Fmt, Args) ->
     throw({ringbench_error, Kind, fmt(Fmt, Args)}).
 
+-spec finish_error(atom(), unicode:chardata()) -> no_return().
 finish_error(Kind, Msg) ->
     finish_error(Kind, Msg, []).
 
 %% Extra: more fields of the error record (perf: the snippet and its phase).
+-spec finish_error(atom(), unicode:chardata(), list()) -> no_return().
 finish_error(Kind, Msg, Extra) ->
     ringbench_json:emit([{type, error}, {kind, Kind}] ++ Extra ++
                             [{message, unicode:characters_to_binary(Msg)}]),

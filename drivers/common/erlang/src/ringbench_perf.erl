@@ -250,6 +250,7 @@ bool(M, K) ->
 text(V, _) when is_binary(V) -> binary_to_list(V);
 text(_, What) -> bad("~s must be a list of strings", [What]).
 
+-spec bad(io:format(), [term()]) -> no_return().
 bad(Fmt, Args) ->
     ringbench:fail(bad_param, Fmt, Args).
 
@@ -300,8 +301,6 @@ forms(K, What, Text0) ->
                     Funs = [case erl_parse:parse_form(F) of
                                 {ok, {function, _, _, _, _} = Fun} -> Fun;
                                 {ok, {attribute, _, _, _} = Attr} -> Attr;
-                                {ok, _} -> bad("snippet ~b, ~s: only function definitions may follow the first",
-                                               [K, What]);
                                 {error, {L, M, E}} -> bad("snippet ~b, ~s: line ~p: ~ts", [K, What, L, M:format_error(E)])
                             end || F <- All],
                     {funs, Name, Arity, Funs};
