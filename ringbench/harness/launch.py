@@ -2,20 +2,25 @@
 
 `start` is the one launch primitive: the process runs in its own process group (so a timeout or Ctrl-C
 kills it and everything it spawned), with the parent-death signal set (the kernel kills it the moment
-this process dies, however it dies: contract section 8), optionally pinned to one CPU. `run_driver`
-starts a driver with it and reads its JSON Lines records against a deadline.
+this process dies, however it dies: contract section 8), optionally pinned to one CPU. A `Session` is one
+such process talked to: its records read against a deadline, answers on its stdin, the tail of what else it
+printed; `run_driver` runs a driver's verb through one, and so does perf (harness/perf.py).
 """
 
 from __future__ import annotations
 
 import collections
+import contextlib
 import ctypes
 import os
+import queue
 import signal
 import subprocess
 import threading
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
+from typing import IO
 
 from ..catalogue.drivers import Driver
 from .environment import driver_environ
@@ -77,6 +82,149 @@ def kill_group(proc: subprocess.Popen) -> None:
         pass
 
 
+class Session:
+    """One process started by `start`, talked to as the contract has it: its records read line by line (`next`),
+    against a deadline for the whole process (`deadline`) or for each record (`next`'s timeout), answers written
+    to its stdin (`answer`), what else it prints passed on (`on_output`) and its last lines kept (`tail`), its
+    whole group killed on every way out (`close`). Every reader of a driver (run_driver, and through it run,
+    describe and trace; perf) reads through one.
+
+    The records come on stdout, or (`records`, a pipe from `records_pipe`) on a pipe of their own whose write
+    end the process inherits: then its stdout is passed on as its stderr is (perf: what a snippet prints cannot
+    reach the records)."""
+
+    TAIL_LINES = 20
+
+    def __init__(
+        self,
+        argv: list[str],
+        env: dict[str, str],
+        cwd: str | os.PathLike | None = None,
+        cpu: int | None = None,
+        *,
+        records: tuple[int, int] | None = None,
+        answers: bool = False,
+        on_output: Callable[[str], None] = lambda line: None,
+    ):
+        self.lines: queue.Queue[str | None] = queue.Queue()
+        self.kept: collections.deque[str] = collections.deque(maxlen=self.TAIL_LINES)
+        self.timed_out = False  # killed by `deadline`
+        self.timer: threading.Timer | None = None
+        popen: dict = {"pass_fds": (records[1],)} if records else {}
+        try:
+            self.proc = start(
+                argv, env, cwd, cpu, stdin=subprocess.PIPE if answers else None, stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE, text=True, errors="replace", bufsize=1, **popen,
+            )  # fmt: skip
+        except BaseException:
+            if records:
+                os.close(records[0])
+            raise
+        finally:
+            if records:
+                os.close(records[1])  # the process's is the one write end: the pipe ends when the process does
+        out, err = self.proc.stdout, self.proc.stderr
+        assert out is not None and err is not None  # both are pipes (PIPE above)
+        source = os.fdopen(records[0], encoding="utf-8", errors="replace") if records else out
+
+        def read_records() -> None:
+            with contextlib.suppress(ValueError, OSError):  # closed under it
+                for line in source:
+                    self.lines.put(line)
+            if records:
+                source.close()
+            self.lines.put(None)
+
+        def passed_on(stream: IO[str]) -> Callable[[], None]:
+            def read() -> None:
+                with contextlib.suppress(ValueError, OSError):
+                    for line in stream:
+                        self.kept.append(line.rstrip("\n"))
+                        on_output(line.rstrip("\n"))
+
+            return read
+
+        readers = [read_records, passed_on(err), *([passed_on(out)] if records else [])]
+        self.readers = [threading.Thread(target=f, daemon=True) for f in readers]
+        try:
+            for t in self.readers:
+                t.start()
+        except BaseException:  # Ctrl-C while a reader starts: nothing left running
+            self.kill()
+            raise
+
+    def deadline(self, seconds: float) -> None:
+        """Kill the process group once `seconds` have passed (`timed_out` says so), whatever it is doing: a daemon
+        timer, so that an interrupted orchestrator never waits for it. Call it inside the try that closes the
+        session: a Ctrl-C that lands while the timer starts must still reach `close`."""
+        self.timer = threading.Timer(seconds, self._time_out)
+        self.timer.daemon = True
+        self.timer.start()
+
+    def _time_out(self) -> None:
+        self.timed_out = True
+        self.kill()
+
+    def next(self, timeout: float | None = None) -> str | None:
+        """The next line of records (None once the process has closed them); with `timeout`, TimeoutError if none
+        comes within that many seconds, the process group killed."""
+        try:
+            return self.lines.get(timeout=timeout)
+        except queue.Empty:
+            self.kill()
+            raise TimeoutError from None
+
+    def answer(self, word: str) -> None:
+        """A line on the process's stdin (`answers`); nothing if it has ended (its output says why)."""
+        stdin = self.proc.stdin
+        assert stdin is not None
+        try:
+            stdin.write(word + "\n")
+            stdin.flush()
+        except (BrokenPipeError, OSError):
+            pass
+
+    def kill(self) -> None:
+        kill_group(self.proc)
+
+    def close(
+        self, kill: bool = False, grace: float | None = None, held: Callable[[], AbstractContextManager] = nullcontext
+    ) -> int:
+        """Wait for the process (killed at once with `kill`, or once it has lingered `grace` seconds after its
+        stdin closed); its exit status. Whatever it left behind is killed on every path, inside `held()` (perf
+        holds Ctrl-C back there), and the readers are done before this returns (the tail is whole)."""
+        try:
+            if kill:
+                self.kill()
+            if self.proc.stdin is not None:
+                with contextlib.suppress(OSError):
+                    self.proc.stdin.close()
+            try:
+                rc = self.proc.wait(timeout=grace)
+            except subprocess.TimeoutExpired:
+                self.kill()
+                rc = self.proc.wait()
+        finally:
+            if self.timer is not None:
+                self.timer.cancel()
+            with held():
+                self.kill()  # whatever it left behind
+                self.proc.wait()
+            for t in self.readers:
+                t.join(timeout=5)
+        return rc
+
+    def tail(self, lines: int = TAIL_LINES) -> str:
+        """The last `lines` lines the process printed beside its records."""
+        return "\n".join(list(self.kept)[-lines:])
+
+
+def records_pipe() -> tuple[int, int]:
+    """A pipe for a process's records (`Session(records=…)`): (read end, write end), the write end inheritable by
+    number (`pass_fds`); the job that starts the process names it."""
+    return os.pipe()
+
+
 @dataclass(frozen=True)
 class DriverProcess:
     """Exactly how a driver process is started for a cell: argv, the environment, the CPU it is pinned to."""
@@ -119,31 +267,16 @@ def run_driver(
     `cluster` is the path of the cell's cluster file (nodes on other hosts), "" without one.
 
     The driver's own error record wins over the exit status; a non-zero exit without
-    one is a crash; silence past `timeout` seconds is a hang.
+    one is a crash; no result within `timeout` seconds is a hang.
     """
     how = driver_process(d, cores, n, clean_env, cluster)
-    proc = start(how.argv + args, how.env, d.folder, how.cpu, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    stdout, stderr = proc.stdout, proc.stderr
-    assert stdout is not None and stderr is not None  # both are pipes (PIPE above)
-    tail: collections.deque[str] = collections.deque(maxlen=20)
-    err_reader = threading.Thread(target=lambda: tail.extend(stderr), daemon=True)
-    timed_out = threading.Event()
-
-    def kill() -> None:
-        timed_out.set()
-        kill_group(proc)
-
-    # A daemon, started inside the try: a Ctrl-C that lands while it starts must neither skip its
-    # cancel nor leave a thread that keeps the interrupted orchestrator alive until `timeout`.
-    timer = threading.Timer(timeout, kill)
-    timer.daemon = True
+    session = Session(how.argv + args, how.env, d.folder, how.cpu)
     records: list[dict] = []
     failure: DriverFailed | None = None
     stopped = False
     try:
-        err_reader.start()
-        timer.start()
-        for line in stdout:
+        session.deadline(timeout)
+        while (line := session.next()) is not None:
             if not line.strip() or failure:
                 continue
             try:
@@ -154,32 +287,25 @@ def run_driver(
             records.append(rec)
             if on_record and on_record(rec):  # the caller has seen enough (settled and measured, converged)
                 stopped = True
-                kill_group(proc)
                 break
-        proc.wait()
     except BaseException:  # Ctrl-C, SIGTERM, a record the caller rejected: never leave a driver behind
-        kill_group(proc)
-        proc.wait()
+        session.close(kill=True)
         raise
-    finally:
-        timer.cancel()
-        if err_reader.ident is not None:  # started
-            err_reader.join(timeout=5)
-    stderr_tail = "".join(tail).strip()
-    if timed_out.is_set():
+    returncode = session.close(kill=stopped)
+    stderr_tail = session.tail().strip()
+    if session.timed_out:
         raise DriverFailed(
             "timeout", f"no result within {timeout:g} s; the driver's process group was killed", stderr_tail
         )
     if failure:
         failure.stderr_tail = stderr_tail
         raise failure
-    if proc.returncode != 0 and not stopped:
-        if proc.returncode < 0:
-            sig = signal.Signals(-proc.returncode).name
+    if returncode != 0 and not stopped:
+        if returncode < 0:
+            sig = signal.Signals(-returncode).name
             hint = " (SIGKILL: perhaps the kernel's out-of-memory killer)" if sig == "SIGKILL" else ""
             raise DriverFailed("crashed", f"killed by {sig}{hint}", stderr_tail)
-        raise DriverFailed("crashed", f"exit status {proc.returncode} without an error record", stderr_tail)
-    kill_group(proc)  # reap anything the driver left behind
+        raise DriverFailed("crashed", f"exit status {returncode} without an error record", stderr_tail)
     return Launch(records, stderr_tail)
 
 

@@ -23,11 +23,9 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import queue
 import re
 import shlex
 import signal
-import subprocess
 import tempfile
 import threading
 import tomllib
@@ -441,77 +439,48 @@ Event = Callable[[str, dict], None]  # (what, details): progress for a display
 
 
 class _Process:
-    """One runtime process running a job: its records read with a deadline, its stdin written."""
+    """One runtime process running a job (a launch.Session: its records read with a deadline, its stdin
+    written), and the files that live as long as it does: the job's and the cluster file."""
 
     def __init__(self, req: Request, job: dict, on_stderr: Callable[[str], None]):
         self.req = req
         # Nodes on other hosts: the cluster file (hosts and cookie, mode 0600) lives as long as the process.
         self.cluster = contextlib.ExitStack()
         _sweep_stale()
-        # The records travel on a pipe of their own, inherited as the job's `records` descriptor: what a snippet
-        # writes to stdout (erlang:display, os.write(1, ...), fs.writeSync(1, ...)) cannot reach them; it is
-        # passed on, as the snippets' stderr is.
-        records_r, records_w = os.pipe()
-        job = {**job, "records": records_w}
         with signals_held():  # the files exist only with their owner: made whole, removed on every path
             try:
                 path = self.cluster.enter_context(cluster.cluster_file(req.hosts, req.cookie_file))
             except cluster.ClusterError as e:
-                _close(records_r, records_w)
                 raise BadCode(str(e)) from None
             self.folder = tempfile.mkdtemp(prefix=f"{TEMP_PREFIX}{os.getpid()}-")
             self.job_path = os.path.join(self.folder, "job.json")
-            try:
-                Path(self.job_path).write_text(json.dumps(job, indent=1))
-            except BaseException:
-                self._remove_files()
-                _close(records_r, records_w)
-                raise
-        self.lines: queue.Queue[str | None] = queue.Queue()
-        self.tail: list[str] = []
         try:
             self.how = launch.driver_process(req.driver, req.cores, max(req.max_workers, 2), req.clean_env, path)
             self.argv = self.how.argv + ["perf", self.job_path]
-            self.proc = launch.start(
-                self.argv, self.how.env, str(req.driver.folder), self.how.cpu, stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace", bufsize=1,
-                pass_fds=(records_w,),
+            # The records travel on a pipe of their own, inherited as the job's `records` descriptor: what a
+            # snippet writes to stdout (erlang:display, os.write(1, ...), fs.writeSync(1, ...)) cannot reach them;
+            # it is passed on, as the snippets' stderr is.
+            records = launch.records_pipe()
+            try:
+                Path(self.job_path).write_text(json.dumps({**job, "records": records[1]}, indent=1))
+            except BaseException:
+                _close(*records)
+                raise
+            self.session = launch.Session(
+                self.argv, self.how.env, str(req.driver.folder), self.how.cpu, records=records, answers=True,
+                on_output=on_stderr,
             )  # fmt: skip
         except BaseException:
             with signals_held():
                 self._remove_files()
-                _close(records_r, records_w)
             raise
-        os.close(records_w)  # the runner's is the one write end: the pipe ends when the runner does
-        records = os.fdopen(records_r, encoding="utf-8", errors="replace")
-        out, err = self.proc.stdout, self.proc.stderr
-        assert out is not None and err is not None
-
-        def read_records() -> None:
-            with records:
-                for line in records:
-                    self.lines.put(line)
-            self.lines.put(None)
-
-        def passed_on(stream) -> Callable[[], None]:
-            def read() -> None:
-                for line in stream:
-                    self.tail = (self.tail + [line.rstrip("\n")])[-20:]
-                    on_stderr(line.rstrip("\n"))
-
-            return read
-
-        self.readers = [threading.Thread(target=f, daemon=True) for f in (read_records, passed_on(out), passed_on(err))]
-        for t in self.readers:
-            t.start()
 
     def next(self) -> dict | None:
         """The next record (None at the end of the output); DriverFailed past the timeout, the process killed."""
         while True:
             try:
-                line = self.lines.get(timeout=self.req.timeout)
-            except queue.Empty:
-                self.kill()
+                line = self.session.next(self.req.timeout)
+            except TimeoutError:
                 raise DriverFailed(
                     "timeout", f"no record for {self.req.timeout:g} s; the runtime process was killed"
                 ) from None
@@ -522,43 +491,17 @@ class _Process:
             return read_record(line)
 
     def answer(self, word: str) -> None:
-        stdin = self.proc.stdin
-        assert stdin is not None
-        try:
-            stdin.write(word + "\n")
-            stdin.flush()
-        except (BrokenPipeError, OSError):
-            pass  # it has ended; its output says why
-
-    def kill(self) -> None:
-        launch.kill_group(self.proc)
+        self.session.answer(word)
 
     def close(self, kill: bool = False) -> int:
         """Wait for the process (killed at once with `kill`, or if it lingers), remove the job file; its exit
         status. The process group is killed and the files removed on every path, a second Ctrl-C included
         (held back while they go)."""
         try:
-            if kill:
-                self.kill()
-            stdin = self.proc.stdin
-            if stdin is not None:
-                try:
-                    stdin.close()
-                except OSError:
-                    pass
-            try:
-                rc = self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.kill()
-                rc = self.proc.wait()
+            return self.session.close(kill, grace=10, held=signals_held)
         finally:
             with signals_held():
-                self.kill()  # whatever it left behind
-                self.proc.wait()
                 self._remove_files()
-        for t in self.readers:
-            t.join(timeout=5)
-        return rc
 
     def _remove_files(self) -> None:
         """The cluster file (nodes on other hosts) and the job's folder."""
@@ -567,7 +510,7 @@ class _Process:
 
     @property
     def stderr_tail(self) -> str:
-        return "\n".join(self.tail[-5:])
+        return self.session.tail(5)
 
     def shown(self) -> str:
         """The command as a shell line (the manifest's environment first), for messages and the store."""
