@@ -154,7 +154,7 @@ func ringHandoffIter(n, m, tokens int, burst bool) result {
 	e := newEnds(n, tokens)
 	guarded := tokens > 1
 
-	t0 := spawnStart()
+	t0 := spawnBegins()
 	slots, inject := buildHandoffRing(n, tokens, burst, func(i int, s *slot) {
 		if guarded {
 			go handoffProcGuarded(s, e, i == n-1)
@@ -162,7 +162,7 @@ func ringHandoffIter(n, m, tokens int, burst bool) result {
 			go handoffProc(s, e, i == n-1)
 		}
 	})
-	r.spawnDone(t0, e.gate.wait())
+	r.spawnEnds(t0, e.gate.wait())
 
 	v := n * m
 	t2 := begin()
@@ -248,7 +248,7 @@ func continuousHandoff(p params) {
 	var laps atomic.Int64
 	g := newGate(n)
 	var r result
-	t0 := spawnStart()
+	t0 := spawnBegins()
 	_, inject := buildHandoffRing(n, tokens, p.get("burst") == 1, func(i int, s *slot) {
 		switch {
 		case i == 0 && guarded:
@@ -261,7 +261,7 @@ func continuousHandoff(p params) {
 			go contHandoff(s, g)
 		}
 	})
-	r.spawnDone(t0, g.wait())
+	r.spawnEnds(t0, g.wait())
 	start := time.Now()
 	for _, s := range inject {
 		if guarded {
@@ -296,14 +296,14 @@ func spawnHandoffIter(n int) result {
 func spawnHandoffPhase(n int) (r result, release func()) {
 	e := &ends{gate: newGate(n), retired: make(chan struct{})}
 
-	t0 := spawnStart()
+	t0 := spawnBegins()
 	slots := newSlots(n)
 	for i := range slots {
 		slots[i].next = &slots[(i+1)%n] // as a ring process's slot
 		go spawnHandoffProc(&slots[i], e.gate, e.retired)
 	}
 	r.count = e.gate.wait()
-	r.spawnDone(t0, r.count)
+	r.spawnEnds(t0, r.count)
 	return r, func() { e.retire(n, func(i int) { slots[i].put(0) }) }
 }
 
@@ -343,12 +343,12 @@ func pingpongHandoffIter(m int) result {
 	done := make(chan struct{})
 	res := make(chan int)
 	g := newGate(2)
-	t0 := spawnStart()
+	t0 := spawnBegins()
 	s := newSlots(2)
 	a, b := &s[0], &s[1]
 	go pingHandoffA(a, b, m, g, done)
 	go pingHandoffB(a, b, g, res)
-	r.spawnDone(t0, g.wait())
+	r.spawnEnds(t0, g.wait())
 	t2 := begin()
 	a.put(1)
 	<-done
@@ -396,13 +396,13 @@ func faninHandoffIter(n, m int) result {
 	start := make(chan struct{})
 	done := make(chan int64)
 	g := newGate(n + 1)
-	t0 := spawnStart()
+	t0 := spawnBegins()
 	recv := &newSlots(1)[0]
 	go faninHandoffReceiver(recv, int64(n)*int64(m), g, done)
 	for i := 0; i < n; i++ {
 		go faninHandoffSender(start, recv, m, g)
 	}
-	r.spawnDone(t0, g.wait())
+	r.spawnEnds(t0, g.wait())
 	t2 := begin()
 	close(start)
 	r.count = <-done
@@ -442,11 +442,11 @@ func treeHandoffNode(lo, size, fanout int, up *slot) {
 func treeHandoffIter(n, fanout int) result {
 	var r result
 	root := &newSlots(1)[0]
-	t0 := treeStart()
+	t0 := treeBegins()
 	go treeHandoffNode(0, n, fanout, root)
 	root.full.Lock()
 	r.count = int64(root.value)
-	r.treeDone(t0)
+	r.treeEnds(t0)
 	verify("tree", r.count, int64(n)*int64(n-1)/2)
 	return r
 }
@@ -498,7 +498,7 @@ func traceHandoffIter(n, m int, print bool) result {
 	done := make(chan struct{}, 1)
 	sum := make(chan int)
 	g := newGate(n)
-	t0 := spawnStart()
+	t0 := spawnBegins()
 	slots := make([]traceSlot, n)
 	for i := range slots {
 		slots[i].full.Lock()
@@ -507,7 +507,7 @@ func traceHandoffIter(n, m int, print bool) result {
 	for i := range slots {
 		go traceHandoffProc(i, n*m, n, &slots[i], g, done, sum, i == n-1, print)
 	}
-	r.spawnDone(t0, g.wait())
+	r.spawnEnds(t0, g.wait())
 	t2 := begin()
 	slots[0].put(n*m, -1)
 	<-done

@@ -31,7 +31,7 @@ func run(workload string, p params) {
 	for it := 1 - warmup; it <= repeats; it++ {
 		measured := it >= 1
 		// No collection here: the one collection of an iteration runs
-		// between its spawn and message phases (spawnDone).
+		// between its spawn and message phases (spawnEnds).
 		var before statsSnap
 		if wantStats && measured {
 			before = takeStats()
@@ -128,18 +128,18 @@ func (g *gate) wait() int64 {
 // its clock stops (untimed): the instant the phase's boundary describes.
 var atSpawnEnd func()
 
-// spawnStart reads the first spawn's *_before memory, then starts the
+// spawnBegins reads the first spawn's *_before memory, then starts the
 // spawn phase's clock.
-func spawnStart() mark {
+func spawnBegins() mark {
 	memoryBeforeSpawn()
 	return begin()
 }
 
-// spawnDone ends the spawn phase once main has seen every ready signal:
+// spawnEnds ends the spawn phase once main has seen every ready signal:
 // it stops the clock, runs the iteration's one full collection (untimed,
 // contract section 3: a GC cycle started by spawning must not run into the
 // message phase) and reads the first spawn's *_after memory.
-func (r *result) spawnDone(t0 mark, ready int64) {
+func (r *result) spawnEnds(t0 mark, ready int64) {
 	t1 := end()
 	if atSpawnEnd != nil {
 		atSpawnEnd()
@@ -151,9 +151,9 @@ func (r *result) spawnDone(t0 mark, ready int64) {
 	memoryAfterSpawn()
 }
 
-// treeStart begins a tree's one timed phase: untimed, the first tree's
+// treeBegins begins a tree's one timed phase: untimed, the first tree's
 // *_before memory and the reset of the kernel's peak-RSS mark.
-func treeStart() mark {
+func treeBegins() mark {
 	if !firstSpawn.before {
 		resetPeakRSS()
 	}
@@ -161,10 +161,10 @@ func treeStart() mark {
 	return begin()
 }
 
-// treeDone ends it once main has the root's sum: the clock stops, VmHWM is
+// treeEnds ends it once main has the root's sum: the clock stops, VmHWM is
 // read, then (untimed) the iteration's one collection and the first tree's
 // *_after memory.
-func (r *result) treeDone(t0 mark) {
+func (r *result) treeEnds(t0 mark) {
 	t1 := end()
 	r.run = between(t0, t1)
 	peak := statusField("VmHWM")
@@ -301,11 +301,11 @@ func ringIter(n, m, tokens int, burst bool) result {
 	e := newEnds(n, tokens)
 	inboxes := handles(n)
 
-	t0 := spawnStart()
+	t0 := spawnBegins()
 	inject := buildChannelRing(inboxes, tokens, burst, func(i int, in, next chan int) {
 		go ringProc(in, next, e, i == n-1)
 	})
-	r.spawnDone(t0, e.gate.wait())
+	r.spawnEnds(t0, e.gate.wait())
 
 	// Message phase.
 	v := n * m
@@ -355,7 +355,7 @@ func continuous(p params) {
 	g := newGate(n)
 	var r result
 	inboxes := handles(n)
-	t0 := spawnStart()
+	t0 := spawnBegins()
 	inject := buildChannelRing(inboxes, tokens, p.get("burst") == 1, func(i int, in, next chan int) {
 		if i == 0 {
 			go contHead(in, next, g, &laps)
@@ -363,7 +363,7 @@ func continuous(p params) {
 			go contProc(in, next, g)
 		}
 	})
-	r.spawnDone(t0, g.wait())
+	r.spawnEnds(t0, g.wait())
 	start := time.Now()
 	for _, c := range inject {
 		c <- 1
@@ -412,13 +412,13 @@ func spawnPhase(n int) (r result, release func()) {
 	inboxes := handles(n)
 	e := &ends{gate: newGate(n), retired: make(chan struct{})}
 
-	t0 := spawnStart()
+	t0 := spawnBegins()
 	for i := range inboxes {
 		inboxes[i] = make(chan int)
 		go spawnProc(inboxes[i], e.gate, e.retired)
 	}
 	r.count = e.gate.wait()
-	r.spawnDone(t0, r.count)
+	r.spawnEnds(t0, r.count)
 	return r, func() { e.retire(n, func(i int) { inboxes[i] <- 0 }) }
 }
 
@@ -454,12 +454,12 @@ func pingpongIter(m int) result {
 	done := make(chan struct{})
 	res := make(chan int)
 	g := newGate(2)
-	t0 := spawnStart()
+	t0 := spawnBegins()
 	aIn := make(chan int)
 	bIn := make(chan int)
 	go pingA(start, bIn, aIn, m, g, done)
 	go pingB(bIn, aIn, g, res)
-	r.spawnDone(t0, g.wait())
+	r.spawnEnds(t0, g.wait())
 	t2 := begin()
 	start <- struct{}{}
 	<-done
@@ -496,13 +496,13 @@ func faninIter(n, m int) result {
 	start := make(chan struct{})
 	done := make(chan int64)
 	g := newGate(n + 1)
-	t0 := spawnStart()
+	t0 := spawnBegins()
 	in := make(chan int)
 	go faninReceiver(in, int64(n)*int64(m), g, done)
 	for i := 0; i < n; i++ {
 		go faninSender(start, in, m, g)
 	}
-	r.spawnDone(t0, g.wait())
+	r.spawnEnds(t0, g.wait())
 	t2 := begin()
 	close(start) // the start signal, to every sender at once
 	r.count = <-done
@@ -540,10 +540,10 @@ func treeNode(lo, size, fanout int, up chan<- int) {
 func treeIter(n, fanout int) result {
 	var r result
 	root := make(chan int)
-	t0 := treeStart()
+	t0 := treeBegins()
 	go treeNode(0, n, fanout, root)
 	r.count = int64(<-root)
-	r.treeDone(t0)
+	r.treeEnds(t0)
 	verify("tree", r.count, int64(n)*int64(n-1)/2)
 	return r
 }
@@ -594,7 +594,7 @@ func traceIter(n, m int, print bool) result {
 	done := make(chan struct{}, 1)
 	sum := make(chan int)
 	g := newGate(n)
-	t0 := spawnStart()
+	t0 := spawnBegins()
 	first := make(chan traceMsg, capIn)
 	in := first
 	for i := 0; i < n; i++ {
@@ -607,7 +607,7 @@ func traceIter(n, m int, print bool) result {
 		go traceProc(i, n*m, n, in, next, g, done, sum, i == n-1, print)
 		in = next
 	}
-	r.spawnDone(t0, g.wait())
+	r.spawnEnds(t0, g.wait())
 	t2 := begin()
 	first <- traceMsg{v: n * m, from: -1}
 	<-done

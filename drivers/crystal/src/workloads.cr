@@ -12,7 +12,7 @@ module Ringbench
     # clock, then (untimed) the iteration's one full collection (GC.collect,
     # Boehm's GC_gcollect) and the first spawn's *_after memory.
 
-    def spawn_done(t0 : Mark, ready : Int64) : Nil
+    def spawn_ends(t0 : Mark, ready : Int64) : Nil
       t1 = Ringbench.end_mark
       Ringbench.at_spawn_end.try &.call
       @setup = Ringbench.between(t0, t1)
@@ -24,7 +24,7 @@ module Ringbench
 
     # Ends a tree's one timed phase: the clock stops, VmHWM is read, then
     # (untimed) the collection and the first tree's *_after memory.
-    def tree_done(t0 : Mark) : Nil
+    def tree_ends(t0 : Mark) : Nil
       t1 = Ringbench.end_mark
       @run = Ringbench.between(t0, t1)
       peak = Ringbench.status_field("VmHWM")
@@ -38,14 +38,14 @@ module Ringbench
   # (untimed), the instant the phase's boundary describes.
   class_property at_spawn_end : Proc(Nil)? = nil
 
-  # spawn_start reads the first spawn's *_before memory, then starts the
+  # spawn_begins reads the first spawn's *_before memory, then starts the
   # spawn phase's clock.
-  def self.spawn_start : Mark
+  def self.spawn_begins : Mark
     memory_before_spawn
     begin_mark
   end
 
-  def self.tree_start : Mark
+  def self.tree_begins : Mark
     reset_peak_rss unless FIRST.before
     memory_before_spawn
     begin_mark
@@ -188,11 +188,11 @@ module Ringbench
     inboxes = handles(n)
     at = placement(n, tokens, burst)
 
-    t0 = spawn_start
+    t0 = spawn_begins
     build_ring(inboxes, tokens) do |i, inbox, nxt|
       spawn_or_limit(ring_proc(inbox, nxt, e, i == n - 1))
     end
-    r.spawn_done(t0, e.gate.wait)
+    r.spawn_ends(t0, e.gate.wait)
 
     # Message phase.
     v = n.to_i64 * m
@@ -247,7 +247,7 @@ module Ringbench
     r = Result.new
     inboxes = handles(n)
     at = placement(n, tokens, p["burst"] == 1)
-    t0 = spawn_start
+    t0 = spawn_begins
     build_ring(inboxes, tokens) do |i, inbox, nxt|
       if i == 0
         spawn_or_limit(cont_head(inbox, nxt, g, laps))
@@ -255,7 +255,7 @@ module Ringbench
         spawn_or_limit(cont_proc(inbox, nxt, g))
       end
     end
-    r.spawn_done(t0, g.wait)
+    r.spawn_ends(t0, g.wait)
     every = p["sample_ms"]
     samples = p["samples"]
     start = Time.monotonic
@@ -309,13 +309,13 @@ module Ringbench
     r = Result.new
     e = Ends.new(inboxes.size, 1)
 
-    t0 = spawn_start
+    t0 = spawn_begins
     inboxes.size.times do |i|
       inboxes[i] = inbox = Channel(Int64).new
       spawn_or_limit(spawn_proc(inbox, e.gate, e.retired))
     end
     r.count = e.gate.wait
-    r.spawn_done(t0, r.count)
+    r.spawn_ends(t0, r.count)
     {r, e}
   end
 
@@ -351,12 +351,12 @@ module Ringbench
     done = Channel(Nil).new
     res = Channel(Int64).new
     g = Gate.new(2)
-    t0 = spawn_start
+    t0 = spawn_begins
     a_in = Channel(Int64).new
     b_in = Channel(Int64).new
     spawn_or_limit(ping_a(start, b_in, a_in, m, g, done))
     spawn_or_limit(ping_b(b_in, a_in, g, res))
-    r.spawn_done(t0, g.wait)
+    r.spawn_ends(t0, g.wait)
     t2 = begin_mark
     start.send(nil)
     done.receive
@@ -393,11 +393,11 @@ module Ringbench
     start = Channel(Nil).new
     done = Channel(Int64).new
     g = Gate.new(n.to_i64 + 1)
-    t0 = spawn_start
+    t0 = spawn_begins
     inbox = Channel(Int64).new
     spawn_or_limit(fanin_receiver(inbox, n.to_i64 * m, g, done))
     n.times { spawn_or_limit(fanin_sender(start, inbox, m, g)) }
-    r.spawn_done(t0, g.wait)
+    r.spawn_ends(t0, g.wait)
     t2 = begin_mark
     start.close # the start signal, to every sender at once
     r.count = done.receive
@@ -430,10 +430,10 @@ module Ringbench
   def self.tree_iter(n : Int64, fanout : Int32) : Result
     r = Result.new
     root = Channel(Int64).new
-    t0 = tree_start
+    t0 = tree_begins
     spawn_or_limit(tree_node(0_i64, n, fanout, root))
     r.count = root.receive
-    r.tree_done(t0)
+    r.tree_ends(t0)
     verify("tree", r.count, n * (n - 1) // 2)
     r
   end
@@ -473,7 +473,7 @@ module Ringbench
     sum = Channel(Int64).new
     g = Gate.new(n.to_i64)
     total = n.to_i64 * m
-    t0 = spawn_start
+    t0 = spawn_begins
     first = Channel(TraceMsg).new(cap)
     inbox = first
     n.times do |i|
@@ -481,7 +481,7 @@ module Ringbench
       spawn_or_limit(trace_proc(i, total, n, inbox, nxt, g, done, sum, i == n - 1, print))
       inbox = nxt
     end
-    r.spawn_done(t0, g.wait)
+    r.spawn_ends(t0, g.wait)
     t2 = begin_mark
     first.send(TraceMsg.new(total, -1))
     done.receive
