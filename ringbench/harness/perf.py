@@ -387,6 +387,8 @@ def _nodes(
         raise BadCode(f"{driver.name}: `describe` failed ({e})") from None
     if "nodes" not in features:
         raise BadCode(f"{driver.name} cannot run perf on {k} nodes (no `nodes` feature)")
+    if host_list and (why := cluster.no_hosts(driver)):
+        raise BadCode(why)
     return k, host_list
 
 
