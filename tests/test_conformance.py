@@ -217,34 +217,6 @@ def test_ring_count_is_exact(d, n, m, tokens):
     assert r["run_ns"] > 0 and r["rss_before"] > 0
 
 
-_LAUNCHED: dict = {}
-
-
-def launched_once(d, *args):
-    """(exit code, records, stderr) of `run *args`, launched once a variant in this test process: tests that
-    check different clauses on the same request read the one launch, each asserting its own clause."""
-    key = (d.name, args)
-    if key not in _LAUNCHED:
-        _LAUNCHED[key] = invoke(d, "run", *args)
-    return _LAUNCHED[key]
-
-
-def repeated_ring(d):
-    """Three measured iterations after two warm-ups of a ring of 2,000 (with stats=1 where the table lists
-    stats): the one launch the repeats, memory and stats clauses are read from."""
-    stats = ("stats=1",) if "stats" in features_of(d) else ()
-    code, recs, err = launched_once(d, "ring", "n=2000", "m=3", "repeats=3", "warmup=2", *stats, "cores=2")
-    assert code == 0, (d.name, recs[-1:], err[-2000:])
-    return recs
-
-
-@pytest.mark.parametrize("d", DRIVERS, ids=IDS)
-def test_repeats_and_warmup(d):
-    results = [switches_counted(d, r) for r in repeated_ring(d) if r["type"] == "result"]
-    assert [r["iteration"] for r in results] == [1, 2, 3], results
-    assert all(r["count"] == 6000 for r in results), [r["count"] for r in results]
-
-
 @pytest.mark.parametrize("d", PARSERS, ids=PARSER_IDS)
 @pytest.mark.parametrize("args,kind", BAD_PARAMS, ids=[" ".join(a) for a, _ in BAD_PARAMS])
 def test_bad_input_gives_error_record(d, args, kind):
@@ -340,21 +312,38 @@ def test_continuous_sampling(d):
 
 
 @pytest.mark.parametrize("d", DRIVERS, ids=IDS)
-def test_runtime_stats_follow_each_result(d):
-    if "stats" not in features_of(d):
-        return refuses_as_unsupported(d, "ring", "n=100", "m=10", "repeats=2", "stats=1")
-    recs = repeated_ring(d)
+def test_repeats_warmup_memory_and_stats(d):
+    """One launch, the clauses of a process that runs several iterations: a warm-up prints nothing and the
+    measured ones count from 1; later iterations echo the first spawn's memory (never a figure read after a
+    warm-up reused memory); where the table lists stats, a stats record follows each result (else stats=1 is
+    refused, in a launch of its own)."""
+    stats = ["stats=1"] if "stats" in features_of(d) else []
+    if not stats:
+        refuses_as_unsupported(d, "ring", "n=100", "m=10", "repeats=2", "stats=1")
+    code, recs, err = invoke(d, "run", "ring", "n=2000", "m=3", "repeats=3", "warmup=1", *stats, "cores=2")
+    assert code == 0, (recs[-1:], err[-2000:])
+    res = [switches_counted(d, r) for r in recs if r["type"] == "result"]
+    assert [r["iteration"] for r in res] == [1, 2, 3], "repeats=3 warmup=1: iterations 1, 2, 3 printed"
+    assert all(r["count"] == 6000 for r in res), [r["count"] for r in res]
+    # memory, read around the first spawn of the process
+    keys = [k for k in res[0] if k.startswith(("rss_", "runtime_mem_", "threads_"))]
+    assert {"rss_before", "rss_after"} <= set(keys)
+    for k in keys:
+        assert len({r[k] for r in res}) == 1, f"{k} differs between iterations: {[r[k] for r in res]}"
+    assert res[0]["rss_after"] > res[0]["rss_before"], "2,000 live processes must show in RSS"
+    if d.os_threads_per_process:
+        assert res[0]["threads_after"] - res[0]["threads_before"] >= 2000, "every process is one of its own threads"
+    assert not [k for k in res[0] if k.startswith("kernel_stack_")], "nothing machine-wide (contract 3)"
+    if not stats:
+        assert not [r for r in recs if r["type"] == "stats"], "no stats records without stats=1"
+        return
     kinds = [r["type"] for r in recs]
-    assert kinds == ["result", "stats"] * 3, kinds
+    assert kinds == ["result", "stats"] * 3, f"a stats record after each result: {kinds}"
+    stats_recs = [r for r in recs if r["type"] == "stats"]
     assert all(
-        isinstance(v, (int, float))
-        for r in recs
-        if r["type"] == "stats"
-        for k, v in r.items()
-        if k not in ("type", "workload")
-    )
-    stats = [r for r in recs if r["type"] == "stats"]
-    assert [(r.get("workload"), r.get("iteration")) for r in stats] == [("ring", 1), ("ring", 2), ("ring", 3)], (
+        isinstance(v, (int, float)) for r in stats_recs for k, v in r.items() if k not in ("type", "workload")
+    ), stats_recs
+    assert [(r.get("workload"), r.get("iteration")) for r in stats_recs] == [("ring", 1), ("ring", 2), ("ring", 3)], (
         "every stats record names the workload and the iteration it follows (contract 3)"
     )
 
@@ -405,20 +394,6 @@ def test_ring_burst_placement_count_is_exact(d, n, m, tokens):
     (r,) = [r for r in recs if r["type"] == "result"]
     assert (r["burst"], r["tokens"], r["count"], r["ready"]) == (1, tokens, n * m * tokens, n)
     switches_counted(d, r)
-
-
-@pytest.mark.parametrize("d", DRIVERS, ids=IDS)
-def test_memory_is_read_around_the_first_spawn_of_the_process(d):
-    """Later iterations echo the first spawn's memory: never a figure read after a warm-up reused memory."""
-    res = [switches_counted(d, r) for r in repeated_ring(d) if r["type"] == "result"]
-    keys = [k for k in res[0] if k.startswith(("rss_", "runtime_mem_", "threads_"))]
-    assert {"rss_before", "rss_after"} <= set(keys)
-    for k in keys:
-        assert len({r[k] for r in res}) == 1, f"{k} differs between iterations: {[r[k] for r in res]}"
-    assert res[0]["rss_after"] > res[0]["rss_before"], "2,000 live processes must show in RSS"
-    if d.os_threads_per_process:
-        assert res[0]["threads_after"] - res[0]["threads_before"] >= 2000, "every process is one of its own threads"
-    assert not [k for k in res[0] if k.startswith("kernel_stack_")], "nothing machine-wide (contract 3)"
 
 
 BOUNDS = [  # (key, the bound, one past it, workload args); the bound itself must be accepted where cheap
