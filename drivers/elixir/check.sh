@@ -4,11 +4,17 @@
 # compiled afresh with --warnings-as-errors (unused variables, unreachable clauses, calls to
 # undefined functions of Elixir, Erlang/OTP or the library, @behaviour callbacks), the library
 # with it as Mix's dependency, into a scratch build path: _build/ stays as the build made it. No
-# hand-written primitive to stress: every queue and wait is the BEAM's own.
+# hand-written primitive to stress: every queue and wait is the BEAM's own. Last, shellcheck over
+# this folder's scripts (it must be installed: the manifest's apt list).
 set -eu
 cd "$(dirname "$0")"
+command -v shellcheck >/dev/null || {
+    echo "check: shellcheck not found (Debian's shellcheck, in the driver's apt list)" >&2
+    exit 1
+}
 sh ../common/erlang/check.sh
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
 mix format --check-formatted
 MIX_ENV=prod MIX_BUILD_PATH="$OUT" mix compile --force --warnings-as-errors
+shellcheck ./*.sh

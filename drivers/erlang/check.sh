@@ -5,14 +5,16 @@
 # Dialyzer over the library and the workloads together, every warning an
 # error, against a PLT of erts, kernel, stdlib and crypto that the first check
 # builds into bin/ (about a minute) and Dialyzer checks against the installed
-# OTP on every run.
+# OTP on every run. Last, shellcheck over this folder's and the library's scripts.
 set -eu
 cd "$(dirname "$0")"
 sh ../common/erlang/check.sh
-command -v dialyzer >/dev/null || {
-    echo "check: dialyzer not found (Debian's erlang-dialyzer, in the driver's apt list)" >&2
-    exit 1
-}
+for tool in dialyzer:erlang-dialyzer shellcheck:shellcheck; do
+    command -v "${tool%%:*}" >/dev/null || {
+        echo "check: ${tool%%:*} not found (Debian's ${tool#*:}, in the driver's apt list)" >&2
+        exit 1
+    }
+done
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
 mkdir "$OUT/common" "$OUT/driver"
@@ -27,3 +29,4 @@ if [ ! -f "$PLT" ]; then
     mv "$PLT.tmp" "$PLT"
 fi
 dialyzer --quiet --plt "$PLT" "$OUT/common" "$OUT/driver"
+shellcheck ./*.sh ../common/erlang/*.sh
