@@ -50,8 +50,25 @@ private:
   const caf::actor main_;
 };
 
-// The one actor system of the process, made by `prepare` from `cores` and the variant.
+// The variants' names, the default first.
+extern const char* const variants[];
+
+// The one actor system of the process, made by `prepare` (or nodes.cpp) from `cores` and the
+// variant; `network` loads CAF's middleman (a ring across nodes).
+void make_system(int64_t cores, const char* variant, bool network);
 caf::actor_system& sys();
+
+// stats=1: CAF's counts (the stats record's driver fields; a node of the cluster view).
+void stats_into(rb_rec* rec);
+
+// A ring across nodes (nodes.cpp, docs/driver-contract.md section 10): describe with `nodes`, a
+// run with nodes > 1, or a peer node's role. Returns the exit status, or -1 when the invocation is
+// rb_main's (the ring on one node, every other workload, every error rb_main reports).
+int nodes_main(const rb_driver* d, int argc, char** argv);
+
+// The continuous ring on one node with stats=1: samples, each followed by node 0's record of the
+// cluster view (section 10). Never returns.
+[[noreturn]] void one_node_view_loop(const rb_params* p, int64_t t0, int64_t (*laps)(void*));
 
 // The actors of one iteration all exited (untimed teardown): the registry's count of running
 // actors is back to the system's own and main's scoped_actor. Called while main's actor lives.

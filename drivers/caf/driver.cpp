@@ -4,6 +4,8 @@
 #include <new>
 #include <string>
 
+#include "caf/io/all.hpp"
+
 #include "caf_driver.hpp"
 
 using namespace caf;
@@ -11,14 +13,13 @@ using namespace caf;
 namespace rb {
 
 caf_counts counts;
+const char* const variants[] = {"stock", "tuned", nullptr};
 
 namespace {
 
 actor_system_config* config = nullptr;
 actor_system* system_ = nullptr;
 size_t system_actors = 0; // actors the system runs for itself (they count as running)
-
-const char* const variants[] = {"stock", "tuned", nullptr};
 
 // operator new failed: a `limit` error naming the limit (the contract's "real allocation failure").
 void out_of_memory() {
@@ -28,14 +29,27 @@ void out_of_memory() {
            static_cast<long long>(rb_rss_bytes()));
 }
 
+void prepare(const rb_params* p) {
+  make_system(p->cores, p->variant_name, false);
+}
+
+void stats_fields(rb_rec* rec, const rb_params*, const rb_result*) {
+  stats_into(rec);
+}
+
+} // namespace
+
 // The actor system, once per process: `cores` scheduler threads (scheduler.max-threads) of the
 // default policy, work stealing; the tuned variant adds the settings of README.md, "Variants".
-void prepare(const rb_params* p) {
+// `network`: with CAF's middleman (libcaf_io), for a ring across nodes (nodes.cpp).
+void make_system(int64_t cores, const char* variant, bool network) {
   std::set_new_handler(out_of_memory);
   config = new actor_system_config;
   config->set("scheduler.policy", atom("stealing"));
-  config->set("scheduler.max-threads", static_cast<size_t>(p->cores));
-  if (std::string(p->variant_name) == "tuned") {
+  config->set("scheduler.max-threads", static_cast<size_t>(cores));
+  if (network)
+    config->load<io::middleman>();
+  if (std::string(variant) == "tuned") {
     // README.md, "Variants and settings": an idle worker stays in the first of the three polling
     // stages of CAF's work stealing (poll, steal every 10th poll, never sleep) instead of moving
     // on after 100 polls to 50 us sleeps and then to 10 ms waits. scheduler.max-throughput stays
@@ -46,14 +60,12 @@ void prepare(const rb_params* p) {
   system_actors = system_->registry().running();
 }
 
-void stats_fields(rb_rec* rec, const rb_params*, const rb_result*) {
+void stats_into(rb_rec* rec) {
   rb_rec_int(rec, "caf_scheduler_threads", static_cast<int64_t>(system_->scheduler().num_workers()));
   rb_rec_int(rec, "caf_actors_running_after_spawn", counts.running_after_spawn);
   rb_rec_int(rec, "caf_actors_running", static_cast<int64_t>(system_->registry().running()));
   rb_rec_int(rec, "os_threads", rb_threads());
 }
-
-} // namespace
 
 actor_system& sys() {
   return *system_;
@@ -91,6 +103,9 @@ int main(int argc, char** argv) {
   d.prepare = rb::prepare;
   d.continuous_ring = rb::continuous_ring;
   d.stats_fields = rb::stats_fields;
+  // a node of a ring across nodes (started by the driver), or a run with nodes > 1: nodes.cpp
+  if (const int rc = rb::nodes_main(&d, argc, argv); rc >= 0)
+    return rc;
   const int rc = rb_main(&d, argc, argv);
   // Every actor has exited (each iteration waits for it): shut the scheduler down, join its threads.
   delete rb::system_;

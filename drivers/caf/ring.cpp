@@ -184,6 +184,8 @@ void continuous_ring(const rb_params* p) {
   const int64_t t0 = rb_mono_ns();
   for (int64_t j = 0; j < p->tokens; j++)
     self->send(procs[rb_inject_at(p, j)], int64_t{RB_CONT_FRESH});
+  if (p->stats) // the cluster view of a ring on one node: node 0 alone (nodes.cpp)
+    one_node_view_loop(p, t0, read_laps);
   rb_sample_loop(p, t0, read_laps, nullptr);
 }
 

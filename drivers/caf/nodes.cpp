@@ -1,0 +1,854 @@
+// A ring across nodes (docs/driver-contract.md, section 10; README.md, "A ring across nodes"):
+// K OS processes on loopback, each an actor_system with CAF's middleman (libcaf_io, BASP over
+// TCP). The driver's process is node 0; it starts the K-1 others itself (this binary in the peer
+// role, --caf-peer), each publishes an agent actor on 127.0.0.1 at a port the OS picks and reports
+// it on a pipe; node 0 reaches every agent with io::remote_actor and has every pair of peers
+// connect (a full mesh), all before the first iteration. The ring's processes are spawned by the
+// agents on their nodes; a hop to a process on another node is the same `send` to its actor
+// handle, carried by the middleman. A peer ends when the driver does: PR_SET_PDEATHSIG (SIGKILL)
+// and EOF on its stdin, the driver's control pipe.
+//
+// drivers/common/c knows no `nodes`: this file parses the two keys, runs the iterations of a ring
+// with K > 1 and prints its records (README.md, "A ring across nodes", says what would move there).
+#include <cerrno>
+#include <cinttypes>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <string>
+#include <vector>
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <linux/tcp.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sched.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "caf/io/all.hpp"
+
+#include "caf_driver.hpp"
+
+extern "C" {
+#include "internal.h" // rb_mem_: the memory figures of the first spawn phase, echoed by every result
+}
+
+using namespace caf;
+
+namespace rb {
+namespace {
+
+using nspawn_atom = atom_constant<atom("nspawn")>;     // agent: spawn your ring processes
+using nspawned_atom = atom_constant<atom("nspawned")>; // -> main: node j's processes
+using nwire_atom = atom_constant<atom("nwire")>;       // your successor(s)
+using nready_atom = atom_constant<atom("nready")>;     // -> main: node j's gate is full
+using nsum_atom = atom_constant<atom("nsum")>;         // the proof's total and cross-node receipts
+using nstop_atom = atom_constant<atom("nstop")>;       // the proof, carrying its sender's node
+using nview0_atom = atom_constant<atom("nview0")>;     // the cluster view starts
+using nview_atom = atom_constant<atom("nview")>;       // a node record, please
+using nviewed_atom = atom_constant<atom("nviewed")>;   // -> main: one node's record
+
+enum mode : int64_t { MODE_RING = 0, MODE_TRACE = 1, MODE_TRACE_QUIET = 2, MODE_CONTINUOUS = 3 };
+
+// The layout (section 10): process i on node i*K div n (contiguous) or i mod K (interleaved).
+int64_t node_of(int64_t i, int64_t n, int64_t k, int64_t placement) {
+  return placement == 0 ? i * k / n : i % k;
+}
+
+// The processes of node j, in index order.
+std::vector<int64_t> members(int64_t j, int64_t n, int64_t k, int64_t placement) {
+  std::vector<int64_t> out;
+  if (placement == 0) {
+    for (int64_t i = (j * n + k - 1) / k; i < n && node_of(i, n, k, 0) == j; i++)
+      out.push_back(i);
+  } else {
+    for (int64_t i = j; i < n; i += k)
+      out.push_back(i);
+  }
+  return out;
+}
+
+// Crossing edges of a lap: contiguous K; interleaved every edge but the closing one when
+// (n-1) mod K = 0.
+int64_t cross_per_lap(int64_t n, int64_t k, int64_t placement) {
+  if (k <= 1)
+    return 0;
+  return placement == 0 ? k : (n - 1) + ((n - 1) % k != 0 ? 1 : 0);
+}
+
+// A node's gate (section 3, per node): its processes arrive as they get their successor (so no
+// token can reach one that does not know where to pass it); the arrival that completes the node's
+// count sends main one message with it. Main sums the K counts.
+class node_gate {
+public:
+  node_gate(int64_t want, actor main, int64_t node) : want_(want), main_(std::move(main)), node_(node) {}
+
+  template <class Self>
+  void arrive(Self* self) {
+    if (count_.fetch_add(1, std::memory_order_acq_rel) + 1 == want_)
+      self->send(main_, nready_atom::value, node_, count_.load(std::memory_order_acquire));
+  }
+
+private:
+  std::atomic<int64_t> count_{0};
+  const int64_t want_;
+  const actor main_;
+  const int64_t node_;
+};
+
+// Laps counted by this node's lowest-indexed ring process (continuous mode: node 0's is p0, whose
+// count is the samples').
+std::atomic<int64_t> node_laps{0};
+
+// The hop record of a trace across nodes: section 3's, with the receiver's node.
+void hop_record(int64_t n, int64_t m, int64_t v, int64_t from, int64_t to, int64_t node) {
+  const int64_t hop = n * m - v + 1;
+  rb_rec r;
+  rb_rec_begin(&r, "hop");
+  rb_rec_int(&r, "hop", hop);
+  rb_rec_int(&r, "lap", (hop - 1) / n + 1);
+  rb_rec_int(&r, "from", from);
+  rb_rec_int(&r, "to", to);
+  rb_rec_int(&r, "node", node);
+  rb_rec_emit(&r);
+}
+
+// The ring processes of this node alive (their state is built at spawn and destroyed when they
+// exit): main's teardown waits for node 0's to reach 0.
+std::atomic<int64_t> live{0};
+
+struct nproc_state {
+  actor next;        // the successor, here or on another node
+  actor main;        // node 0's main process
+  int64_t count = 0; // tokens received
+  nproc_state() { live.fetch_add(1, std::memory_order_relaxed); }
+  ~nproc_state() { live.fetch_sub(1, std::memory_order_release); }
+  nproc_state(const nproc_state&) = delete;
+  nproc_state& operator=(const nproc_state&) = delete;
+};
+
+// A ring process of a ring across nodes: ring.cpp's ring_proc (the same hop: count, send v-1 to the
+// successor's handle), trace_proc's hop with the sender's index, and a proof that counts the
+// receipts that came from another node.
+behavior nproc(stateful_actor<nproc_state>* self, actor main, int64_t index, int64_t node, int64_t n,
+               int64_t m, int64_t md, std::atomic<int64_t>* laps, node_gate* g) {
+  self->state.main = std::move(main);
+  return {
+    [=](int64_t v) {
+      auto& s = self->state;
+      ++s.count;
+      if (laps && v != RB_CONT_FRESH)
+        laps->fetch_add(1, std::memory_order_relaxed);
+      if (v != 1)
+        self->send(s.next, v - 1);
+      else
+        self->send(s.main, done_atom::value);
+    },
+    [=](int64_t v, int64_t from) {
+      auto& s = self->state;
+      ++s.count;
+      if (md == MODE_TRACE)
+        hop_record(n, m, v, from, index, node);
+      if (v != 1)
+        self->send(s.next, v - 1, index);
+      else
+        self->send(s.main, done_atom::value);
+    },
+    [=](nwire_atom, const actor& next) {
+      self->state.next = next;
+      g->arrive(self);
+    },
+    // the proof (untimed): add the count, and to the cross-node receipts if the predecessor (the
+    // stop message's sender; for p0, main names p(n-1)'s node) is on another node
+    [=](nstop_atom, int64_t left, int64_t sum, int64_t cross, int64_t from_node) {
+      auto& s = self->state;
+      sum += s.count;
+      if (from_node != node)
+        cross += s.count;
+      if (left > 1)
+        self->send(s.next, nstop_atom::value, left - 1, sum, cross, node);
+      else
+        self->send(s.main, nsum_atom::value, sum, cross);
+      self->quit();
+    },
+  };
+}
+
+// What the cluster view reads of this OS process (README.md, "A ring across nodes").
+int64_t rusage_cpu_ns() {
+  struct rusage u;
+  getrusage(RUSAGE_SELF, &u);
+  return (static_cast<int64_t>(u.ru_utime.tv_sec) + u.ru_stime.tv_sec) * 1000000000
+         + (static_cast<int64_t>(u.ru_utime.tv_usec) + u.ru_stime.tv_usec) * 1000;
+}
+
+// TCP segments and bytes in and out over this process's TCP sockets (the middleman's connections):
+// the kernel's TCP_INFO of each socket among /proc/self/fd.
+struct wire {
+  int64_t segs_in = 0, segs_out = 0, bytes_in = 0, bytes_out = 0;
+};
+
+wire wire_counts() {
+  wire w;
+  DIR* d = opendir("/proc/self/fd");
+  if (!d)
+    return w;
+  while (struct dirent* e = readdir(d)) {
+    const int fd = atoi(e->d_name);
+    if (e->d_name[0] < '0' || e->d_name[0] > '9' || fd == dirfd(d))
+      continue;
+    struct tcp_info ti;
+    socklen_t len = sizeof ti;
+    memset(&ti, 0, sizeof ti);
+    if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len) != 0 || ti.tcpi_state != 1 /* ESTABLISHED */)
+      continue;
+    w.segs_in += ti.tcpi_segs_in;
+    w.segs_out += ti.tcpi_segs_out;
+    w.bytes_in += static_cast<int64_t>(ti.tcpi_bytes_received);
+    w.bytes_out += static_cast<int64_t>(ti.tcpi_bytes_acked);
+  }
+  closedir(d);
+  return w;
+}
+
+// A node's record of the cluster view, as the values of the node record's fields after `name`
+// (view_names), read on the node: the view started at view_t0 (its clock), view_cpu0 its CPU time.
+const char* const view_names[] = {"processes_in_ring", "elapsed_ns", "laps", "sched_active", "sched_total",
+                                  "dist_in", "dist_out", "memory", "processes", "cpu_ns",
+                                  "dist_bytes_in", "dist_bytes_out"};
+
+message view_fields(int64_t in_ring, int64_t view_t0, int64_t view_cpu0, int64_t laps, int64_t cores) {
+  const int64_t elapsed = rb_mono_ns() - view_t0, cpu = rusage_cpu_ns();
+  const wire w = wire_counts();
+  return make_message(in_ring, elapsed, laps, cpu - view_cpu0, elapsed * cores, w.segs_in, w.segs_out,
+                      rb_rss_bytes(), static_cast<int64_t>(sys().registry().running()), cpu, w.bytes_in,
+                      w.bytes_out);
+}
+
+void print_node(int64_t seq, int64_t j, const std::string& name, const message& v) {
+  rb_rec r;
+  rb_rec_begin(&r, "node");
+  rb_rec_int(&r, "seq", seq);
+  rb_rec_int(&r, "node", j);
+  rb_rec_str(&r, "name", name.c_str());
+  for (size_t f = 0; f < sizeof view_names / sizeof *view_names; f++)
+    rb_rec_int(&r, view_names[f], v.get_as<int64_t>(f));
+  rb_rec_emit(&r);
+}
+
+struct agent_state {
+  std::unique_ptr<node_gate> gate;
+  std::vector<actor> procs; // spawned, not yet wired
+  int64_t view_t0 = 0, view_cpu0 = 0, in_ring = 0;
+};
+
+// Each node's agent (node 0's too, in the driver's process): spawns and wires the node's ring
+// processes and answers the cluster view.
+behavior agent(stateful_actor<agent_state>* self, int64_t j, int64_t k, int64_t cores) {
+  return {
+    [=](nspawn_atom, const actor& main, int64_t n, int64_t m, int64_t placement, int64_t md) {
+      auto& s = self->state;
+      const auto mine = members(j, n, k, placement);
+      s.gate.reset(new node_gate(static_cast<int64_t>(mine.size()), main, j));
+      s.in_ring = static_cast<int64_t>(mine.size());
+      node_laps.store(0, std::memory_order_relaxed);
+      s.procs.clear();
+      s.procs.reserve(mine.size());
+      for (size_t x = 0; x < mine.size(); x++) {
+        std::atomic<int64_t>* laps = md == MODE_CONTINUOUS && x == 0 ? &node_laps : nullptr;
+        s.procs.push_back(self->spawn(nproc, main, mine[x], j, n, m, md, laps, s.gate.get()));
+      }
+      self->send(main, nspawned_atom::value, j, s.procs);
+    },
+    [=](nwire_atom, const std::vector<actor>& nexts) {
+      auto& s = self->state;
+      for (size_t x = 0; x < s.procs.size() && x < nexts.size(); x++)
+        self->send(s.procs[x], nwire_atom::value, nexts[x]);
+      s.procs.clear();
+    },
+    [=](nview0_atom) {
+      self->state.view_t0 = rb_mono_ns();
+      self->state.view_cpu0 = rusage_cpu_ns();
+    },
+    [=](nview_atom, const actor& main) {
+      auto& s = self->state;
+      self->send(main, nviewed_atom::value, j,
+                 view_fields(s.in_ring, s.view_t0, s.view_cpu0, node_laps.load(std::memory_order_relaxed), cores));
+    },
+  };
+}
+
+// ------------------------------------------------------------------------------- the cluster
+
+struct peer {
+  pid_t pid = -1;
+  int ctl = -1;  // its stdin: commands; closing it ends the peer
+  int reply = -1; // its fd 3: "port N", "ok"
+  uint16_t port = 0;
+  std::string name;
+};
+
+struct cluster {
+  int64_t k = 1, placement = 0, cores = 1;
+  std::string base; // ringbench_caf_<driver pid>
+  std::vector<peer> peers; // [0] is node 0 (this process)
+  std::vector<actor> agents;
+  actor watcher;
+};
+
+cluster cl;
+std::atomic<bool> stopping{false};
+
+std::string node_name(int64_t j) {
+  return cl.base + "_" + std::to_string(j);
+}
+
+// A line from a peer's reply pipe, waiting at most `ms`; "" on EOF or timeout.
+std::string read_line(int fd, int ms) {
+  std::string line;
+  const int64_t deadline = rb_mono_ns() + int64_t{ms} * 1000000;
+  char c;
+  for (;;) {
+    const int64_t left = (deadline - rb_mono_ns()) / 1000000;
+    if (left <= 0)
+      return "";
+    struct pollfd pf = {fd, POLLIN, 0};
+    const int rc = poll(&pf, 1, static_cast<int>(left));
+    if (rc < 0 && errno == EINTR)
+      continue;
+    if (rc <= 0)
+      return "";
+    const ssize_t got = read(fd, &c, 1);
+    if (got < 0 && errno == EINTR)
+      continue;
+    if (got <= 0)
+      return "";
+    if (c == '\n')
+      return line;
+    line += c;
+  }
+}
+
+// The CPUs the nodes are pinned to (section 10): when this process may run on one CPU only (the
+// orchestrator's cores=1), node j gets the j-th of [own, the other online CPUs, highest first],
+// round-robin; otherwise none is pinned (-1).
+std::vector<int> placement_cpus(int64_t k) {
+  std::vector<int> out(static_cast<size_t>(k), -1);
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) != 0 || CPU_COUNT(&set) != 1)
+    return out;
+  int own = 0;
+  while (!CPU_ISSET(own, &set))
+    own++;
+  std::vector<int> order{own};
+  const long online = sysconf(_SC_NPROCESSORS_ONLN);
+  for (int c = static_cast<int>(online) - 1; c >= 0; c--)
+    if (c != own)
+      order.push_back(c);
+  for (int64_t j = 0; j < k; j++)
+    out[j] = order[j % static_cast<int64_t>(order.size())];
+  if (k > static_cast<int64_t>(order.size()))
+    fprintf(stderr, "ringbench-caf: %" PRId64 " nodes on %zu CPUs: nodes share CPUs (pinned round-robin)\n", k,
+            order.size());
+  return out;
+}
+
+// Start the peers (before this process has any thread: fork from the main thread, whose death is
+// the one PR_SET_PDEATHSIG watches). Each is this binary: --caf-peer J K CORES VARIANT NAME.
+void start_peers(const char* variant) {
+  const auto cpus = placement_cpus(cl.k);
+  const pid_t me = getpid();
+  char exe[4096];
+  const ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (len <= 0)
+    rb_failure("cannot read /proc/self/exe to start the other nodes: %s", strerror(errno));
+  exe[len] = 0;
+  for (int64_t j = 1; j < cl.k; j++) {
+    peer& pr = cl.peers[j];
+    pr.name = node_name(j);
+    int ctl[2], rep[2];
+    if (pipe2(ctl, O_CLOEXEC) != 0 || pipe2(rep, O_CLOEXEC) != 0)
+      rb_failure("cannot make the pipes of node %" PRId64 ": %s", j, strerror(errno));
+    const std::string sj = std::to_string(j), sk = std::to_string(cl.k), sc = std::to_string(cl.cores);
+    const char* argv[] = {exe, "--caf-peer", sj.c_str(), sk.c_str(), sc.c_str(), variant, pr.name.c_str(), nullptr};
+    const int cpu = cpus[j];
+    const pid_t pid = fork();
+    if (pid < 0)
+      rb_failure("cannot start node %" PRId64 " (fork): %s", j, strerror(errno));
+    if (pid == 0) { // the child: async-signal-safe calls only, then exec
+      prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (getppid() != me)
+        _exit(1);
+      if (dup2(ctl[0], 0) < 0 || (rep[1] == 3 ? fcntl(3, F_SETFD, 0) : dup2(rep[1], 3)) < 0)
+        _exit(1);
+      if (cpu >= 0) {
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        CPU_SET(cpu, &set);
+        sched_setaffinity(0, sizeof set, &set);
+      }
+      execv(exe, const_cast<char* const*>(argv));
+      _exit(127);
+    }
+    close(ctl[0]);
+    close(rep[1]);
+    pr.pid = pid, pr.ctl = ctl[1], pr.reply = rep[0];
+  }
+}
+
+void peer_gone(int64_t j, const char* what) {
+  rb_failure("node %" PRId64 " of %" PRId64 " (%s, pid %d) %s", j, cl.k, cl.peers[j].name.c_str(),
+             static_cast<int>(cl.peers[j].pid), what);
+}
+
+// The watcher: monitors every peer's agent; the first that goes down (its process gone, its
+// connection dropped: CAF kills the node's proxies) ends the driver with a failure naming it.
+// (`k`: CAF 0.17 spawns a function without arguments through a null shared_ptr<tuple<>>, which
+// UBSan reports as a null reference; with one it does not.)
+behavior watcher(event_based_actor* self, int64_t k) {
+  self->set_down_handler([=](down_msg& dm) {
+    if (stopping.load())
+      return;
+    for (int64_t j = 1; j < k; j++)
+      if (cl.agents[j].address() == dm.source) {
+        const std::string why = self->system().render(dm.reason);
+        rb_failure("node %" PRId64 " of %" PRId64 " (%s, pid %d, 127.0.0.1:%u) went down (%s): its ring "
+                   "processes and any token they held are gone, so the run cannot finish",
+                   j, k, cl.peers[j].name.c_str(), static_cast<int>(cl.peers[j].pid),
+                   static_cast<unsigned>(cl.peers[j].port), why.c_str());
+      }
+  });
+  return {
+    [=](const actor& a) { self->monitor(a); },
+  };
+}
+
+// Connect the cluster (untimed, before the first iteration): every peer's port, node 0's handle on
+// each agent, then every pair of peers, then the watcher.
+void connect_cluster() {
+  cl.agents.resize(static_cast<size_t>(cl.k));
+  cl.agents[0] = sys().spawn(agent, int64_t{0}, cl.k, cl.cores);
+  for (int64_t j = 1; j < cl.k; j++) {
+    peer& pr = cl.peers[j];
+    const std::string line = read_line(pr.reply, 60000);
+    unsigned port = 0;
+    if (sscanf(line.c_str(), "port %u", &port) != 1 || port == 0 || port > 65535)
+      peer_gone(j, line.empty() ? "did not report its port within 60 s (it exited or hangs; its stderr says why)"
+                                : ("reported '" + line + "' instead of its port").c_str());
+    pr.port = static_cast<uint16_t>(port);
+    auto a = io::remote_actor(sys(), "127.0.0.1", pr.port);
+    if (!a)
+      peer_gone(j, ("cannot be reached at 127.0.0.1:" + std::to_string(port) + ": " + sys().render(a.error()))
+                     .c_str());
+    cl.agents[j] = *a;
+  }
+  for (int64_t i = 1; i < cl.k; i++)
+    for (int64_t j = i + 1; j < cl.k; j++) {
+      const std::string cmd = "connect " + std::to_string(cl.peers[j].port) + "\n";
+      if (write(cl.peers[i].ctl, cmd.data(), cmd.size()) != static_cast<ssize_t>(cmd.size()))
+        peer_gone(i, "closed its control pipe");
+      const std::string line = read_line(cl.peers[i].reply, 60000);
+      if (line != "ok")
+        peer_gone(i, ("could not connect to node " + std::to_string(j) + ": " + (line.empty() ? "no answer" : line))
+                       .c_str());
+    }
+  cl.watcher = sys().spawn(watcher, cl.k);
+  scoped_actor self{sys()};
+  for (int64_t j = 1; j < cl.k; j++)
+    self->send(cl.watcher, cl.agents[j]);
+}
+
+// Stop the peers (after the last iteration): EOF on each one's stdin, then reap it (SIGKILL after
+// 5 s).
+void stop_cluster() {
+  stopping.store(true);
+  for (int64_t j = 1; j < cl.k; j++)
+    close(cl.peers[j].ctl);
+  const int64_t deadline = rb_mono_ns() + 5000000000;
+  for (int64_t j = 1; j < cl.k; j++) {
+    int status;
+    while (waitpid(cl.peers[j].pid, &status, WNOHANG) == 0) {
+      if (rb_mono_ns() > deadline) {
+        kill(cl.peers[j].pid, SIGKILL);
+        waitpid(cl.peers[j].pid, &status, 0);
+        break;
+      }
+      usleep(2000);
+    }
+  }
+}
+
+// ----------------------------------------------------------------------------- the iterations
+
+// The spawn phase across nodes: each agent spawns its node's processes, main makes the ring of
+// their handles and sends each agent its processes' successors; it ends when every node's gate is
+// full. Returns the ring's handles in index order.
+std::vector<actor> spawn_nodes(scoped_actor& self, const rb_params* p, rb_result* r, int64_t md) {
+  const int64_t n = p->n, k = cl.k;
+  actor main = self;
+  rb_spawn_begin(r);
+  for (int64_t j = 0; j < k; j++)
+    self->send(cl.agents[j], nspawn_atom::value, main, n, p->m, cl.placement, md);
+  std::vector<std::vector<actor>> got(static_cast<size_t>(k));
+  int64_t i = 0;
+  self->receive_for(i, k)([&](nspawned_atom, int64_t j, const std::vector<actor>& v) { got[j] = v; });
+  std::vector<actor> procs(static_cast<size_t>(n));
+  for (int64_t j = 0; j < k; j++) {
+    const auto mine = members(j, n, k, cl.placement);
+    for (size_t x = 0; x < mine.size(); x++)
+      procs[mine[x]] = got[j][x];
+  }
+  for (int64_t j = 0; j < k; j++) {
+    std::vector<actor> nexts;
+    for (int64_t idx : members(j, n, k, cl.placement))
+      nexts.push_back(procs[(idx + 1) % n]);
+    self->send(cl.agents[j], nwire_atom::value, std::move(nexts));
+  }
+  int64_t ready = 0;
+  i = 0;
+  self->receive_for(i, k)([&](nready_atom, int64_t, int64_t c) { ready += c; });
+  rb_spawn_end(r);
+  counts.running_after_spawn = static_cast<int64_t>(sys().registry().running());
+  r->ready = ready;
+  return procs;
+}
+
+// One iteration of ring or trace across nodes; the proof's cross-node receipts in *cross.
+void nodes_iteration(const rb_params* p, rb_result* r, int64_t* cross) {
+  scoped_actor self{sys()};
+  const bool trace = p->workload == RB_TRACE;
+  const int64_t md = trace ? (r->iteration > 0 ? MODE_TRACE : MODE_TRACE_QUIET) : MODE_RING;
+  auto procs = spawn_nodes(self, p, r, md);
+  const int64_t n = p->n, total = n * p->m;
+  rb_run_begin(r);
+  for (int64_t j = 0; j < p->tokens; j++) {
+    if (trace)
+      self->send(procs[rb_inject_at(p, j)], total, int64_t{-1});
+    else
+      self->send(procs[rb_inject_at(p, j)], total);
+  }
+  int64_t done = 0;
+  self->receive_for(done, p->tokens)([](done_atom) {});
+  rb_run_end(r);
+  // the proof: p0's predecessor is p(n-1)
+  self->send(procs[0], nstop_atom::value, n, int64_t{0}, int64_t{0}, node_of(n - 1, n, cl.k, cl.placement));
+  self->receive([&](nsum_atom, int64_t sum, int64_t x) { r->count = sum, *cross = x; });
+  procs.clear();
+  // node 0's processes have exited (untimed; the registry's running count also moves with the
+  // middleman's own actors, so the ring's are counted apart)
+  while (live.load(std::memory_order_acquire) > 0)
+    usleep(50);
+}
+
+void print_result(const rb_params* p, const rb_result* res, int64_t cross) {
+  rb_rec r;
+  rb_rec_begin(&r, "result");
+  rb_rec_str(&r, "workload", p->workload_name);
+  rb_rec_int(&r, "iteration", res->iteration);
+  rb_rec_int(&r, "n", p->n);
+  rb_rec_int(&r, "m", p->m);
+  if (p->workload == RB_RING) {
+    rb_rec_int(&r, "tokens", p->tokens);
+    rb_rec_int(&r, "burst", p->burst);
+  }
+  rb_rec_int(&r, "nodes", cl.k);
+  rb_rec_int(&r, "node_placement", cl.placement);
+  rb_rec_int(&r, "count", res->count);
+  rb_rec_int(&r, "cross_hops", cross);
+  rb_rec_int(&r, "ready", res->ready);
+  rb_rec_int(&r, "setup_ns", res->setup_ns);
+  rb_rec_int(&r, "run_ns", res->run_ns);
+  rb_rec_int(&r, "setup_cpu_ns", res->setup_cpu_ns);
+  rb_rec_int(&r, "run_cpu_ns", res->run_cpu_ns);
+  rb_rec_int(&r, "setup_vcsw", res->setup_vcsw);
+  rb_rec_int(&r, "setup_ivcsw", res->setup_ivcsw);
+  rb_rec_int(&r, "run_vcsw", res->run_vcsw);
+  rb_rec_int(&r, "run_ivcsw", res->run_ivcsw);
+  rb_rec_int(&r, "rss_before", rb_mem_.rss_before);
+  rb_rec_int(&r, "rss_after", rb_mem_.rss_after);
+  rb_rec_emit(&r);
+}
+
+void print_stats(const rb_params* p, const rb_result* res) {
+  rb_rec r;
+  rb_rec_begin(&r, "stats");
+  rb_rec_str(&r, "workload", p->workload_name);
+  rb_rec_int(&r, "iteration", res->iteration);
+  rb_rec_int(&r, "setup_minor_faults", res->ru_setup.ru_minflt - res->ru_begin.ru_minflt);
+  rb_rec_int(&r, "run_minor_faults", res->ru_run.ru_minflt - res->ru_run_begin.ru_minflt);
+  rb_rec_int(&r, "max_rss_bytes", static_cast<int64_t>(res->ru_run.ru_maxrss) * 1024);
+  stats_into(&r);
+  rb_rec_emit(&r);
+}
+
+// The cluster view after sample `seq`: one node record per node, node 0 first.
+void print_view(scoped_actor& self, int64_t seq) {
+  actor main = self;
+  for (int64_t j = 0; j < cl.k; j++)
+    self->send(cl.agents[j], nview_atom::value, main);
+  std::vector<message> views(static_cast<size_t>(cl.k));
+  int64_t i = 0;
+  self->receive_for(i, cl.k)([&](nviewed_atom, int64_t j, const message& v) { views[j] = v; });
+  for (int64_t j = 0; j < cl.k; j++)
+    print_node(seq, j, node_name(j), views[j]);
+}
+
+// Continuous mode across nodes (section 5): the ring as above, the tokens without end; p0 (node 0's
+// first process) counts the laps; with stats=1 the cluster view follows every sample.
+void nodes_continuous(const rb_params* p) {
+  rb_result r{};
+  scoped_actor self{sys()};
+  auto procs = spawn_nodes(self, p, &r, MODE_CONTINUOUS);
+  for (int64_t j = 0; j < cl.k; j++)
+    self->send(cl.agents[j], nview0_atom::value);
+  const int64_t t0 = rb_mono_ns(), step = p->sample_ms * 1000000;
+  for (int64_t j = 0; j < p->tokens; j++)
+    self->send(procs[rb_inject_at(p, j)], int64_t{RB_CONT_FRESH});
+  int64_t prev = 0;
+  for (int64_t s = 1; s <= p->samples; s++) {
+    const int64_t due = t0 + s * step;
+    const struct timespec ts = {static_cast<time_t>(due / 1000000000), static_cast<long>(due % 1000000000)};
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) == EINTR)
+      ;
+    int64_t count = node_laps.load(std::memory_order_relaxed) * p->n;
+    const int64_t now = rb_mono_ns();
+    if (count < prev)
+      count = prev;
+    prev = count;
+    rb_sample(s, now - t0, count);
+    if (p->stats)
+      print_view(self, s);
+  }
+  stop_cluster();
+  rb_exit_ok();
+}
+
+} // namespace
+
+// The continuous ring on one node (ring.cpp) with stats=1: section 5's samples, each followed by the
+// cluster view of node 0 alone (section 10), the laps p0's.
+void one_node_view_loop(const rb_params* p, int64_t t0, int64_t (*laps)(void*)) {
+  const int64_t step = p->sample_ms * 1000000, cpu0 = rusage_cpu_ns();
+  const std::string name = "ringbench_caf_" + std::to_string(getpid()) + "_0";
+  int64_t prev = 0;
+  for (int64_t s = 1; s <= p->samples; s++) {
+    const int64_t due = t0 + s * step;
+    const struct timespec ts = {static_cast<time_t>(due / 1000000000), static_cast<long>(due % 1000000000)};
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) == EINTR)
+      ;
+    const int64_t l = laps(nullptr);
+    int64_t count = l * p->n;
+    const int64_t now = rb_mono_ns();
+    if (count < prev)
+      count = prev;
+    prev = count;
+    rb_sample(s, now - t0, count);
+    print_node(s, 0, name, view_fields(p->n, t0, cpu0, l, p->cores));
+  }
+  rb_exit_ok();
+}
+
+namespace {
+
+// -------------------------------------------------------------------------------- the peer
+
+// A peer node (--caf-peer J K CORES VARIANT NAME): the actor system, its agent published on
+// loopback at a port the OS picks (reported on fd 3), then commands on stdin until EOF, which
+// ends it at once. Its stdout is the driver's: a trace's hop records go there whole.
+int peer_main(int argc, char** argv) {
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (argc != 7) {
+    fprintf(stderr, "ringbench-caf: --caf-peer J K CORES VARIANT NAME (started by the driver only)\n");
+    return 2;
+  }
+  const int64_t j = atoll(argv[2]), k = atoll(argv[3]), cores = atoll(argv[4]);
+  make_system(cores, argv[5], true);
+  // a peer prints no error record (its stdout is the driver's): out of memory, it says so on
+  // stderr and ends, and the driver's watcher reports the node gone
+  std::set_new_handler([] {
+    static const char msg[] = "ringbench-caf: a peer node ran out of memory (operator new failed)\n";
+    if (write(2, msg, sizeof msg - 1) < 0) {
+    }
+    _exit(3);
+  });
+  auto a = sys().spawn(agent, j, k, cores);
+  auto port = io::publish(a, 0, "127.0.0.1", false);
+  if (!port) {
+    dprintf(3, "error: cannot publish on 127.0.0.1: %s\n", sys().render(port.error()).c_str());
+    _exit(1);
+  }
+  dprintf(3, "port %u\n", static_cast<unsigned>(*port));
+  char line[256];
+  FILE* in = stdin;
+  while (fgets(line, sizeof line, in)) {
+    unsigned other = 0;
+    if (sscanf(line, "connect %u", &other) == 1) {
+      auto b = io::remote_actor(sys(), "127.0.0.1", static_cast<uint16_t>(other));
+      if (b)
+        dprintf(3, "ok\n");
+      else
+        dprintf(3, "error: %s\n", sys().render(b.error()).c_str());
+    }
+  }
+  fflush(stdout);
+  _exit(0); // the driver closed the pipe (or ended): no teardown
+}
+
+// ----------------------------------------------------------------------------- the arguments
+
+bool digits(const char* s) {
+  if (!*s)
+    return false;
+  for (; *s; s++)
+    if (*s < '0' || *s > '9')
+      return false;
+  return true;
+}
+
+void describe_with_nodes(const rb_driver* d, const char* variant) {
+  char workloads[256] = "[";
+  for (int w = 0; w < RB_NWORKLOADS; w++)
+    if (d->iteration[w])
+      snprintf(workloads + strlen(workloads), sizeof workloads - strlen(workloads), "%s\"%s\"",
+               workloads[1] ? "," : "", rb_workload_names[w]);
+  strcat(workloads, "]");
+  rb_rec r;
+  rb_rec_begin(&r, "describe");
+  rb_rec_int(&r, "contract", 4);
+  rb_rec_str(&r, "name", d->name);
+  rb_rec_str(&r, "runtime", d->runtime);
+  rb_rec_str(&r, "version", d->version);
+  rb_rec_raw(&r, "workloads", workloads);
+  rb_rec_raw(&r, "features", "[\"tokens\",\"continuous\",\"stats\",\"nodes\"]");
+  rb_rec_str(&r, "variant", variant);
+  rb_rec_str(&r, "clock", d->clock ? d->clock : RB_CLOCK);
+  rb_rec_str(&r, "collector", d->collector ? d->collector : "");
+  rb_rec_emit(&r);
+}
+
+} // namespace
+
+int nodes_main(const rb_driver* d, int argc, char** argv) {
+  rb_driver_ = d; // errors name the driver (rb_main sets it too)
+  if (argc >= 2 && strcmp(argv[1], "--caf-peer") == 0)
+    return peer_main(argc, argv);
+  // the options rb_main knows (--variant=); anything else is left to it
+  int a = 1;
+  const char* variant = variants[0];
+  for (; a < argc && strncmp(argv[a], "--", 2) == 0; a++) {
+    if (strncmp(argv[a], "--variant=", 10) != 0)
+      return -1;
+    int v = 0;
+    while (variants[v] && strcmp(variants[v], argv[a] + 10) != 0)
+      v++;
+    if (!variants[v])
+      return -1;
+    variant = variants[v];
+  }
+  if (a < argc && strcmp(argv[a], "describe") == 0 && a + 1 == argc) {
+    describe_with_nodes(d, variant);
+    return 0;
+  }
+  if (a + 1 >= argc || strcmp(argv[a], "run") != 0)
+    return -1;
+  const char* workload = argv[a + 1];
+  const int w = rb_workload_index(workload);
+  if (w != RB_RING && w != RB_TRACE)
+    return -1; // `nodes` is not a key of these: rb_main refuses it as any unknown key
+  // take nodes= and node_placement= out; the rest is rb_main's (or rb_parse_params')
+  int64_t k = 1, placement = 0;
+  bool seen_k = false, seen_p = false;
+  std::vector<char*> rest;
+  for (int x = 0; x < a + 2; x++)
+    rest.push_back(argv[x]);
+  for (int x = a + 2; x < argc; x++) {
+    const char* arg = argv[x];
+    const bool is_k = strncmp(arg, "nodes=", 6) == 0, is_p = strncmp(arg, "node_placement=", 15) == 0;
+    if (!is_k && !is_p) {
+      rest.push_back(argv[x]);
+      continue;
+    }
+    const char* key = is_k ? "nodes" : "node_placement";
+    const char* val = arg + (is_k ? 6 : 15);
+    if ((is_k && seen_k) || (is_p && seen_p))
+      rb_bad_param("%s given twice", key);
+    if (!digits(val) || strlen(val) > 4)
+      rb_bad_param("%s must be a decimal integer (%s), got '%s'", key, is_k ? "1 ... 256" : "0 or 1", val);
+    const int64_t v = atoll(val);
+    if (is_k && (v < 1 || v > 256))
+      rb_bad_param("nodes must be an integer in 1 ... 256, got '%s'", val);
+    if (is_p && v > 1)
+      rb_bad_param("node_placement must be 0 (contiguous) or 1 (interleaved), got '%s'", val);
+    (is_k ? k : placement) = v, (is_k ? seen_k : seen_p) = true;
+  }
+  if (k == 1) {
+    // nodes=1 is section 3's ring exactly: rb_main's, without the two keys
+    if (!seen_k && !seen_p)
+      return -1;
+    rest.push_back(nullptr);
+    return rb_main(d, static_cast<int>(rest.size()) - 1, rest.data());
+  }
+  rb_params p;
+  char msg[512];
+  const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  const int rc = rb_parse_params(workload, static_cast<int>(rest.size()) - (a + 2), rest.data() + a + 2,
+                                 cpus > 0 ? cpus : 1, &p, msg, sizeof msg);
+  if (rc != RB_OK)
+    rb_fail(rc, "%s", msg);
+  if (k > p.n)
+    rb_bad_param("nodes (%" PRId64 ") cannot exceed n (%" PRId64 "): every node holds at least one process", k, p.n);
+  const char* hosts = getenv("RINGBENCH_CLUSTER");
+  if (hosts && *hosts)
+    rb_bad_param("caf does not run nodes on other hosts (--hosts): its ring across nodes starts its own "
+                 "nodes on this machine (README.md, \"A ring across nodes\")");
+  p.variant = 0;
+  for (int v = 0; variants[v]; v++)
+    if (strcmp(variants[v], variant) == 0)
+      p.variant = v;
+  p.variant_name = variant;
+
+  cl.k = k, cl.placement = placement, cl.cores = p.cores;
+  cl.base = "ringbench_caf_" + std::to_string(getpid());
+  cl.peers.resize(static_cast<size_t>(k));
+  cl.peers[0].name = node_name(0), cl.peers[0].pid = getpid();
+  start_peers(variant); // before any thread of this process
+  make_system(p.cores, variant, true);
+  connect_cluster();
+  if (p.sample_ms > 0)
+    nodes_continuous(&p);
+  const int64_t want_count = rb_expected_count(&p), want_cross = cross_per_lap(p.n, k, placement) * p.m * p.tokens;
+  for (int64_t i = 1 - p.warmup; i <= p.repeats; i++) {
+    rb_result res;
+    memset(&res, 0, sizeof res);
+    res.iteration = i;
+    int64_t cross = -1;
+    nodes_iteration(&p, &res, &cross);
+    if (res.count != want_count)
+      rb_failure("%s: count mismatch: the processes proved %" PRId64 ", expected %" PRId64, workload, res.count,
+                 want_count);
+    if (cross != want_cross)
+      rb_failure("%s: the processes proved %" PRId64 " cross-node hops, expected %" PRId64, workload, cross,
+                 want_cross);
+    if (res.ready != p.n)
+      rb_failure("%s: %" PRId64 " ready signals when the spawn phase ended, expected %" PRId64, workload, res.ready,
+                 p.n);
+    if (i <= 0)
+      continue;
+    print_result(&p, &res, cross);
+    if (p.stats)
+      print_stats(&p, &res);
+  }
+  fflush(stdout);
+  stop_cluster();
+  rb_exit_ok(); // no teardown of the actor system: its middleman's connections are gone
+}
+
+} // namespace rb
