@@ -55,6 +55,7 @@ from .perf_run import (
     perf,
     perf_rows,
     perf_runner,
+    perf_runners,
 )
 from .planning import Estimate, estimate, plan, ranked_runtimes, resume_estimate
 from .stored import RANKS, Change, check_rank, compare, db_flag, history, load, run_json, with_baseline, with_rank
@@ -105,6 +106,7 @@ __all__ = [
     "RecordedRun",
     "PERF_DEFAULT_RUNNER",
     "perf_runner",
+    "perf_runners",
     "add_installation",
     "installations",
     "Cell",

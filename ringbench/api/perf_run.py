@@ -53,6 +53,11 @@ def _erlperf_options(run_options: Mapping | None, concurrency_test: Mapping | No
 PERF_DEFAULT_RUNNER = _perf.DEFAULT_RUNNER  # the runner `perf` uses unless told (-r)
 
 
+def perf_runners() -> list[str]:
+    """The perf runners the drivers' manifests name (`perf = NAME`), the default first, then by name."""
+    return sorted(_perf.perf_drivers(), key=lambda n: (n != PERF_DEFAULT_RUNNER, n))
+
+
 def perf_runner(name: str = PERF_DEFAULT_RUNNER) -> Driver:
     """The driver that runs perf's runner `name` (-r NAME: a perf name or a runtime id)."""
     try:
