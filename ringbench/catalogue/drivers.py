@@ -139,6 +139,10 @@ class Driver:
     installation: str = ""
     home: str = ""
     remoting: Remoting | None = None  # the manifest's [nodes]: None for a runtime whose ring is on one node
+    # `ringbench perf` (contract section 11): the runner's name ("erlang", "python"; "" for a driver without
+    # one) and what one of its workers is, in words, for the table ("BEAM processes")
+    perf: str = ""
+    perf_workers: str = ""
     build_dir: str = ""
     at_text: str = ""  # what follows `@` to select it again: the declared name, else the home itself
 
@@ -281,6 +285,8 @@ def _load(folder: Path) -> list[Driver]:
         build_env=_patterns(folder, manifest, "build_env"),
         install=_installation(folder, manifest),
         remoting=_remoting(folder, manifest),
+        perf=str(manifest.get("perf", "")),
+        perf_workers=str(manifest.get("perf_workers", "")),
     )
     command = tuple(manifest["command"])
     env = {k: str(v) for k, v in manifest.get("env", {}).items()}

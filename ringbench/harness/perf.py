@@ -28,7 +28,6 @@ import shlex
 import signal
 import tempfile
 import threading
-import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -142,7 +141,7 @@ class Request:
         """What a worker is, in words (the table says it)."""
         if self.processes:
             return "OS processes (--processes)"
-        return _manifest(self.driver).get("perf_workers") or f"{self.runner} workers"
+        return self.driver.perf_workers or f"{self.runner} workers"
 
     @property
     def max_workers(self) -> int:
@@ -208,22 +207,12 @@ def parse_count(text: object, what: str = "-l/--loop") -> int:
     return value
 
 
-def _manifest(d: Driver) -> dict:
-    """The driver's manifest; its perf keys: `perf` (the runner's name) and `perf_workers` (what a worker is,
-    in words, for the table). {} if it cannot be read."""
-    try:
-        return tomllib.loads((d.folder / "driver.toml").read_text())
-    except (OSError, tomllib.TOMLDecodeError):
-        return {}
-
-
 def perf_drivers() -> dict[str, list[Driver]]:
     """Every driver that names a perf runner, by that name (its variants in manifest order)."""
     out: dict[str, list[Driver]] = {}
     for d in discover().values():
-        name = _manifest(d).get("perf")
-        if isinstance(name, str) and name:
-            out.setdefault(name, []).append(d)
+        if d.perf:
+            out.setdefault(d.perf, []).append(d)
     return out
 
 
