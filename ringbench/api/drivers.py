@@ -87,7 +87,7 @@ def runtimes() -> list[dict]:
 def trace_drivers(
     runtime: str, n: object, m: object, nodes: object = None, node_placement: object = None
 ) -> tuple[list[Driver], int, int]:
-    """Validate a trace request: (drivers, n, m), or InputError. With nodes > 1 (a ring across BEAM nodes),
+    """Validate a trace request: (drivers, n, m), or InputError. With nodes > 1 (a ring across nodes),
     every driver must describe the feature `nodes`."""
     try:
         params = workloads.TRACE.validate({"n": n, "m": m, "nodes": nodes, "node_placement": node_placement})

@@ -11,7 +11,7 @@ Kinds, after the historic write-ups:
   selective   selective receive: time per reply against N, arrival order and reverse order
   squeeze     throughput against concurrency (tokens circulating at once)
   tree        the skynet tree: time per tree and peak bytes per process against N (leaves)
-  nodes       a ring across BEAM nodes: ns per hop against the number of nodes, and ns per cross-node hop
+  nodes       a ring across nodes: ns per hop against the number of nodes, and ns per cross-node hop
   cluster     the cluster view of continuous runs: ring hops handled per second on each node, over time
 Every point is a median over its repeats (analysis.figure, the tables' figure); error bars are the 95 %
 bootstrap interval of that median (squeeze: ± one standard deviation of the samples at that step).
@@ -600,7 +600,7 @@ def across_nodes(cells: list[Cell]) -> Chart:
         series.append(_series(rt, cores, [x.cell for x in xs], pts, variant, contrast=layout == "interleaved"))
     return Chart(
         "nodes",
-        "A ring across BEAM nodes: cost per hop against the number of nodes",
+        "A ring across nodes: cost per hop against the number of nodes",
         "nodes (Erlang distribution, one machine)",
         "time per hop",
         "count",

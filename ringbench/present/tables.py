@@ -13,8 +13,10 @@ a note number; its reason is the note under the table, never inside a figure col
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
+from ..catalogue.drivers import DriverError, discover
 from ..catalogue.workloads import CPU_NS_PER_HOP, CPU_PER_WALL, RSS_PER_PROC, Metric
 from ..results import modes, nodes, stats
 from ..results.model import Cell
@@ -436,6 +438,21 @@ def compact_rows(
 
 
 # -- a ring across nodes (results.nodes) -----------------------------------------------------------------
+def _transports(runtimes: Iterable[str]) -> str:
+    """What carries each runtime's cross-node hops, as its manifest's [nodes] table says: "erlang: Erlang
+    distribution; pekko: Pekko Artery (TCP)"; the runtime alone where the manifest does not say."""
+    try:
+        found = discover()
+    except DriverError:
+        found = {}
+    said = {}
+    for rt in dict.fromkeys(runtimes):
+        d = found.get(rt)
+        transport = d.remoting.transport if d is not None and d.remoting is not None else ""
+        said[rt.split("/")[0].split("@")[0]] = transport
+    return "; ".join(f"{rt}: {t}" if t else rt for rt, t in said.items())
+
+
 def nodes_rows(cells: list[Cell]) -> tuple[list[Column], list[list[str]], list[str]]:
     """The rings across nodes beside their in-node ring: the share of cross-node hops, ns/hop of both, and ns
     per cross-node hop derived from them (marked with the significance of the difference); ([], [], []) when
@@ -484,8 +501,8 @@ def nodes_rows(cells: list[Cell]) -> tuple[list[Column], list[list[str]], list[s
             ]
         )
     notes_ = [
-        "A ring across BEAM nodes connected by Erlang distribution, beside the same ring on one node measured "
-        "in the same run (in-node). cross hops % = hops whose sender is on another node, as the driver proved "
+        f"A ring across nodes ({_transports(x.cell.runtime for x in found)}), beside the same ring on one node "
+        "measured in the same run (in-node). cross hops % = hops whose sender is on another node, as the driver proved "
         "them. ns/cross hop = (ns/hop − (1 − share) × in-node ns/hop) / share: what one cross-node hop costs "
         "if every other hop costs what it does on one node; ✓ the two rings differ significantly "
         "(Mann-Whitney U, p < 0.05), ≈ they do not (the derived figure is then noise, magnified 1/share "

@@ -1,4 +1,4 @@
-"""A ring across BEAM nodes (contract section 10), read from the model: the share of cross-node hops, the
+"""A ring across nodes (contract section 10), read from the model: the share of cross-node hops, the
 cost of one cross-node hop derived against the in-node ring of the same run, and the cluster view of a
 continuous cell. Derived whenever asked, never stored: a table, an export and the report say the same.
 
