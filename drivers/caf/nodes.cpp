@@ -405,8 +405,8 @@ void start_peers(const char* variant) {
 }
 
 void peer_gone(int64_t j, const char* what) {
-  rb_failure("node %" PRId64 " of %" PRId64 " (%s, pid %d) %s", j, cl.k, cl.peers[j].name.c_str(),
-             static_cast<int>(cl.peers[j].pid), what);
+  rb_failure("node %" PRId64 " of %" PRId64 " (%s) %s (its process %d)", j, cl.k, cl.peers[j].name.c_str(), what,
+             static_cast<int>(cl.peers[j].pid));
 }
 
 // The watcher: monitors every peer's agent; the first that goes down (its process gone, its
@@ -420,10 +420,10 @@ behavior watcher(event_based_actor* self, int64_t k) {
     for (int64_t j = 1; j < k; j++)
       if (cl.agents[j].address() == dm.source) {
         const std::string why = self->system().render(dm.reason);
-        rb_failure("node %" PRId64 " of %" PRId64 " (%s, pid %d, 127.0.0.1:%u) went down (%s): its ring "
-                   "processes and any token they held are gone, so the run cannot finish",
-                   j, k, cl.peers[j].name.c_str(), static_cast<int>(cl.peers[j].pid),
-                   static_cast<unsigned>(cl.peers[j].port), why.c_str());
+        rb_failure("node %" PRId64 " of %" PRId64 " (%s) went down (%s): its ring processes and any token "
+                   "they held are gone, so the run cannot finish (its process %d, 127.0.0.1:%u)",
+                   j, k, cl.peers[j].name.c_str(), why.c_str(), static_cast<int>(cl.peers[j].pid),
+                   static_cast<unsigned>(cl.peers[j].port));
       }
   });
   return {
