@@ -1,15 +1,14 @@
 package ringbench.threads;
 
+import java.util.ArrayDeque;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongSupplier;
 import ringbench.driver.Fail;
 import ringbench.driver.Meter;
 import ringbench.driver.Out;
 import ringbench.driver.Params;
-import ringbench.driver.Proc;
 import ringbench.driver.Workloads;
 
 /**
@@ -57,7 +56,7 @@ public final class ThreadWorkloads implements Workloads {
 
     /**
      * @param threads     makes one unstarted thread per process (daemon threads)
-     * @param osThreads   each thread is an OS thread (tree waits untimed for their exit)
+     * @param osThreads   each thread is an OS thread (tree joins them all, untimed, after its phase)
      * @param boxes       what the processes receive on
      * @param limitAdvice how to raise the limit a failed thread start hit (for the limit error)
      */
@@ -394,12 +393,18 @@ public final class ThreadWorkloads implements Workloads {
      * A tree process covering the leaves lo … lo+size-1. A leaf sends its
      * ordinal to its parent and ends; an inner node makes its mailbox, spawns
      * fanout children over equal contiguous parts of its range, receives one sum
-     * from each (in whatever order they come), sends the total and ends.
+     * from each (in whatever order they come), sends the total and ends. With
+     * OS threads, a node keeps its children and each child its own thread, so
+     * that main can join the whole tree after the phase.
      */
     final class TreeProc implements Runnable {
         final int lo, size, fanout;
         final long wanted;
         final Box parent;
+        /** This process's thread, set by its parent (OS threads only; read by main after joining the parent). */
+        Thread thread;
+        /** The children (OS threads only; null for a leaf). */
+        TreeProc[] kids;
 
         TreeProc(int lo, int size, int fanout, long wanted, Box parent) {
             this.lo = lo;
@@ -417,7 +422,17 @@ public final class ThreadWorkloads implements Workloads {
             }
             Box own = newSharedBox();
             int part = size / fanout;
-            for (int i = 0; i < fanout; i++) spawn(new TreeProc(lo + i * part, part, fanout, wanted, own), -1, wanted);
+            if (osThreads) {
+                TreeProc[] ks = new TreeProc[fanout];
+                for (int i = 0; i < fanout; i++) {
+                    TreeProc k = new TreeProc(lo + i * part, part, fanout, wanted, own);
+                    ks[i] = k;
+                    k.thread = spawn(k, -1, wanted);
+                }
+                kids = ks;
+            } else {
+                for (int i = 0; i < fanout; i++) spawn(new TreeProc(lo + i * part, part, fanout, wanted, own), -1, wanted);
+            }
             long sum = 0;
             for (int i = 0; i < fanout; i++) sum += own.take();
             parent.put(sum);
@@ -425,25 +440,30 @@ public final class ThreadWorkloads implements Workloads {
     }
 
     @Override
-    public long tree(Params p, Meter meter) {
-        long threadsBefore = osThreads ? Proc.threads() : 0;
+    public long tree(Params p, Meter meter) throws InterruptedException {
         Box main = newSharedBox();
+        TreeProc root = new TreeProc(0, p.n(), p.fanout(), p.processes(), main);
         meter.treeBegins();
-        spawn(new TreeProc(0, p.n(), p.fanout(), p.processes(), main), 0, p.processes());
+        root.thread = spawn(root, 0, p.processes());
         long sum = main.take();
         meter.treeEnds();
-        if (osThreads) awaitExits(threadsBefore);
+        if (osThreads) joinTree(root);
         return sum;
     }
 
     /**
-     * Untimed, after a tree of OS threads: wait until the tree's threads have
-     * left the kernel (each ends right after its message, so some are still
-     * exiting when the root's sum arrives), so that the next iteration starts
-     * from the same state. Gives up after ten seconds.
+     * Untimed, after a tree of OS threads: join every thread of the tree (each ends
+     * right after its message, so some are still running when the root's sum arrives),
+     * so that the next iteration starts from the same state. A node's children are
+     * read after joining it: the join makes its writes of them visible.
      */
-    private static void awaitExits(long threadsBefore) {
-        long deadline = System.nanoTime() + 10_000_000_000L;
-        while (Proc.threads() > threadsBefore && System.nanoTime() < deadline) LockSupport.parkNanos(1_000_000);
+    private static void joinTree(TreeProc root) throws InterruptedException {
+        ArrayDeque<TreeProc> todo = new ArrayDeque<>();
+        todo.push(root);
+        while (!todo.isEmpty()) {
+            TreeProc t = todo.pop();
+            t.thread.join();
+            if (t.kids != null) for (TreeProc k : t.kids) todo.push(k);
+        }
     }
 }
