@@ -4,7 +4,7 @@
 # warning an error (-Xlint:all -Werror) and runs src/test/java: the coordinator's gate, the end of
 # the message phase, the proof, the tree's root and gracefulStop under a dispatcher of 4 threads
 # (CoordinatorTest), the ring across nodes' layout, wire messages and spread coordinator (NodesTest);
-# then the shell scripts (shellcheck).
+# then the shell scripts (shellcheck; its absence fails the check).
 set -euo pipefail
 cd -- "$(dirname -- "${BASH_SOURCE[0]}")"
 # shellcheck source=../common/java/lib.sh
@@ -17,8 +17,4 @@ if (($(jdk_feature "$JDK_HOME") >= 23)); then opts="$opts --sun-misc-unsafe-memo
 JAVA_HOME=$JDK_HOME MAVEN_OPTS=$opts mvn -B -q -o -Dstyle.color=never -Dmaven.compiler.release="$JAVA_FEATURE" \
     -Dout.dir="$out" verify >&2
 echo "mvn -o verify: javac -Xlint:all -Werror, $(grep -ho 'Tests run: [0-9]*, Failures: [0-9]*, Errors: [0-9]*' "$out"/surefire-reports/*.txt | paste -sd ";" -)" >&2
-if command -v shellcheck >/dev/null; then
-    shellcheck -x "$JAVA_COMMON/lib.sh" ./*.sh
-else
-    echo "shellcheck not found: shell scripts not linted" >&2
-fi
+java_shellcheck
