@@ -42,55 +42,62 @@ public final class WireSerializer extends SerializerWithStringManifest implement
     @Override
     public int identifier() { return ID; }
 
+    // Type tests are instanceof chains, not a switch over types: the driver also builds at release 17
+    // (`pekko@jdk17`, driver.toml [installation]), where a switch cannot match types.
+
     @Override
     public String manifest(Object o) {
-        return switch (o) {
-            case Token t -> "T";
-            case TraceToken t -> "R";
-            case Stop s -> "S";
-            case Link l -> "L";
-            case Ready r -> "Y";
-            case Finished f -> "F";
-            case Sum s -> "U";
-            case SpawnOn s -> "P";
-            case SpawnedOn s -> "Q";
-            case Hello h -> "H";
-            case ViewStart v -> "V";
-            case View v -> "W";
-            case NodeView v -> "N";
-            default -> throw new IllegalArgumentException("not a ring message: " + o.getClass());
-        };
+        if (o instanceof Token) return "T";
+        if (o instanceof TraceToken) return "R";
+        if (o instanceof Stop) return "S";
+        if (o instanceof Link) return "L";
+        if (o instanceof Ready) return "Y";
+        if (o instanceof Finished) return "F";
+        if (o instanceof Sum) return "U";
+        if (o instanceof SpawnOn) return "P";
+        if (o instanceof SpawnedOn) return "Q";
+        if (o instanceof Hello) return "H";
+        if (o instanceof ViewStart) return "V";
+        if (o instanceof View) return "W";
+        if (o instanceof NodeView) return "N";
+        throw notRing(o);
     }
 
     @Override
     public void toBinary(Object o, ByteBuffer b) {
-        switch (o) {
-            case Token t -> b.putLong(t.value());
-            case TraceToken t -> b.putLong(t.value()).putInt(t.from());
-            case Stop s -> b.putLong(s.sum()).putInt(s.left()).putLong(s.cross()).putInt(s.node());
-            case Link l -> {
-                ref(b, l.next());
-                b.put((byte) (l.fromOther() ? 1 : 0));
-            }
-            case Ready r -> { }
-            case Finished f -> b.putLong(f.value());
-            case Sum s -> b.putLong(s.value()).putLong(s.cross());
-            case SpawnOn s -> b.putInt(s.kind().ordinal()).putInt(s.n()).putLong(s.total())
+        if (o instanceof Token t) {
+            b.putLong(t.value());
+        } else if (o instanceof TraceToken t) {
+            b.putLong(t.value()).putInt(t.from());
+        } else if (o instanceof Stop s) {
+            b.putLong(s.sum()).putInt(s.left()).putLong(s.cross()).putInt(s.node());
+        } else if (o instanceof Link l) {
+            ref(b, l.next());
+            b.put((byte) (l.fromOther() ? 1 : 0));
+        } else if (o instanceof Finished f) {
+            b.putLong(f.value());
+        } else if (o instanceof Sum s) {
+            b.putLong(s.value()).putLong(s.cross());
+        } else if (o instanceof SpawnOn s) {
+            b.putInt(s.kind().ordinal()).putInt(s.n()).putLong(s.total())
                     .put((byte) (s.print() ? 1 : 0)).putInt(s.first()).putInt(s.step()).putInt(s.count());
-            case SpawnedOn s -> {
-                b.putInt(s.first()).putInt(s.step()).putInt(s.procs().length);
-                for (ActorRef r : s.procs()) ref(b, r);
-            }
-            case Hello h -> b.putInt(h.node());
-            case ViewStart v -> { }
-            case View v -> { }
-            case NodeView v -> {
-                string(b, v.name());
-                b.putInt(v.values().length);
-                for (long x : v.values()) b.putLong(x);
-            }
-            default -> throw new IllegalArgumentException("not a ring message: " + o.getClass());
+        } else if (o instanceof SpawnedOn s) {
+            b.putInt(s.first()).putInt(s.step()).putInt(s.procs().length);
+            for (ActorRef r : s.procs()) ref(b, r);
+        } else if (o instanceof Hello h) {
+            b.putInt(h.node());
+        } else if (o instanceof NodeView v) {
+            string(b, v.name());
+            b.putInt(v.values().length);
+            for (long x : v.values()) b.putLong(x);
+        } else if (!(o instanceof Ready || o instanceof ViewStart || o instanceof View)) {
+            // Ready, ViewStart and View carry nothing but their manifest.
+            throw notRing(o);
         }
+    }
+
+    private static IllegalArgumentException notRing(Object o) {
+        return new IllegalArgumentException("not a ring message: " + o.getClass());
     }
 
     @Override
@@ -140,12 +147,10 @@ public final class WireSerializer extends SerializerWithStringManifest implement
 
     /** An upper bound of the bytes {@code o} takes. */
     private static int size(Object o) {
-        return switch (o) {
-            case SpawnedOn s -> 64 + s.procs().length * (4 + 1024);
-            case Link l -> 64 + 4 + 1024;
-            case NodeView v -> 64 + 4 * v.name().length() + 8 * v.values().length;
-            default -> 64;
-        };
+        if (o instanceof SpawnedOn s) return 64 + s.procs().length * (4 + 1024);
+        if (o instanceof Link) return 64 + 4 + 1024;
+        if (o instanceof NodeView v) return 64 + 4 * v.name().length() + 8 * v.values().length;
+        return 64;
     }
 
     private void ref(ByteBuffer b, ActorRef r) { string(b, Serialization.serializedActorPath(r)); }
