@@ -311,12 +311,12 @@ MEASUREMENTS = [  # (name, heading, ringbench arguments, why)
     ),
     (
         "installations-java",
-        "Versions: java-threads on JDK 17 and on JDK 25",
+        "Versions: java-threads and pekko on JDK 17 and on JDK 25",
         [
             "run",
             "ring",
             "-r",
-            "java-threads/stock,java-threads/stock@jdk17",
+            "java-threads/stock,java-threads/stock@jdk17,pekko/stock,pekko/stock@jdk17",
             "-n",
             "1000",
             "--cores",
@@ -327,10 +327,11 @@ MEASUREMENTS = [  # (name, heading, ringbench arguments, why)
             "3",
             "--clean-env",
         ],
-        "The same driver built and run on two installations of its runtime: the JDK the project uses "
+        "The same drivers built and run on two installations of their runtime: the JDK the project uses "
         "(Temurin 25) and Debian's OpenJDK 17, declared with `ringbench runtimes add jdk17 --runtime "
-        "java-threads --home /usr/lib/jvm/java-17-openjdk-amd64` and built with `ringbench build "
-        "java-threads@jdk17` into its own folder. Rel % compares the two versions; 3 fresh processes a cell. "
+        "java-threads --home /usr/lib/jvm/java-17-openjdk-amd64` (one JDK serves every JVM driver) and "
+        "built with `ringbench build java-threads@jdk17 pekko@jdk17`, each into its own folder. "
+        "Rel % compares the two versions; 3 fresh processes a cell. "
         "java-virtual is refused on JDK 17 (no virtual threads before JDK 21).",
     ),
     (
@@ -361,7 +362,7 @@ QUICK = {"bench", "steady", "memory", "tree"}
 PREPARED_WITH = {
     "installations-java": [
         ["runtimes", "add", "jdk17", "--runtime", "java-threads", "--home", "/usr/lib/jvm/java-17-openjdk-amd64"],
-        ["build", "java-threads@jdk17"],
+        ["build", "java-threads@jdk17", "pekko@jdk17"],
     ],
     "installations-go": [
         ["runtimes", "add", "go1.27.3", "--runtime", "go", "--home", "go1.27.3"],
