@@ -1475,7 +1475,9 @@ def main(quick: bool, only: str, fresh: bool, dirty: bool, render_only: bool, va
         if not dirty:
             raise SystemExit("uncommitted changes: commit first (the document names one commit), or --dirty")
         commit += " with uncommitted changes"
-    runtimes = json.loads(sh(RB + ["runtimes", "--json"]).stdout)
+    # the drivers' variants; `runtimes --json` lists the other installations of a runtime too, as rows of
+    # their own (with an "installation" key), which no per-variant measurement runs over
+    runtimes = [r for r in json.loads(sh(RB + ["runtimes", "--json"]).stdout) if "installation" not in r]
     variants = [
         r["runtime"]
         for r in runtimes
