@@ -1067,6 +1067,23 @@ def table(text: str) -> list[dict[str, str]]:
     return []
 
 
+def what_moved(text: str) -> str:
+    """What moved between the installations of a version table, from its rows: each row whose Rel % against the
+    default installation is significant (✓), and how many are not."""
+    rows = [r for r in table(text) if "@" in r.get("Runtime", "")]
+    moved = [r for r in rows if "✓" in r.get("Rel %", "")]
+    lines = [
+        f"- {r['Runtime']}, {r['Cores']} core(s), N = {r['N']}: {r['ns/hop']} ns/hop, "
+        f"{r['Rel %'].replace(' ✓', '')} % of the default installation's throughput (p {r.get('p', '?')})"
+        for r in moved
+    ]
+    same = len(rows) - len(moved)
+    head = "**What moved between the versions** (✓ rows: a difference past the spread between processes):"
+    if not moved:
+        return f"**What moved between the versions**: nothing past the spread between processes ({same} rows ≈)."
+    return "\n".join([head, *lines, f"- the other {same} row(s): no significant difference (≈)."])
+
+
 def split_row(line: str) -> list[str]:
     return [c.strip() for c in re.split(r"(?<!\\)\|", line.strip())[1:-1]]
 
@@ -1322,6 +1339,8 @@ def render(commit: str, runtimes: list[dict]) -> dict[Path, str]:
             f"{got.wall:,.0f} s wall, {provenance([got])})\n\n"
         )
         text += markdown(run)
+        if name.startswith("installations"):
+            text += "\n" + what_moved(text) + "\n"
         if name in ("bench", "ring-1k", "ring-10k", "ring-100k", "ring-1m"):
             change = moved(heading, run)
             if change:
