@@ -416,6 +416,14 @@ def latest(recs: list[dict]) -> dict[tuple, dict]:
     return out
 
 
+def kept_comparisons(out: Path, again: bool) -> set[tuple]:
+    """The comparisons `run` does not measure again: those that ended at a committed state (none with
+    --again). A failed one, or one measured with uncommitted changes (never published), is measured again."""
+    if again:
+        return set()
+    return {k for k, r in latest(read_records(out)).items() if "error" not in r and not is_dirty(r)}
+
+
 def setting(r: dict) -> str:
     """A comparison's setting column: cores, the program's label, rounds other than 5, tokens, tree."""
     where = ("1 core" if r["cores"] == "1" else "all cores") + (f", {r['label']}" if r.get("label") else "")
@@ -443,6 +451,12 @@ def row(r: dict, default: bool = False) -> str:
     """A comparison's table row; `default`: the default figure against the program's (`run --with-default`),
     with the differential driver figure of the same rounds beside it."""
     commit = r.get("commit", "")[:7]
+    if is_dirty(r):  # no checkout reproduces it: its figures are not published
+        blanks = "– | " * (3 + default)
+        return (
+            f"| {r['program']} | {setting(r)} | {r['n']:,} | {blanks}– | awaits re-measuring at a committed "
+            f"state (measured with uncommitted changes) | {commit} |"
+        )
     if "error" in r:
         blanks = "– | " * (2 + default)
         return f"| {r['program']} | {setting(r)} | {r['n']:,} | {blanks}failed: {r['error']} | | | {commit} |"
@@ -536,11 +550,23 @@ def commands(rows: list[dict]) -> list[str]:
     return out + ["```", "", "</details>"]
 
 
+def is_dirty(r: dict) -> bool:
+    """A record measured with uncommitted changes (its commit says so)."""
+    return "uncommitted" in r.get("commit", "")
+
+
 def header(recs: list[dict]) -> list[str]:
     metas = [r["meta"] for r in recs if "meta" in r]
     if not metas:
         return []
-    commits = sorted({r["commit"] for r in recs if "report" in r})
+    commits = sorted({r["commit"] for r in recs if "report" in r and not is_dirty(r)})
+    dirty = [r for r in recs if "report" in r and is_dirty(r)]
+    unpublished = (
+        f" {len(dirty)} comparison(s) measured with uncommitted changes are not published (their rows say so): "
+        "no checkout reproduces them; `scripts/fidelity.py run` measures them anew."
+        if dirty
+        else ""
+    )
     first, last = metas[0], metas[-1]
     loads = sorted(m["load"][0] for m in metas)
     when = first["started"] if len(metas) == 1 else f"{first['started']} … {last['started']}"
@@ -548,7 +574,7 @@ def header(recs: list[dict]) -> list[str]:
         f"Measured by `scripts/fidelity.py run` at commit {', '.join(commits)} in {len(metas)} session(s) "
         f"started {when}; load average at each start {loads[0]}–{loads[-1]} "
         "(the thread rings themselves raise it). Rendered by `scripts/fidelity.py render --write` from "
-        "results/fidelity.jsonl, which keeps every round's times and commands.",
+        "results/fidelity.jsonl, which keeps every round's times and commands." + unpublished,
         "",
     ]
 
@@ -714,8 +740,7 @@ def run(
             "no comparison in the catalogue matches --only/--cores/--size"
             + ("" if every else " among the [[core]] set (--all for every [[case]])")
         )
-    # A comparison that failed is measured again; one that ended is kept unless --again.
-    done = set() if again else {k for k, r in latest(read_records(out)).items() if "error" not in r}
+    done = kept_comparisons(out, again)
     todo = [t for t in todo if key_of(t) not in done]
     if not todo:
         click.echo("fidelity: nothing to measure (all in --out; --again to measure anew)", err=True)

@@ -310,6 +310,35 @@ MEASUREMENTS = [  # (name, heading, ringbench arguments, why)
         "utilisation, CPU/wall, memory and processes, sampled every 500 ms while the ring runs.",
     ),
     (
+        "nodes-runtimes",
+        "A ring across nodes, runtime by runtime: Erlang distribution, Pekko Artery, CAF's middleman",
+        [
+            "run",
+            "ring",
+            "-r",
+            "erlang/stock,elixir/stock,pekko/stock,caf/stock",
+            "-n",
+            "10000",
+            "--nodes",
+            "2",
+            "--node-placement",
+            "interleaved",
+            "--cores",
+            "1,all",
+            "--repeat",
+            "6",
+            "--processes",
+            "3",
+        ],
+        "The same ring on the four runtimes whose processes are addressed alike on one node and across nodes: "
+        "N = 10,000 over 2 local nodes, interleaved (every hop but the closing one crosses), beside each "
+        "runtime's in-node ring of the same run; one core per node (the peer pinned to the other CPU) and all "
+        "cores; 3 fresh driver processes a cell. Each driver starts and stops its peer itself: BEAM nodes over "
+        "Erlang distribution, JVMs with Pekko Artery over TCP (a hand-written serializer for the token), CAF "
+        "actor systems with the middleman (BASP over TCP). Loopback: what is measured is each runtime's stack "
+        "and serialization, not a network.",
+    ),
+    (
         "installations-java",
         "Versions: java-threads and pekko on JDK 17 and on JDK 25",
         [
@@ -908,9 +937,9 @@ PAGES = [
     ),
     Page(
         "nodes.md",
-        "Rings across BEAM nodes",
+        "Rings across nodes",
         "a ring over 2 and 4 Erlang nodes: the cost of a cross-node hop, the token count, the distribution "
-        "buffer, the cluster view",
+        "buffer, the cluster view; the same ring on erlang, elixir, pekko and caf",
         [name for name, *_ in MEASUREMENTS if name.startswith("nodes")],
     ),
     Page(

@@ -367,3 +367,41 @@ hops = 40000
     assert "| slow-ring | 1 core | 10 |" in md and "| slow-ring | 1 core, 40k hops | 10 |" in md
     assert ", again" not in md
     assert "- slow-ring: same idiom" in md and "- slow-ring: the long one" in md
+
+
+def test_a_comparison_measured_with_uncommitted_changes_is_not_published_and_is_measured_again(
+    catalogue, monkeypatch, tmp_path
+):
+    """No checkout reproduces a figure measured with uncommitted changes: its row says it awaits
+    re-measuring instead of showing it, the header counts it and names only committed states, and `run`
+    plans it again (where a committed one is kept unless --again)."""
+    monkeypatch.setattr(fidelity, "CATALOGUE", catalogue)
+    _, cases, core = fidelity.load()
+    todo = fidelity.plan(cases, core, (), (), ())
+    cell = {
+        "driver": {"ns_per_hop": 50_000},
+        "program": {"ns_per_hop": 100_000},
+        "ratio": 0.5,
+        "ratio_ci": [0.4, 0.6],
+        "p_value": 0.01,
+        "significant": True,
+    }
+    clean, dirty = todo[0], todo[1]
+    meta = {"meta": {"started": "2026-11-28 18:00 UTC", "load": [0.1, 0.1, 0.1]}}
+    recs = [
+        meta,
+        {**clean, "commit": "abc1234", "command": "c", "report": {"rounds": 5, "cells": [cell]}},
+        {**dirty, "commit": "def5678 (uncommitted changes)", "command": "c", "report": {"rounds": 5, "cells": [cell]}},
+    ]
+    md = fidelity.render(recs, {"slow-ring": {"title": "t", "origin": "written here", "idiom": "i"}}, cases)
+    published = [line for line in md.splitlines() if line.startswith("| slow-ring") and "abc1234"[:7] in line]
+    awaiting = [line for line in md.splitlines() if line.startswith("| slow-ring") and "def5678" in line]
+    assert len(published) == 1 and "0.50" in published[0]
+    assert len(awaiting) == 1 and "awaits re-measuring" in awaiting[0] and "0.50" not in awaiting[0]
+    assert awaiting[0].count("|") == published[0].count("|")  # the same columns
+    head = next(line for line in md.splitlines() if line.startswith("Measured by"))
+    assert "abc1234" in head and "def5678" not in head and "1 comparison(s) measured with uncommitted" in head
+    out = tmp_path / "f.jsonl"
+    out.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    assert fidelity.kept_comparisons(out, again=False) == {fidelity.key_of(clean)}
+    assert fidelity.kept_comparisons(out, again=True) == set()
