@@ -3,10 +3,13 @@
 here are real processes: a driver and a program that sleep for a known time per hop (the `sleepy` driver
 of test_versus)."""
 
+import functools
 import importlib.util
 import json
+import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -96,12 +99,24 @@ def catalogue(tmp_path):
     return root / "programs.toml"
 
 
+@functools.cache
+def clean_checkout() -> dict[str, str]:
+    """The git variables of a clean repository of one commit. The script records the checkout's commit with
+    each comparison and does not publish one measured with uncommitted changes (a test of its own): these
+    tests run it as if on a clean checkout, whatever state the developer's checkout is in."""
+    repo = Path(tempfile.mkdtemp(prefix="fidelity-checkout-"))
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    ident = ["-c", "user.name=t", "-c", "user.email=t@example.invalid"]
+    subprocess.run(["git", *ident, "-C", str(repo), "commit", "-q", "--allow-empty", "-m", "x"], check=True)
+    return {"GIT_DIR": str(repo / ".git"), "GIT_WORK_TREE": str(repo)}
+
+
 def fid(catalogue, *args, env=None):
     p = subprocess.run(
         [sys.executable, str(SCRIPT), "--catalogue", str(catalogue), *map(str, args)],
         capture_output=True,
         text=True,
-        env=env,
+        env={**(os.environ if env is None else env), **clean_checkout()},
         timeout=300,
     )
     return p.returncode, p.stdout, p.stderr
