@@ -73,7 +73,7 @@ func (s *slot) putGuarded(v int) {
 func handoffProc(s *slot, e *ends, last bool) {
 	next := s.next
 	count := 0
-	e.gate.ready()
+	e.gate.arrive()
 	for {
 		s.full.Lock()
 		v := s.value
@@ -106,7 +106,7 @@ func handoffProc(s *slot, e *ends, last bool) {
 func handoffProcGuarded(s *slot, e *ends, last bool) {
 	next := s.next
 	count := 0
-	e.gate.ready()
+	e.gate.arrive()
 	for {
 		s.full.Lock()
 		v := s.value
@@ -198,7 +198,7 @@ func ringHandoffIter(n, m, tokens int, burst bool) result {
 
 func contHandoff(s *slot, g *gate) {
 	next := s.next
-	g.ready()
+	g.arrive()
 	for {
 		s.full.Lock()
 		next.put(s.value)
@@ -208,7 +208,7 @@ func contHandoff(s *slot, g *gate) {
 
 func contHandoffHead(s *slot, g *gate, laps *atomic.Int64) {
 	next := s.next
-	g.ready()
+	g.arrive()
 	for {
 		s.full.Lock()
 		laps.Add(1)
@@ -219,7 +219,7 @@ func contHandoffHead(s *slot, g *gate, laps *atomic.Int64) {
 
 func contHandoffGuarded(s *slot, g *gate) {
 	next := s.next
-	g.ready()
+	g.arrive()
 	for {
 		s.full.Lock()
 		v := s.value
@@ -231,7 +231,7 @@ func contHandoffGuarded(s *slot, g *gate) {
 
 func contHandoffGuardedHead(s *slot, g *gate, laps *atomic.Int64) {
 	next := s.next
-	g.ready()
+	g.arrive()
 	for {
 		s.full.Lock()
 		v := s.value
@@ -275,11 +275,11 @@ func continuousHandoff(p params) {
 
 // ---------------------------------------------------------------- spawn
 
-// spawnHandoffProc: the ready signal at the gate (as in the stock variant
+// spawnHandoffProc: the arrival at the gate (as in the stock variant
 // and the rings), then the process blocks in its first receive, here the
 // Lock of its own mutex.
 func spawnHandoffProc(s *slot, g *gate, retired chan<- struct{}) {
-	g.ready()
+	g.arrive()
 	s.full.Lock()
 	retired <- struct{}{}
 }
@@ -312,7 +312,7 @@ func spawnHandoffPhase(n int) (r result, release func()) {
 // pingHandoffA waits to be handed the start value, then m times hands B a
 // value and waits for B's answer in its own slot.
 func pingHandoffA(a, b *slot, m int, g *gate, done chan<- struct{}) {
-	g.ready()
+	g.arrive()
 	a.full.Lock() // the start signal
 	for i := 0; i < m; i++ {
 		b.put(1)
@@ -324,7 +324,7 @@ func pingHandoffA(a, b *slot, m int, g *gate, done chan<- struct{}) {
 
 func pingHandoffB(a, b *slot, g *gate, result chan<- int) {
 	count := 0
-	g.ready()
+	g.arrive()
 	for {
 		b.full.Lock()
 		v := b.value
@@ -368,7 +368,7 @@ func pingpongHandoffIter(m int) result {
 // the same closed channel as in the channel variant, so that the two
 // variants' fanin figures differ only in how a message reaches the receiver.
 func faninHandoffSender(start <-chan struct{}, r *slot, m int, g *gate) {
-	g.ready()
+	g.arrive()
 	<-start
 	for i := 0; i < m; i++ {
 		r.putGuarded(1)
@@ -378,7 +378,7 @@ func faninHandoffSender(start <-chan struct{}, r *slot, m int, g *gate) {
 
 func faninHandoffReceiver(r *slot, total int64, g *gate, done chan<- int64) {
 	var count, got int64
-	g.ready()
+	g.arrive()
 	for count < total {
 		r.full.Lock()
 		got += int64(r.value)
@@ -467,7 +467,7 @@ func (s *traceSlot) put(v, from int) {
 
 func traceHandoffProc(idx, total, n int, s *traceSlot, g *gate, done chan<- struct{}, sum chan<- int, last, print bool) {
 	count := 0
-	g.ready()
+	g.arrive()
 	for {
 		s.full.Lock()
 		v, from := s.v, s.from

@@ -37,7 +37,7 @@ func TestSpawnEndsWithEveryProcessInItsFirstReceive(t *testing.T) {
 		for _, procs := range []int{1, 2, 4} {
 			withProcs(t, procs)
 			// Spawns of thousands: while main still spawns (on another P, or
-			// preempted), processes signal. A ready *message* to main left
+			// preempted), processes arrive. A ready *message* to main left
 			// them blocked in that send until main took it, then runnable:
 			// of 20,000, from 349 to 19,999 were parked in their receive when
 			// the phase ended (1, 2 and 4 Ps, every run failed).
@@ -53,7 +53,7 @@ func TestSpawnEndsWithEveryProcessInItsFirstReceive(t *testing.T) {
 				parked, all := parkedIn(buf, v.fn, v.state)
 				// The arrival that completes the gate may not have parked
 				// yet when main reads the dump; nor, on each other P, one
-				// process between its signal and its receive.
+				// process between its arrival and its receive.
 				if r.ready != int64(n) || all != n || parked < n-procs {
 					t.Errorf("%s, %d Ps, n=%d: ready %d, %d processes, %d parked in their first receive",
 						v.name, procs, n, r.ready, all, parked)

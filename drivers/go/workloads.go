@@ -71,7 +71,7 @@ func run(workload string, p params) {
 			out.Int(ks.name, p.get(ks.name))
 		}
 		out.Int("count", r.count)
-		if workload != "tree" { // a tree's processes never idle: no ready signals
+		if workload != "tree" { // a tree's processes never idle: no gate
 			out.Int("ready", r.ready)
 		}
 		out.Int("setup_ns", r.setup.ns).Int("run_ns", r.run.ns).
@@ -99,8 +99,8 @@ func verify(workload string, got, want int64) {
 // ---------------------------------------------------------------- phases
 
 // gate is how the spawn phase ends (contract section 3): every process
-// calls ready() immediately before its first blocking receive; the process
-// whose signal completes the count closes all, on which main waits. The
+// calls arrive() immediately before its first blocking receive; the process
+// whose arrival completes the count closes all, on which main waits. The
 // count itself is what the result echoes as `ready`. One atomic add per
 // process, nothing per hop.
 type gate struct {
@@ -113,7 +113,7 @@ func newGate(want int) *gate {
 	return &gate{want: int64(want), all: make(chan struct{})}
 }
 
-func (g *gate) ready() {
+func (g *gate) arrive() {
 	if g.count.Add(1) == g.want {
 		close(g.all)
 	}
@@ -135,7 +135,7 @@ func spawnBegins() mark {
 	return begin()
 }
 
-// spawnEnds ends the spawn phase once main has seen every ready signal:
+// spawnEnds ends the spawn phase once every process has arrived at the gate:
 // it stops the clock, runs the iteration's one full collection (untimed,
 // contract section 3: a GC cycle started by spawning must not run into the
 // message phase) and reads the first spawn's *_after memory.
@@ -197,7 +197,7 @@ func placement(n, tokens int, burst bool) []int {
 // sends, nothing else. After the stop it waits to be retired (ends.retire).
 func ringProc(in <-chan int, next chan<- int, e *ends, last bool) {
 	count := 0
-	e.gate.ready()
+	e.gate.arrive()
 	for {
 		v := <-in
 		if v > 1 {
@@ -220,7 +220,7 @@ func ringProc(in <-chan int, next chan<- int, e *ends, last bool) {
 	}
 }
 
-// ends is what the processes of one ring share with main: the ready gate,
+// ends is what the processes of one ring share with main: the gate,
 // a channel for tokens that have made their last hop (room for every token,
 // so that a finishing process never blocks on main while main is still
 // injecting), the stop pass's sum, and the retirement handshake.
@@ -330,7 +330,7 @@ func ringIter(n, m, tokens int, burst bool) result {
 // ---------------------------------------------------------------- continuous
 
 func contProc(in <-chan int, next chan<- int, g *gate) {
-	g.ready()
+	g.arrive()
 	for {
 		next <- <-in
 	}
@@ -339,7 +339,7 @@ func contProc(in <-chan int, next chan<- int, g *gate) {
 // contHead is p0: the same hop plus one atomic add per token passage (one
 // per n hops), the only shared state of continuous mode (section 5).
 func contHead(in <-chan int, next chan<- int, g *gate, laps *atomic.Int64) {
-	g.ready()
+	g.arrive()
 	for {
 		v := <-in
 		laps.Add(1)
@@ -387,14 +387,14 @@ func sample(p params, n int, start time.Time, laps *atomic.Int64) {
 
 // ---------------------------------------------------------------- spawn
 
-// spawnProc signals ready at the gate, as a ring process does, then blocks
-// in its first receive on an inbox made as a ring process's is. The ready
-// signal is the ring's (one atomic add, the last arrival wakes main), so the
+// spawnProc arrives at the gate, as a ring process does, then blocks in its
+// first receive on an inbox made as a ring process's is. The arrival is the
+// ring's (one atomic add, the last arrival wakes main), so the
 // spawn phase ends as the ring's does: with every process blocked in that
 // receive, not with main counting n messages while the senders it released
 // have yet to reach it.
 func spawnProc(in <-chan int, g *gate, retired chan<- struct{}) {
-	g.ready()
+	g.arrive()
 	<-in
 	retired <- struct{}{}
 }
@@ -425,7 +425,7 @@ func spawnPhase(n int) (r result, release func()) {
 // ---------------------------------------------------------------- pingpong
 
 func pingA(start <-chan struct{}, toB chan<- int, fromB <-chan int, m int, g *gate, done chan<- struct{}) {
-	g.ready()
+	g.arrive()
 	<-start
 	for i := 0; i < m; i++ {
 		toB <- 1
@@ -436,7 +436,7 @@ func pingA(start <-chan struct{}, toB chan<- int, fromB <-chan int, m int, g *ga
 
 func pingB(in <-chan int, toA chan<- int, g *gate, result chan<- int) {
 	count := 0
-	g.ready()
+	g.arrive()
 	for {
 		v := <-in
 		if v == 0 {
@@ -474,7 +474,7 @@ func pingpongIter(m int) result {
 // ---------------------------------------------------------------- fanin
 
 func faninSender(start <-chan struct{}, out chan<- int, m int, g *gate) {
-	g.ready()
+	g.arrive()
 	<-start
 	for i := 0; i < m; i++ {
 		out <- 1
@@ -483,7 +483,7 @@ func faninSender(start <-chan struct{}, out chan<- int, m int, g *gate) {
 
 func faninReceiver(in <-chan int, total int64, g *gate, done chan<- int64) {
 	var count int64
-	g.ready()
+	g.arrive()
 	for count < total {
 		<-in
 		count++
@@ -564,7 +564,7 @@ func hopRecord(hop, n, from, to int) {
 
 func traceProc(idx, total, n int, in <-chan traceMsg, next chan<- traceMsg, g *gate, done chan<- struct{}, sum chan<- int, last, print bool) {
 	count := 0
-	g.ready()
+	g.arrive()
 	for {
 		msg := <-in
 		if msg.v <= 0 {
