@@ -73,13 +73,13 @@ JIT_WARMUP_ITERATIONS = 50
 JIT_WARMUP_CAP_S = 2.0
 
 
-def unsettled(figures: Sequence[float], pct: float = SETTLE_PCT) -> str | None:
-    """Why the last SETTLE_WINDOW figures of a process's warm-ups are not yet steady ("drifts -8 % over 20
+def unsettled(figures: Sequence[float], pct: float = SETTLE_PCT, window: int = SETTLE_WINDOW) -> str | None:
+    """Why the last `window` figures of a process's warm-ups are not yet steady ("drifts -8 % over 20
     iterations", "alternates +20 % …"), or None when they are (see SETTLE_PCT). Fewer than a window are not
-    steady yet."""
-    w = [float(x) for x in figures[-SETTLE_WINDOW:]]
-    if len(w) < SETTLE_WINDOW:
-        return f"{len(w)} of {SETTLE_WINDOW} iterations"
+    steady yet. `window` other than SETTLE_WINDOW: the rules `scripts/results.py --simulate-settle` weighs."""
+    w = [float(x) for x in figures[-window:]]
+    if len(w) < window:
+        return f"{len(w)} of {window} iterations"
     med = float(np.median(w))
     if med <= 0:
         return "no figure"
