@@ -109,7 +109,7 @@ impl Params {
         }
     }
 
-    /// The ready signals the spawn phase ends with (section 3); none for the tree.
+    /// The arrivals at the gate the spawn phase ends with (section 3); none for the tree.
     pub fn expected_ready(&self) -> Option<u64> {
         match self.workload {
             Workload::Pingpong => Some(2),

@@ -100,7 +100,7 @@ impl TreeTimed {
 #[derive(Default, Debug)]
 pub struct Out {
     pub count: u64,
-    /// ready signals the main process saw when the spawn phase ended
+    /// arrivals at the gate the main process saw when the spawn phase ended
     pub ready: u64,
     /// the spawn phase (0 for spawn-free workloads: tree)
     pub setup: Span,

@@ -29,7 +29,7 @@ pub struct Spec {
 }
 
 /// A driver's workloads. `iteration` builds the processes afresh each time and returns what
-/// it measured; the crate checks the count and the ready signals and prints the records.
+/// it measured; the crate checks the count and the gate's arrivals and prints the records.
 pub trait Driver {
     /// `describe`'s runtime: what runs, in a few words
     fn runtime(&self) -> String;
@@ -176,7 +176,7 @@ fn run<D: Driver>(spec: &Spec, mut d: D, p: Params) -> Result<(), Fail> {
     Ok(())
 }
 
-/// The count the processes proved, and the ready signals the spawn phase ended with.
+/// The count the processes proved, and the gate's arrivals the spawn phase ended with.
 fn check(p: &Params, out: &Out) -> Result<(), Fail> {
     if out.count != p.expected_count() {
         return fail(
