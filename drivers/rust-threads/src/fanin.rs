@@ -12,12 +12,12 @@ const FANIN_CAP: usize = 1024;
 pub fn fanin(n: u64, m: u64) -> Result<Out, Fail> {
     let total = n * m;
     let setup = SpawnPhase::start();
-    let ready = Arc::new(Gate::for_this_thread(n + 1));
+    let gate = Arc::new(Gate::for_this_thread(n + 1));
     let (r_tx, r_rx) = sync_channel::<u64>(FANIN_CAP);
     let (main_tx, main_rx) = channel::<u64>();
-    let ready_r = ready.clone();
+    let gate_r = gate.clone();
     let receiver = spawn_thread(move || {
-        ready_r.arrive();
+        gate_r.arrive();
         let mut count = 0u64;
         while count < total {
             if r_rx.recv().is_err() {
@@ -32,9 +32,9 @@ pub fn fanin(n: u64, m: u64) -> Result<Out, Fail> {
     let mut handles = Vec::with_capacity(n as usize);
     for i in 0..n {
         let (s_tx, s_rx) = channel::<bool>();
-        let (out, ready) = (r_tx.clone(), ready.clone());
+        let (out, gate) = (r_tx.clone(), gate.clone());
         match spawn_thread(move || {
-            ready.arrive();
+            gate.arrive();
             if let Ok(true) = s_rx.recv() {
                 for _ in 0..m {
                     if out.send(1).is_err() {
@@ -61,7 +61,7 @@ pub fn fanin(n: u64, m: u64) -> Result<Out, Fail> {
         }
     }
     drop(r_tx);
-    let nready = ready.wait();
+    let nready = gate.wait();
     let setup = setup.end();
     let run = Phase::start();
     for s in &starts {

@@ -28,7 +28,7 @@ struct Slot {
     /// 1 while the owner is (about to be) parked in `take`: writers unpark it only then, so
     /// a running owner pays no futex call and gets no stale wake-up.
     asleep: AtomicU32,
-    /// set by the owning thread before it signals ready
+    /// set by the owning thread before it arrives at the gate
     owner: OnceLock<Thread>,
 }
 
@@ -176,14 +176,14 @@ mod stress {
     fn round(n: usize, tokens: u64, hops: u64, seed: u64) {
         let slots = Arc::new(Slots::new(n));
         let (done_tx, done) = channel::<u64>();
-        let ready = Arc::new(ringbench_common::Gate::for_this_thread(n as u64));
+        let gate = Arc::new(ringbench_common::Gate::for_this_thread(n as u64));
         let handles: Vec<_> = (0..n)
             .map(|i| {
-                let (s, done_tx, ready) = (slots.clone(), done_tx.clone(), ready.clone());
+                let (s, done_tx, gate) = (slots.clone(), done_tx.clone(), gate.clone());
                 std::thread::spawn(move || {
                     let mut rng = Rng(seed ^ (i as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15));
                     s.register(i);
-                    ready.arrive();
+                    gate.arrive();
                     let next = (i + 1) % n;
                     let mut count = 0u64;
                     loop {
@@ -204,7 +204,7 @@ mod stress {
                 })
             })
             .collect();
-        ready.wait();
+        gate.wait();
         let mut rng = Rng(seed);
         for _ in 0..tokens {
             slots.put(rng.below(n as u64) as usize, hops, Writer::Main);

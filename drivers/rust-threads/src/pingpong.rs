@@ -34,12 +34,12 @@ pub fn pingpong(hop: HopKind, m: u64) -> Result<Out, Fail> {
 /// A waits for main's start, then m times: send a ping to B, receive B's answer. B counts
 /// the pings and answers each. `kick`: main's way into A.
 fn pingpong_with<H: Hop>(mut a: H, mut b: H, kick: Entries, m: u64, setup: SpawnPhase) -> Result<Out, Fail> {
-    let ready = Arc::new(Gate::for_this_thread(2));
+    let gate = Arc::new(Gate::for_this_thread(2));
     let (main_tx, main_rx) = channel::<u64>(); // A: TOKEN_DONE when finished; B: its count
-    let (ready_a, main_a) = (ready.clone(), main_tx.clone());
+    let (gate_a, main_a) = (gate.clone(), main_tx.clone());
     let ta = spawn_thread(move || {
         a.start();
-        ready_a.arrive();
+        gate_a.arrive();
         if a.recv() != START {
             return a.send(ABORT);
         }
@@ -53,10 +53,10 @@ fn pingpong_with<H: Hop>(mut a: H, mut b: H, kick: Entries, m: u64, setup: Spawn
         a.send(STOP);
     })
     .map_err(|e| spawn_failed(e, 0, 2))?;
-    let ready_b = ready.clone();
+    let gate_b = gate.clone();
     let tb = match spawn_thread(move || {
         b.start();
-        ready_b.arrive();
+        gate_b.arrive();
         let mut count = 0u64;
         while b.recv() == PING {
             count += 1;
@@ -71,7 +71,7 @@ fn pingpong_with<H: Hop>(mut a: H, mut b: H, kick: Entries, m: u64, setup: Spawn
             return Err(spawn_failed(e, 1, 2));
         }
     };
-    let nready = ready.wait();
+    let nready = gate.wait();
     let setup = setup.end();
     let run = Phase::start();
     kick.send(0, START);

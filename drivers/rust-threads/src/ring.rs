@@ -13,7 +13,7 @@ use std::thread::{JoinHandle, Thread};
 
 /// What every ring thread shares with main.
 struct Shared {
-    ready: Gate<Thread>,
+    gate: Gate<Thread>,
     main: Sender<u64>,
     /// the ring's size (trace numbers its laps with it)
     n: u64,
@@ -24,7 +24,7 @@ struct Shared {
 /// The measured ring: count the receipt, finish the token or pass v-1 on.
 fn ring_node<H: Hop>(mut h: H, sh: Arc<Shared>, last: bool) {
     h.start();
-    sh.ready.arrive();
+    sh.gate.arrive();
     let mut count: u64 = 0;
     loop {
         let v = h.recv();
@@ -57,7 +57,7 @@ fn end<H: Hop>(v: u64, count: u64, h: &H, sh: &Shared, last: bool) {
 /// (`print` is false in warm-ups).
 fn trace_node<H: Hop>(mut h: H, sh: Arc<Shared>, last: bool, me: u64, total: u64, print: bool) {
     h.start();
-    sh.ready.arrive();
+    sh.gate.arrive();
     let mut count: u64 = 0;
     loop {
         let msg = h.recv();
@@ -80,7 +80,7 @@ fn trace_node<H: Hop>(mut h: H, sh: Arc<Shared>, last: bool, me: u64, total: u64
 /// Continuous mode: tokens circulate for ever; p0 adds a lap each time one passes.
 fn lap_node<H: Hop>(mut h: H, sh: Arc<Shared>, laps: Option<Arc<AtomicU64>>) {
     h.start();
-    sh.ready.arrive();
+    sh.gate.arrive();
     loop {
         let v = h.recv();
         if v == ABORT {
@@ -118,13 +118,13 @@ struct Ring {
     ready: u64,
 }
 
-/// Spawn p0 … p(n-1), p(i) sending to p((i+1) mod n), and wait until each has signalled
-/// ready. With channels, channel i+1 and thread i are made one after the other, in ring
+/// Spawn p0 … p(n-1), p(i) sending to p((i+1) mod n), and wait until each has arrived
+/// at the gate. With channels, channel i+1 and thread i are made one after the other, in ring
 /// order. `entries`: the ascending process indices main injects at (starting with 0).
 /// A failed spawn tears down what exists (ABORT passed round from p0) and reports `limit`.
 fn build_ring(hop: HopKind, n: u64, entries: &[u64], body: Body) -> Result<Ring, Fail> {
     let (main_tx, done) = channel::<u64>();
-    let sh = Arc::new(Shared { ready: Gate::for_this_thread(n), main: main_tx, n });
+    let sh = Arc::new(Shared { gate: Gate::for_this_thread(n), main: main_tx, n });
     let mut handles = Vec::with_capacity(n as usize);
     let mut failed = None;
     let ring_entries = match hop {
@@ -184,7 +184,7 @@ fn build_ring(hop: HopKind, n: u64, entries: &[u64], body: Body) -> Result<Ring,
         }
         return Err(f);
     }
-    let ready = sh.ready.wait();
+    let ready = sh.gate.wait();
     Ok(Ring { entries: ring_entries, handles, done, ready })
 }
 
@@ -242,7 +242,7 @@ pub fn trace(hop: HopKind, p: &Params, print: bool) -> Result<Out, Fail> {
     Ok(Out { count, ready, setup, run })
 }
 
-/// n ring processes, each signals ready and blocks in its first receive: a ring that gets no
+/// n ring processes, each arrives at the gate and blocks in its first receive: a ring that gets no
 /// token. Untimed, the stop message releases them (each passes it on and exits).
 pub fn spawn(hop: HopKind, p: &Params) -> Result<Out, Fail> {
     let setup = SpawnPhase::start();
