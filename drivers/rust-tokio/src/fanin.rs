@@ -1,7 +1,7 @@
 //! fanin: one receiver task and n senders over a bounded mpsc channel (back-pressure on the
 //! senders instead of n·m queued messages).
 
-use crate::{ready, wait};
+use crate::{new_gate, wait};
 use ringbench_common::{fail, Fail, Kind, Out, Phase, SpawnPhase};
 use std::sync::Arc;
 use tokio::sync::{mpsc, oneshot};
@@ -12,13 +12,13 @@ const FANIN_CAP: usize = 1024;
 pub async fn fanin(n: u64, m: u64) -> Result<Out, Fail> {
     let total = n * m;
     let setup = SpawnPhase::start();
-    let gate = Arc::new(ready(n + 1));
-    let exited = Arc::new(ready(n));
+    let gate = Arc::new(new_gate(n + 1));
+    let exited = Arc::new(new_gate(n));
     let (r_tx, mut r_rx) = mpsc::channel::<u64>(FANIN_CAP);
     let (main_tx, main_rx) = oneshot::channel::<u64>();
-    let ready_r = gate.clone();
+    let gate_r = gate.clone();
     tokio::spawn(async move {
-        ready_r.arrive();
+        gate_r.arrive();
         let mut count = 0u64;
         while count < total {
             if r_rx.recv().await.is_none() {

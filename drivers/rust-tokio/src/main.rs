@@ -51,14 +51,15 @@ impl Wake for Notified {
     }
 }
 
-pub type Ready = Gate<Notified>;
+/// The gate of one iteration's tasks.
+pub type TaskGate = Gate<Notified>;
 
-pub fn ready(want: u64) -> Ready {
+pub fn new_gate(want: u64) -> TaskGate {
     Gate::new(want, Notified(Notify::new()))
 }
 
 /// Wait until every process has arrived; the arrivals seen.
-pub async fn wait(g: &Ready) -> u64 {
+pub async fn wait(g: &TaskGate) -> u64 {
     if !g.is_open() {
         g.waker().0.notified().await;
     }

@@ -1,21 +1,21 @@
 //! pingpong: tasks A and B, one unbounded mpsc channel each way; m round trips.
 
-use crate::{ready, wait};
+use crate::{new_gate, wait};
 use ringbench_common::{fail, Fail, Kind, Out, Phase, SpawnPhase};
 use std::sync::Arc;
 use tokio::sync::{mpsc, oneshot};
 
 pub async fn pingpong(m: u64) -> Result<Out, Fail> {
     let setup = SpawnPhase::start();
-    let gate = Arc::new(ready(2));
+    let gate = Arc::new(new_gate(2));
     let (start_tx, start_rx) = oneshot::channel::<()>();
     let (done_tx, done_rx) = oneshot::channel::<()>();
     let (count_tx, count_rx) = oneshot::channel::<u64>();
     let (ping_tx, mut ping_rx) = mpsc::unbounded_channel::<bool>(); // true = ping, false = stop
     let (pong_tx, mut pong_rx) = mpsc::unbounded_channel::<()>();
-    let ready_a = gate.clone();
+    let gate_a = gate.clone();
     tokio::spawn(async move {
-        ready_a.arrive();
+        gate_a.arrive();
         if start_rx.await.is_err() {
             return;
         }
@@ -28,9 +28,9 @@ pub async fn pingpong(m: u64) -> Result<Out, Fail> {
         let _ = done_tx.send(());
         let _ = ping_tx.send(false);
     });
-    let ready_b = gate.clone();
+    let gate_b = gate.clone();
     tokio::spawn(async move {
-        ready_b.arrive();
+        gate_b.arrive();
         let mut count = 0u64;
         while let Some(true) = ping_rx.recv().await {
             count += 1;

@@ -2,7 +2,7 @@
 //! idle processes are ring processes that never get a token. Every process is a task that
 //! owns the receiver of its own unbounded mpsc channel and a sender to its successor's.
 
-use crate::{wait, Ready};
+use crate::{new_gate, wait, TaskGate};
 use ringbench_common::msg::{emit_hop, trace_decode, trace_encode, STOP, TOKEN_DONE};
 use ringbench_common::{fail, Fail, Kind, Out, Params, Phase, Samples, SpawnPhase};
 use std::future::Future;
@@ -25,9 +25,9 @@ impl From<u64> for Hop {
     }
 }
 
-/// What every ring process shares with main: the ready gate and main's inbox.
+/// What every ring process shares with main: the gate and main's inbox.
 pub struct Shared {
-    ready: Ready,
+    gate: TaskGate,
     main: Tx<u64>,
 }
 
@@ -36,7 +36,7 @@ pub struct Shared {
 
 /// The measured ring: count the receipt, finish the token or pass v-1 on.
 async fn ring_node(mut inbox: Rx<Hop>, next: Tx<Hop>, sh: Arc<Shared>, last: bool) {
-    sh.ready.arrive();
+    sh.gate.arrive();
     let mut count: u64 = 0;
     while let Some(Hop(v)) = inbox.recv().await {
         if v < STOP {
@@ -76,7 +76,7 @@ async fn trace_node(
     total: u64,
     print: bool,
 ) {
-    sh.ready.arrive();
+    sh.gate.arrive();
     let mut count: u64 = 0;
     while let Some(msg) = inbox.recv().await {
         if msg >= STOP {
@@ -97,7 +97,7 @@ async fn trace_node(
 
 /// Continuous mode: tokens circulate for ever; p0 adds a lap each time one passes.
 async fn lap_node(mut inbox: Rx<u64>, next: Tx<u64>, sh: Arc<Shared>, laps: Option<Arc<AtomicU64>>) {
-    sh.ready.arrive();
+    sh.gate.arrive();
     while let Some(v) = inbox.recv().await {
         if let Some(l) = &laps {
             l.fetch_add(1, Ordering::Relaxed);
@@ -114,7 +114,7 @@ struct Ring<M> {
 }
 
 /// Spawn p0 … p(n-1) (p(i) holding a sender to p(i+1) mod n) and wait until every one has
-/// signalled ready. Channel i+1 and task i are allocated one after the other, in ring order,
+/// arrived at the gate. Channel i+1 and task i are allocated one after the other, in ring order,
 /// so a token walks memory upwards. `entries`: the ascending process indices main needs a
 /// sender to (starting with 0).
 async fn build_ring<M, F, Fut>(n: u64, entries: &[u64], mut node: F) -> Ring<M>
@@ -123,7 +123,7 @@ where
     Fut: Future<Output = ()> + Send + 'static,
 {
     let (main_tx, done) = unbounded_channel::<u64>();
-    let sh = Arc::new(Shared { ready: crate::ready(n), main: main_tx });
+    let sh = Arc::new(Shared { gate: new_gate(n), main: main_tx });
     let (tx0, rx0) = unbounded_channel();
     let mut want = entries.iter().copied().peekable();
     let mut kept = Vec::with_capacity(entries.len());
@@ -146,7 +146,7 @@ where
         my_rx = next_rx;
     }
     drop(tx0);
-    let ready = wait(&sh.ready).await;
+    let ready = wait(&sh.gate).await;
     Ring { entries: kept, done, ready }
 }
 
@@ -200,7 +200,7 @@ pub async fn trace(p: &Params, print: bool) -> Result<Out, Fail> {
     Ok(Out { count, ready, setup, run })
 }
 
-/// n ring processes, each signals ready and waits in its first receive: a ring that gets no
+/// n ring processes, each arrives at the gate and waits in its first receive: a ring that gets no
 /// token. Untimed, the stop message releases them (each passes it on and ends).
 pub async fn spawn(p: &Params) -> Result<Out, Fail> {
     let n = p.n;
