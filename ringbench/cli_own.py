@@ -90,15 +90,25 @@ from .present.text import shown as escape  # stored text verbatim: no markup, co
     help="Each round also measures the driver as `ringbench run` does by default (a fresh process, warm-ups "
     "until settled, M calibrated): the figure ringbench prints, in the column 'default ns/hop'.",
 )  # fmt: skip
+@click.option(
+    "--nodes", "nodes", type=int, default=None, metavar="K",
+    help="The driver's ring spread over K nodes (drivers with the feature `nodes`); the program gets {nodes} and "
+    "{placement} (0 contiguous, 1 interleaved) and starts its own nodes.",
+)  # fmt: skip
+@click.option("--node-placement", default=None, help="with --nodes: contiguous (default) or interleaved.")
+@click.option("--hosts", "hosts", default=None, hidden=True)  # refused below: `run` takes it, versus does not
 @click.option("--json", "as_json", is_flag=True, help="Print the run as JSON (every round's wall times and records).")
 @click.option("--markdown", is_flag=True, help="Print the table as Markdown with the commands, for pasting into docs.")
 @_db_option
 def versus(
     runtime, program, ns, m_opt, hops_opt, tokens, placement, cores, rounds, warmup_runs, env_pairs, no_driver_env,
-    build_cmd, timeout, label, workload, fanout, short_n, with_default, as_json, markdown, db,
+    build_cmd, timeout, label, workload, fanout, short_n, with_default, nodes, node_placement, hosts, as_json, markdown,
+    db,
 ):  # fmt: skip
     if as_json and markdown:
         raise BadInput("--json and --markdown exclude each other")
+    if hosts is not None:
+        raise BadInput("versus starts every node on this machine (--nodes K): --hosts is for `ringbench run`")
     _sigterm_as_interrupt()
 
     def say(text: str) -> None:
@@ -109,6 +119,7 @@ def versus(
             runtime, program, ns, m=m_opt, hops=hops_opt, tokens=tokens, placement=placement, cores=cores,
             rounds=rounds, warmup_runs=warmup_runs, env=env_pairs, no_driver_env=no_driver_env, build=build_cmd,
             timeout=timeout, label=label, workload=workload, fanout=fanout, short=short_n, with_default=with_default,
+            nodes=1 if nodes is None else nodes, node_placement=node_placement,
             db=db, command="ringbench " + shlex.join(sys.argv[1:]), on_progress=say,
         )  # fmt: skip
     except api.RunFailed as e:
@@ -126,9 +137,11 @@ def versus(
     elif any(c.ok for c in run.cells):
         s = run.settings.get("versus", {})
         pin = f", pinned to CPU {run.cells[0].settings.get('pinned_cpu')}" if run.cells[0].cores == "1" else ""
+        k, layout = s.get("nodes", 1), ("contiguous", "interleaved")[s.get("node_placement", 0)]
+        across = f"the driver's ring across {k} nodes, {layout}" if k > 1 else ""
         out.print(
             escape(f"{run.settings['runtimes'][0]} against {run.settings['runtimes'][1]} = `{s.get('program')}`, "
-                   f"cores {run.cells[0].cores}{pin}"),
+                   f"cores {run.cells[0].cores}{pin}{', ' + across if across else ''}"),
             highlight=False,
         )  # fmt: skip
         terminal.show_run(run)

@@ -360,6 +360,12 @@ def test_build_command_runs_first_and_its_failure_is_exit_1(clock, ringbench, db
     (["-p", PROG, "-n", "100000001"], "n must be between 1 and 100,000,000"),
     (["-p", "'unclosed {n} {m}"], "No closing quotation"),
     (["-p", PROG, "--label", "my ring"], "--label 'my ring': letters, digits"),
+    (["-p", PROG, "--node-placement", "interleaved"], "--node-placement lays a ring out over nodes: give --nodes"),
+    (["-p", PROG, "--nodes", "0"], "nodes must be between 1 and 256, got 0"),
+    (["-p", PROG, "--nodes", "2", "--node-placement", "sideways"], "must be contiguous or interleaved"),
+    (["-p", PROG, "--nodes", "20"], "nodes (20) cannot exceed n (10)"),
+    (["-p", PROG, "--nodes", "2", "--with-default"], "leave it out with --nodes"),
+    (["-p", PROG, "--nodes", "2", "--hosts", "db1"], "every node on this machine (--nodes K): --hosts is for"),
 ])  # fmt: skip
 def test_bad_input_is_one_line_exit_2_and_runs_nothing(fake, ringbench, db, tmp_path, args, message):
     argv = ["versus", "-r", "fake", "-n", "10", "-m", "1,2", "--db", db]

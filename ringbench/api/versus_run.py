@@ -70,6 +70,12 @@ def versus(
             "driver_env": not ask.no_driver_env,
             "build": ask.build,
             ("n1" if req.points[0].fanout else "m1"): {str(p.n): p.m1 for p in req.points},
+            # a ring across nodes: the driver's K and layout; the program is given them as {nodes} {placement}
+            **(
+                {"nodes": req.points[0].nodes, "node_placement": req.points[0].node_placement}
+                if req.points[0].nodes > 1
+                else {}
+            ),
         },
     }
     if not Path(db).exists():

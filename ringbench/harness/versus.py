@@ -42,7 +42,7 @@ from .measure import one_process
 from .protocol import DriverFailed, Expectation, check_result, parse_line
 from .spec import CellSpec
 
-PLACEHOLDERS = ("n", "m", "tokens", "hops", "cores", "fanout", "processes")
+PLACEHOLDERS = ("n", "m", "tokens", "hops", "cores", "fanout", "processes", "nodes", "placement")
 ENV_PLACEHOLDERS = ("tokens", "cores", "fanout")  # one environment serves the short and the long run
 DEFAULT_HOPS = 5_000_000  # hops of the long run when neither -m nor --hops is given
 SHORT_FRACTION = 10  # M1 = M2 / 10 unless both are given
@@ -82,7 +82,10 @@ class VersusRequest:
     {fanout}, {processes} and {cores}. `with_default`: each round also measures the driver as a default
     `ringbench run` does (one fresh process, warm-ups until settled, m calibrated), in the driver's records
     (results.modes.DEFAULT_NS_PER_HOP): the figure ringbench prints, beside the program's. A run that takes
-    longer than `timeout` seconds is killed."""
+    longer than `timeout` seconds is killed. `nodes` K > 1 spreads the driver's ring over K nodes (a driver
+    with the feature `nodes`, contract section 10) laid out by `node_placement` ("contiguous", the default, or
+    "interleaved"; 0 or 1); the program gets {nodes} (K) and {placement} (0 contiguous, 1 interleaved) and
+    starts and stops its own nodes, which the differential method cancels as it cancels any start-up."""
 
     runtime: str
     program: str
@@ -103,6 +106,8 @@ class VersusRequest:
     fanout: int = 10
     short: int | None = None
     with_default: bool = False
+    nodes: int = 1
+    node_placement: str | int | None = None
 
 
 @dataclass(frozen=True)
@@ -116,6 +121,13 @@ class Point:
     tokens: int = 1
     burst: int = 0
     fanout: int = 0  # the tree's; 0 for the ring
+    nodes: int = 1  # a ring across nodes (K > 1): the driver's keys nodes and node_placement
+    node_placement: int = 0
+
+    @property
+    def across(self) -> dict[str, int]:
+        """The keys of a ring across nodes, sent and stored only with K > 1 (as `ringbench run` does)."""
+        return {"nodes": self.nodes, "node_placement": self.node_placement} if self.nodes > 1 else {}
 
     @property
     def workload(self) -> workloads.Workload:
@@ -138,12 +150,12 @@ class Point:
         N being the long run's leaves (N1 is in the records)."""
         if self.fanout:
             return {"n": self.m2, "fanout": self.fanout}
-        return {"n": self.n, "m": self.m2, "tokens": self.tokens, "burst": self.burst}
+        return {"n": self.n, "m": self.m2, "tokens": self.tokens, "burst": self.burst, **self.across}
 
     def driver_params(self, size: int) -> dict[str, int]:
         if self.fanout:
             return {"n": size, "fanout": self.fanout}
-        return {"n": self.n, "m": size, "tokens": self.tokens, "burst": self.burst}
+        return {"n": self.n, "m": size, "tokens": self.tokens, "burst": self.burst, **self.across}
 
     def size_text(self, size: int) -> str:
         return f"N={size:,}" if self.fanout else f"N={self.n:,} M={size:,}"
@@ -187,7 +199,10 @@ class Request:
     def values(self, point: Point, m: int) -> dict[str, int]:
         if point.fanout:
             return {"n": m, "fanout": point.fanout, "processes": point.hops(m), "cores": self.schedulers}
-        return {"n": point.n, "m": m, "tokens": point.tokens, "hops": point.hops(m), "cores": self.schedulers}
+        return {
+            "n": point.n, "m": m, "tokens": point.tokens, "hops": point.hops(m), "cores": self.schedulers,
+            "nodes": point.nodes, "placement": point.node_placement,
+        }  # fmt: skip
 
 
 def parse_int(text: object, what: str) -> int:
@@ -288,6 +303,18 @@ def check_template(template: str, tokens: int, tree: bool = False) -> list[str]:
     return argv
 
 
+def across_nodes(nodes: object, node_placement: object) -> tuple[int, int]:
+    """(K, placement 0|1) of a ring across nodes, checked as `ringbench run` checks --nodes and --node-placement."""
+    try:
+        k = workloads.NODES.check(nodes)
+        layout = workloads.NODE_PLACEMENT.check(node_placement) if node_placement is not None else 0
+    except workloads.ParamError as e:
+        raise BadRequest(str(e)) from None
+    if node_placement is not None and k == 1:
+        raise BadRequest("--node-placement lays a ring out over nodes: give --nodes K (K ≥ 2) too")
+    return k, layout
+
+
 def fill(text: str, values: Mapping[str, int]) -> str:
     return _FIELD.sub(lambda mo: str(values[mo.group(1)]) if mo.group(1) in values else mo.group(0), text)
 
@@ -323,11 +350,17 @@ def plan(ask: VersusRequest) -> Request:
         raise BadRequest("the tree takes no -m, --hops, --tokens or --placement: its sizes are N (leaves) and --short")
     if tree and with_default:
         raise BadRequest("--with-default measures the ring's default figure; the tree has none to add")
+    nodes, node_placement = across_nodes(ask.nodes, ask.node_placement)
+    if tree and nodes > 1:
+        raise BadRequest("--nodes spreads the ring over nodes; the tree is measured on one node")
+    if nodes > 1 and with_default:
+        raise BadRequest("--with-default measures the ring on one node: leave it out with --nodes")
     argv = check_template(program, tokens, tree)
     user_env = parse_env(ask.env)
     if label is not None and not _LABEL.fullmatch(label):
         raise BadRequest(f"--label {label!r}: letters, digits and . _ + - only (it names the program's row)")
     burst = 1 if placement == "burst" else 0
+    layout = {"nodes": nodes, "node_placement": node_placement} if nodes > 1 else {}
     points = []
     for size in parse_ns(n) if tree else []:
         n1 = size // fanout if short is None else short
@@ -343,10 +376,10 @@ def plan(ask: VersusRequest) -> Request:
         m1, m2 = laps(size, tokens, m, hops)
         for laps_ in (m1, m2):
             try:
-                workloads.RING.validate({"n": size, "m": laps_, "tokens": tokens, "burst": burst})
+                workloads.RING.validate({"n": size, "m": laps_, "tokens": tokens, "burst": burst, **layout})
             except workloads.ParamError as e:
                 raise BadRequest(str(e)) from None
-        points.append(Point(size, m1, m2, tokens, burst))
+        points.append(Point(size, m1, m2, tokens, burst, nodes=nodes, node_placement=node_placement))
     try:
         chosen = select(runtime)
     except DriverError as e:
@@ -444,7 +477,7 @@ def _last_line(text: str) -> str:
 def driver_result(timed: Timed, point: Point, m: int) -> dict:
     """The driver's result record of one run, checked as the orchestrator checks any; else DriverFailed."""
     w, p = point.workload, point.driver_params(m)
-    want = Expectation(w.verb, p, w.expected(p), w.hops(p), w.ready(p) if w.ready else None)
+    want = Expectation(w.verb, p, w.expected(p), w.hops(p), w.ready(p) if w.ready else None, w.proves(p))
     result = None
     for line in timed.stdout.splitlines():
         if not line.strip():

@@ -1,0 +1,97 @@
+"""`ringbench versus --nodes K`: a driver's ring across nodes against a program that spreads its own ring over K
+nodes (docs/versus.md, "Across nodes"), and scripts/fidelity.py's cross-node cases.
+
+The planning tests read the real erlang driver's manifest (nothing runs); the end-to-end test runs the real
+erlang/stock driver against the plain two-node Erlang ring of scripts/fidelity/programs/erlang-two-node-ring/
+at a tiny size, and checks that neither side leaves a node or a name service running."""
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import RINGBENCH, RingProcesses, run_cli, usable
+
+from ringbench import api
+from ringbench.catalogue.workloads import cross_hops
+from ringbench.harness import cluster, versus
+
+REPO = Path(__file__).resolve().parent.parent
+TWO_NODE = REPO / "scripts" / "fidelity" / "programs" / "erlang-two-node-ring"
+PROG = f"{sys.executable} -S -c pass {{n}} {{m}} {{nodes}} {{placement}}"
+
+
+def test_the_plan_sends_the_driver_nodes_and_fills_the_programs_placeholders():
+    req = versus.plan(
+        versus.VersusRequest("erlang/stock", PROG, "100,1000", m="2,20", nodes=2, node_placement="interleaved")
+    )
+    assert [(p.n, p.nodes, p.node_placement) for p in req.points] == [(100, 2, 1), (1000, 2, 1)]
+    p = req.points[0]
+    # the driver gets the keys of a ring across nodes; the cell's parameters carry them (show, compare, report)
+    assert p.driver_params(20) == {"n": 100, "m": 20, "tokens": 1, "burst": 0, "nodes": 2, "node_placement": 1}
+    assert p.params["nodes"] == 2 and p.params["node_placement"] == 1
+    argv = versus.sides(req, p)["program"].argv_for(2)
+    assert argv[-4:] == ["100", "2", "2", "1"]  # {n} {m} {nodes} {placement}
+    driver = versus.sides(req, p)["driver"].argv_for(2)
+    assert "nodes=2" in driver and "node_placement=1" in driver
+    # contiguous is the default layout; one node sends neither key (as `ringbench run`)
+    contiguous = versus.plan(versus.VersusRequest("erlang/stock", PROG, "100", m="2,20", nodes=2)).points[0]
+    assert contiguous.driver_params(2)["node_placement"] == 0
+    one = versus.plan(versus.VersusRequest("erlang/stock", PROG, "100", m="2,20")).points[0]
+    assert "nodes" not in one.driver_params(2) and versus.sides(
+        versus.plan(versus.VersusRequest("erlang/stock", PROG, "100", m="2,20")), one
+    )["program"].argv_for(2)[-2:] == ["1", "0"]
+
+
+def test_a_driver_without_nodes_is_refused_in_the_line_run_gives_and_nothing_is_stored(fake, db):
+    r = run_cli("versus", "-r", "fake", "-p", PROG, "-n", "10", "-m", "1,2", "--nodes", "2", "--db", db)
+    assert r.exit_code == 2, r.output
+    assert r.output.strip() == f"Error: {cluster.no_nodes('fake', 2)}", r.output
+    assert "only " in r.output and "erlang" in r.output
+    assert not db.exists()
+
+
+def test_the_tree_is_not_spread_over_nodes():
+    with pytest.raises(versus.BadRequest, match="the tree is measured on one node"):
+        versus.plan(versus.VersusRequest("erlang/stock", "p {n}", "100", workload="tree", nodes=2))
+
+
+@pytest.fixture
+def two_node_ring(tmp_path):
+    """The plain two-node Erlang ring, compiled into a folder of the test's own."""
+    usable("erlang/stock")
+    folder = tmp_path / "prog"
+    shutil.copytree(TWO_NODE, folder)
+    subprocess.run(["erlc", "ring2.erl"], cwd=folder, check=True, capture_output=True, timeout=120)
+    return folder
+
+
+@pytest.mark.alone  # real BEAM nodes on both sides, timed on the wall clock: run alone (make test)
+@pytest.mark.timeout(180)
+def test_erlang_across_two_nodes_against_the_plain_two_node_ring(two_node_ring, tmp_path):
+    db = tmp_path / "db"
+    procs = RingProcesses()
+    program = f"{two_node_ring / 'run.sh'} {{n}} {{m}} {{nodes}} {{placement}} {{cores}}"
+    cmd = RINGBENCH + ["versus", "-r", "erlang/stock", "-p", program, "-n", "100", "-m", "2,20", "--rounds", "1",
+                       "--warmup-runs", "0", "--nodes", "2", "--node-placement", "interleaved",
+                       "--db", str(db)]  # fmt: skip
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO, env=procs.env)
+    procs.root = p.pid
+    out, err = p.communicate(timeout=150)
+    assert p.returncode == 0, out + err
+    assert "the driver's ring across 2 nodes, interleaved" in out, out
+    run = api.load(run_id=1, db=db)
+    assert run.settings["versus"]["nodes"] == 2 and run.settings["versus"]["node_placement"] == 1
+    (pair,) = api.versus_pairs(run)
+    for c in (pair.driver, pair.program):
+        assert c.ok and c.params["nodes"] == 2 and c.params["node_placement"] == 1, c.reason
+    # the driver proved its cross-node hops (interleaved over 2 nodes, n = 100: all 100 edges cross)
+    want = cross_hops({"n": 100, "m": 20, "tokens": 1, "nodes": 2, "node_placement": 1})
+    assert [r["cross_hops"] for r in pair.driver.records] == [want] and want == 2000
+    assert pair.program.extra["command_m2"].endswith("run.sh 100 20 2 1 1")
+    assert pair.driver.headline.median > 0 and pair.program.headline.median > 0
+    shown = run_cli("show", "1", "--db", db, "--json")
+    assert shown.exit_code == 0 and json.loads(shown.output)["cells"][0]["params"]["nodes"] == 2
+    assert procs.left(10) == set(), "a node or a name service outlived the comparison"
