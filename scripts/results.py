@@ -33,6 +33,7 @@ import shlex
 import statistics
 import subprocess
 import sys
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import NamedTuple
@@ -794,6 +795,188 @@ def positions(pairs: list[tuple[str, int]]) -> str:
     )
 
 
+# -- the settle rule, simulated (issue 39) --------------------------------------------------------
+# Candidate settle rules replayed on stored iterations: the positions runs (40 cold iterations of one
+# process per variant and N) tell where each rule would stop warming up and how far the figure measured
+# there lies from the process's late level; the bench's warm-ups tell what each rule would cost there.
+SIM_REPEATS = 6  # the figure "measured" after settling: the median of the next 6 iterations (the bench's repeats)
+SIM_LATE = (31, 40)  # the late level: the median of iterations 31-40 (the last 10 of a positions process)
+
+
+def _two_windows(w: list[float], size: int = 8) -> str | None:
+    """pyperf-like: the last two windows of `size` each steady, their medians within SETTLE_PCT."""
+    from ringbench.api import unsettled
+
+    if len(w) < 2 * size:
+        return "short"
+    a, b = w[-2 * size : -size], w[-size:]
+    if (why := unsettled(b, window=size) or unsettled(a, window=size)) is not None:
+        return why
+    return "shift" if abs(statistics.median(b) / statistics.median(a) - 1) * 100 > SETTLE_PCT else None
+
+
+def _bounded(w: list[float], low: int = 8, high: int = 12) -> str | None:
+    """The last `low`..`high` iterations steady, and their Theil-Sen change over 20 iterations under SETTLE_PCT
+    even where not significant."""
+    from ringbench.api import unsettled
+
+    if (why := unsettled(w[-high:], window=min(len(w), high)) if len(w) >= low else "short") is not None:
+        return why
+    x = w[-high:]
+    slope = statistics.median((x[j] - x[i]) / (j - i) for i in range(len(x)) for j in range(i + 1, len(x)))
+    return "bound" if abs(slope) * 20 / statistics.median(x) * 100 > SETTLE_PCT else None
+
+
+def settle_candidates() -> dict[str, Callable[[list[float]], str | None]]:
+    """The rules weighed, by name: each takes a process's warm-up figures after its JIT floor and says why
+    they are not steady yet, or None."""
+    from ringbench.api import unsettled
+
+    def window(size: int, at_least: int = 0) -> Callable[[list[float]], str | None]:
+        return lambda w: "short" if len(w) < at_least else unsettled(w, window=size)
+
+    return {
+        "window 8 (until now)": window(8),
+        "window 10": window(10),
+        "window 12": window(12),
+        "window 16": window(16),
+        "window 8, ≥ 20 iterations": window(8, 20),
+        "two windows of 8": _two_windows,
+        "window 8–12, change < 5 %": _bounded,
+    }
+
+
+SETTLE_OLD, SETTLE_NEW = "window 8 (until now)", "window 10"  # the rule replaced, the rule chosen
+
+
+def settle_point(
+    ns: list[float], seconds: list[float], units: list[int], floor: int, rule: Callable[[list[float]], str | None]
+) -> tuple[int | None, bool]:
+    """Where `rule` stops a default process warming up, replayed on its iterations as measure.py does
+    (a JIT floor first, then the window; at most SETTLE_MAX warm-ups after the floor or SETTLE_S):
+    (the iteration it decides at, whether settled), or (None, False) when the iterations run out first."""
+    from ringbench.results.modes import JIT_WARMUP_CAP_S, JIT_WARMUP_ITERATIONS, SETTLE_MAX, SETTLE_S
+
+    passed = floor_done = 0
+    clock = 0.0
+    for k, (t, u) in enumerate(zip(seconds, units, strict=True), 1):
+        clock += t
+        if passed < floor and k <= JIT_WARMUP_ITERATIONS and clock - seconds[0] < JIT_WARMUP_CAP_S:
+            passed += u
+            floor_done = k
+            continue
+        passed += u
+        if rule(ns[floor_done:k]) is None:
+            return k, True
+        if k - floor_done >= SETTLE_MAX or clock > SETTLE_S:
+            return k, False
+    return None, False
+
+
+def _jit_floors() -> dict[str, int]:
+    from ringbench.catalogue.drivers import discover
+    from ringbench.harness.measure import jit_floor
+
+    return {name: jit_floor(d) for name, d in discover().items()}
+
+
+def settle_simulation() -> str:
+    """Each candidate settle rule replayed on the stored positions runs and the newest bench run: how many
+    cells land within SETTLE_PCT of their late level or end "not settled", and what the bench would spend."""
+    from ringbench.api import load
+
+    floors = _jit_floors()
+    rules = settle_candidates()
+    pos_args = next(args for name, _, args, _ in MEASUREMENTS if name == "positions")
+    series = []  # (variant, N, run, ns/hop, seconds, units, floor)
+    for rt, run in stored_positions(pos_args):
+        for c in load(run, DB).cells:
+            recs = sorted((r for r in c.records if r.get("count")), key=lambda r: r["position"])
+            if c.ok and len(recs) >= SIM_LATE[1]:
+                series.append((rt, c.params["n"], run, [r["run_ns"] / r["count"] for r in recs],
+                               [(r["run_ns"] + r["setup_ns"]) / 1e9 for r in recs],
+                               [r["count"] + r.get("ready", 0) for r in recs], floors.get(rt, 0)))  # fmt: skip
+    bench = next((rid for rid, command, *_ in reversed(store_rows()) if command.startswith("ringbench bench ")), None)
+    if not series or bench is None:
+        return "No positions runs or no bench run in the store: nothing to simulate.\n"
+    procs = []  # (warm-up figures with the measured ones after them, floor warm-ups, warm-ups taken, s/iteration)
+    for c in load(bench, DB).cells:
+        for p, warm in c.extra.get("warmup_values", {}).items():
+            recs = [r for r in c.records if str(r.get("process", 1)) == p and r.get("count")]
+            if recs:
+                its = statistics.median((r["run_ns"] + r["setup_ns"]) / 1e9 for r in recs)
+                procs.append((warm + per_hop(recs), recs[0].get("floor_warmups", 0), len(warm), its))
+
+    def judge(rule: Callable[[list[float]], str | None]) -> list[tuple[str, int | None, float | None]]:
+        out: list[tuple[str, int | None, float | None]] = []
+        for _, _, _, ns, secs, units, floor in series:
+            k, ok = settle_point(ns, secs, units, floor, rule)
+            late = statistics.median(ns[SIM_LATE[0] - 1 : SIM_LATE[1]])
+            if k is None:
+                out.append(("past", None, None))
+            elif not ok:
+                out.append(("not settled", k, None))
+            else:
+                out.append(("settled", k, statistics.median(ns[k : k + SIM_REPEATS] or ns[-1:]) / late - 1))
+        return out
+
+    def cost(rule: Callable[[list[float]], str | None]) -> tuple[int, float, int]:
+        from ringbench.results.modes import SETTLE_MAX
+
+        extra, seconds, flagged = 0, 0.0, 0
+        for figures, floor, taken, its in procs:
+            # past what was measured, the process goes on as its last 8 iterations went (their noise, no drift)
+            figures = figures + figures[-8:] * 8
+            k = floor + 1
+            while k < len(figures) and rule(figures[floor:k]) is not None and k - floor < SETTLE_MAX:
+                k += 1
+            flagged += rule(figures[floor:k]) is not None
+            extra += k - taken
+            seconds += (k - taken) * its
+        return extra, seconds, flagged
+
+    judged = {name: judge(rule) for name, rule in rules.items()}
+    lines = [
+        f"Positions runs {min(s[2] for s in series)}–{max(s[2] for s in series)} ({len(series)} cells: "
+        f"{len({s[0] for s in series})} variants at N = 1,000 and 10,000, 40 cold iterations each) and bench run "
+        f"{bench} ({len(procs)} driver processes), replayed by `scripts/results.py --simulate-settle`. A cell "
+        f'passes when the rule ends it "not settled", or settles it where the median of the next {SIM_REPEATS} '
+        f"iterations lies within {SETTLE_PCT:g} % of the median of iterations {SIM_LATE[0]}–{SIM_LATE[1]}. "
+        '"Past 40": the JIT floor (10 M hops, 50 iterations or 2 s) outlasts the 40 stored iterations, so the '
+        "rule is not reached. Bench cost: warm-up iterations beyond those the bench took, at each process's own "
+        "time per iteration (its phases only), assuming a process goes on as its last 8 iterations went.\n",
+        "| rule | pass | fail | not settled | past 40 | bench: extra warm-ups | extra s | processes not settled |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for name, res in judged.items():
+        fails = sum(s == "settled" and abs(e or 0) * 100 > SETTLE_PCT for s, _, e in res)
+        unsettled_n = sum(s == "not settled" for s, _, _ in res)
+        past = sum(s == "past" for s, _, _ in res)
+        extra, seconds, flagged = cost(rules[name])
+        lines.append(
+            f"| {name} | {len(res) - past - fails} | {fails} | {unsettled_n} | {past} | {extra:+,} | "
+            f"{seconds:+.0f} | {flagged} of {len(procs)} |"
+        )
+
+    def text(r: tuple[str, int | None, float | None]) -> str:
+        s, k, e = r
+        if s != "settled":
+            return f"{s} at {k}" if k else s
+        mark = "**" if abs(e or 0) * 100 > SETTLE_PCT else ""
+        return f"{k}: {mark}{(e or 0) * 100:+.1f} %{mark}"
+
+    lines += [
+        "",
+        f"Each cell under the rule until now and the rule chosen ({SETTLE_NEW}): the iteration it settles at "
+        f"and the error of the figure measured there against the late level (bold: over {SETTLE_PCT:g} %).\n",
+        f"| variant | N | run | {SETTLE_OLD} | {SETTLE_NEW} |",
+        "|---|---:|---:|---|---|",
+    ]
+    for s, old, new in zip(series, judged[SETTLE_OLD], judged[SETTLE_NEW], strict=True):
+        lines.append(f"| {s[0]} | {s[1]:,} | {s[2]} | {text(old)} | {text(new)} |")
+    return "\n".join(lines) + "\n"
+
+
 FAULTS = """\
 | fault | what ringbench does | what is kept | test |
 |---|---|---|---|
@@ -1505,7 +1688,18 @@ one collection, per process.
     multiple=True,
     help="Per-variant measurements (steady, positions): only this variant or driver (repeatable).",
 )
-def main(quick: bool, only: str, fresh: bool, dirty: bool, render_only: bool, variant: tuple[str, ...]) -> None:
+@click.option(
+    "--simulate-settle",
+    is_flag=True,
+    help="Measure nothing: replay candidate settle rules on the stored positions and bench runs, print the "
+    "tables (docs/statistics.md) to stdout.",
+)
+def main(
+    quick: bool, only: str, fresh: bool, dirty: bool, render_only: bool, variant: tuple[str, ...], simulate_settle: bool
+) -> None:
+    if simulate_settle:
+        print(settle_simulation(), end="")
+        return
     wanted = {x.strip() for x in only.split(",") if x.strip()}
     unknown = wanted - {m[0] for m in MEASUREMENTS}
     if unknown:
