@@ -31,13 +31,13 @@ class Scheduler:
         self.inbox = deque()   # main's own mailbox
         self.runq = deque()    # bound `switch` of each runnable process (bound once, not per hop)
         self.newq = deque()    # (greenlet, args): spawned, not yet started
-        self.ready = 0         # ready signals counted by processes about to block in their first receive
+        self.arrived = 0       # the gate: one arrival per process about to block in its first receive
 
     def reset(self):
         self.inbox.clear()
         self.runq.clear()
         self.newq.clear()
-        self.ready = 0
+        self.arrived = 0
 
     # ------------------------------------------------ in any process
 

@@ -35,7 +35,7 @@ def ring_process(sched, box, succ, sbox, first):
     wake = succ is not getcurrent()  # n = 1: p0 is its own successor and is running
     cnt = 0
     stopping = False
-    sched.ready += 1
+    sched.arrived += 1
     while True:
         while not box:  # Scheduler.receive, written inline (see there)
             if runq:
@@ -67,7 +67,7 @@ def ring_head_continuous(sched, box, succ, sbox, laps):
     blocks, as at n = 1)."""
     succ_switch = succ.switch
     wake = succ is not getcurrent()
-    sched.ready += 1
+    sched.arrived += 1
     while True:
         v = sched.receive(box)
         laps.count += 1
@@ -82,7 +82,7 @@ def ring_head_continuous(sched, box, succ, sbox, laps):
 
 
 def pinger(sched, box, pong_switch, pong_box, m):
-    sched.ready += 1
+    sched.arrived += 1
     sched.receive(box)  # the start signal
     for _ in range(m):
         sched.send(pong_switch, pong_box, 1)
@@ -93,7 +93,7 @@ def pinger(sched, box, pong_switch, pong_box, m):
 
 def ponger(sched, box, ping_switch, ping_box):
     cnt = 0
-    sched.ready += 1
+    sched.arrived += 1
     while sched.receive(box):
         cnt += 1
         sched.send(ping_switch, ping_box, 1)
@@ -103,7 +103,7 @@ def ponger(sched, box, ping_switch, ping_box):
 def fanin_receiver(sched, box, total):
     popleft = box.popleft
     cnt = 0
-    sched.ready += 1
+    sched.arrived += 1
     while cnt < total:
         if box:
             popleft()
@@ -116,7 +116,7 @@ def fanin_receiver(sched, box, total):
 def fanin_sender(sched, box, to_switch, to_box, m):
     runq_append = sched.runq.append
     append = to_box.append
-    sched.ready += 1
+    sched.arrived += 1
     sched.receive(box)  # the start signal
     for _ in range(m):  # a send never blocks: no switch until the sender is done
         if not to_box:
@@ -141,7 +141,7 @@ def tree_node(sched, lo, n, fanout, to_switch, to_box):
 
 def trace_process(sched, i, box, succ_switch, sbox, log):
     """A ring process of the trace: the token carries its sender's index; each hop is printed here."""
-    sched.ready += 1
+    sched.arrived += 1
     while True:
         v, sender = sched.receive(box)
         if v == 0:  # released after the run
@@ -173,7 +173,7 @@ class Stock(common.Runtime):
             j = i + 1 if i + 1 < n else 0
             sched.start(gs[i], sched, boxes[i], gs[j], boxes[j], head_arg if i == 0 else False)
         sched.settle()  # each blocks in its first receive
-        meter.spawn_ends(sched.ready)
+        meter.spawn_ends(sched.arrived)
         starts = common.token_starts(p)
         if continuous:
             return self._samples(p, gs, boxes, starts, laps)
@@ -210,7 +210,7 @@ class Stock(common.Runtime):
         boxes = [deque() for _ in range(n)]
         gs = [sched.spawn(ring_process, sched, box, sched.main, sched.inbox, False) for box in boxes]
         sched.settle()
-        meter.spawn_ends(sched.ready)
+        meter.spawn_ends(sched.arrived)
         for i in range(n):
             sched.send(gs[i].switch, boxes[i], -1)  # the stop message: each answers main and exits
         for _ in range(n):
@@ -229,7 +229,7 @@ class Stock(common.Runtime):
         sched.start(a, sched, abox, b.switch, bbox, p["m"])
         sched.start(b, sched, bbox, a.switch, abox)
         sched.settle()
-        meter.spawn_ends(sched.ready)
+        meter.spawn_ends(sched.arrived)
         meter.run_begins()
         sched.send(a.switch, abox, 1)
         sched.main_receive()  # A is done
@@ -247,7 +247,7 @@ class Stock(common.Runtime):
         boxes = [deque() for _ in range(n)]
         gs = [sched.spawn(fanin_sender, sched, box, r.switch, rbox, m) for box in boxes]
         sched.settle()
-        meter.spawn_ends(sched.ready)
+        meter.spawn_ends(sched.arrived)
         meter.run_begins()
         for i in range(n):
             sched.send(gs[i].switch, boxes[i], 1)  # the start signal
@@ -276,7 +276,7 @@ class Stock(common.Runtime):
             j = (i + 1) % n
             sched.start(gs[i], sched, i, boxes[i], gs[j].switch, boxes[j], log)
         sched.settle()
-        meter.spawn_ends(sched.ready)
+        meter.spawn_ends(sched.arrived)
         meter.run_begins()
         sched.send(gs[0].switch, boxes[0], (n * m, -1))
         sched.main_receive()

@@ -25,7 +25,7 @@ def ring_process(main_switch, succ, first):
     """
     succ_switch = succ.switch
     cnt = 0
-    v = main_switch(1)  # ready; blocked in the first receive
+    v = main_switch(1)  # arrive; blocked in the first receive
     while True:
         while v > 1:
             cnt += 1
@@ -66,10 +66,10 @@ class Switch(common.Runtime):
         head, head_arg = (ring_head_continuous, laps) if continuous else (ring_process, True)
         meter.spawn_begins()
         gs = [greenlet(head)] + [greenlet(ring_process) for _ in range(n - 1)]  # parent: main
-        ready = 0
-        for i in range(n):  # started in ring order, each switching back to main when ready
-            ready += gs[i].switch(self.main_switch, gs[i + 1] if i + 1 < n else gs[0], head_arg if i == 0 else False)
-        meter.spawn_ends(ready)
+        arrived = 0
+        for i in range(n):  # started in ring order, each switching back to main as it arrives
+            arrived += gs[i].switch(self.main_switch, gs[i + 1] if i + 1 < n else gs[0], head_arg if i == 0 else False)
+        meter.spawn_ends(arrived)
         p0 = gs[0]
         if continuous:
             return self._samples(p, p0, laps)
@@ -101,15 +101,15 @@ class Switch(common.Runtime):
         n = p["n"]
         meter.spawn_begins()
         gs = [greenlet(ring_process) for _ in range(n)]
-        ready = 0
+        arrived = 0
         for g in gs:
-            ready += g.switch(self.main_switch, self.main, False)
-        meter.spawn_ends(ready)
+            arrived += g.switch(self.main_switch, self.main, False)
+        meter.spawn_ends(arrived)
         for g in gs:
             g.switch(-1)  # the stop message: it returns to main, its parent, and exits
         if not all(g.dead for g in gs):
             raise common.DriverError("failure", "spawn: some processes did not exit")
-        return ready
+        return arrived
 
     def pingpong(self, p, meter, emit_hops):
         m = p["m"]
@@ -117,7 +117,7 @@ class Switch(common.Runtime):
 
         def ping(pong):
             pong_switch = pong.switch
-            main_switch(1)  # ready; wait for the start signal
+            main_switch(1)  # arrive; wait for the start signal
             for _ in range(m):
                 pong_switch(1)  # ping; returns with the pong
             pong_switch(0)  # stop B, which tells main
@@ -125,7 +125,7 @@ class Switch(common.Runtime):
         def pong(ping):
             ping_switch = ping.switch
             cnt = 0
-            v = main_switch(1)  # ready; wait for the first ping
+            v = main_switch(1)  # arrive; wait for the first ping
             while v:
                 cnt += 1
                 v = ping_switch(1)  # pong; returns with the next ping
@@ -134,8 +134,8 @@ class Switch(common.Runtime):
         meter.spawn_begins()
         a = greenlet(ping)
         b = greenlet(pong)
-        ready = a.switch(b) + b.switch(a)
-        meter.spawn_ends(ready)
+        arrived = a.switch(b) + b.switch(a)
+        meter.spawn_ends(arrived)
         meter.run_begins()
         count = a.switch()  # returns when B tells main
         meter.run_ends()
@@ -151,7 +151,7 @@ class Switch(common.Runtime):
 
         def receiver():
             cnt = 0
-            sender = main_switch(1)  # ready; blocked until the first message
+            sender = main_switch(1)  # arrive; blocked until the first message
             while True:
                 cnt += 1
                 if cnt == total:
@@ -161,17 +161,17 @@ class Switch(common.Runtime):
 
         def sender(to_switch):
             me = getcurrent()
-            main_switch(1)  # ready; blocked until the start signal
+            main_switch(1)  # arrive; blocked until the start signal
             for _ in range(m):
                 to_switch(me)
 
         meter.spawn_begins()
         r = greenlet(receiver)
-        ready = r.switch()
+        arrived = r.switch()
         senders = [greenlet(sender) for _ in range(n)]
         for g in senders:
-            ready += g.switch(r.switch)
-        meter.spawn_ends(ready)
+            arrived += g.switch(r.switch)
+        meter.spawn_ends(arrived)
         meter.run_begins()
         for g in senders:
             count = g.switch()  # None as a sender exits; the last sender's turn ends with the count
@@ -226,10 +226,10 @@ class Switch(common.Runtime):
 
         meter.spawn_begins()
         gs = [greenlet(process) for _ in range(n)]
-        ready = 0
+        arrived = 0
         for i in range(n):
-            ready += gs[i].switch(i, gs[(i + 1) % n])
-        meter.spawn_ends(ready)
+            arrived += gs[i].switch(i, gs[(i + 1) % n])
+        meter.spawn_ends(arrived)
         meter.run_begins()
         gs[0].switch((n * m, -1))
         meter.run_ends()
