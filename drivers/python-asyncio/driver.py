@@ -28,7 +28,7 @@ async def ring_process(rt, box, sbox, first, main_box):
     """
     cnt = 0
     stopping = False
-    rt.ready += 1
+    rt.arrived += 1
     while True:
         v = await box.get()
         if v > 1:
@@ -57,7 +57,7 @@ async def ring_process_handwritten(rt, box, sbox, first, main_box):
     new_future = rt.loop.create_future
     cnt = 0
     stopping = False
-    rt.ready += 1
+    rt.arrived += 1
     while True:
         q = box.q
         if q:
@@ -88,7 +88,7 @@ async def ring_process_handwritten(rt, box, sbox, first, main_box):
 
 async def ring_head_continuous(rt, box, sbox, laps):
     """p0 in continuous mode: counts the laps; main sleeps and reads the count."""
-    rt.ready += 1
+    rt.arrived += 1
     while True:
         v = await box.get()
         laps.count += 1
@@ -98,7 +98,7 @@ async def ring_head_continuous(rt, box, sbox, laps):
 
 
 async def pinger(rt, box, pong_box, main_box, m):
-    rt.ready += 1
+    rt.arrived += 1
     await box.get()  # the start signal
     for _ in range(m):
         pong_box.put_nowait(1)
@@ -109,7 +109,7 @@ async def pinger(rt, box, pong_box, main_box, m):
 
 async def ponger(rt, box, ping_box, main_box):
     cnt = 0
-    rt.ready += 1
+    rt.arrived += 1
     while await box.get():
         cnt += 1
         ping_box.put_nowait(1)
@@ -118,7 +118,7 @@ async def ponger(rt, box, ping_box, main_box):
 
 async def fanin_receiver(rt, box, main_box, total):
     cnt = 0
-    rt.ready += 1
+    rt.arrived += 1
     while cnt < total:
         await box.get()
         cnt += 1
@@ -126,7 +126,7 @@ async def fanin_receiver(rt, box, main_box, total):
 
 
 async def fanin_sender(rt, box, to_box, m):
-    rt.ready += 1
+    rt.arrived += 1
     await box.get()  # the start signal
     for _ in range(m):
         to_box.put_nowait(1)  # a send never blocks
@@ -149,7 +149,7 @@ async def tree_node(rt, lo, n, fanout, to_box):
 
 async def trace_process(rt, i, box, sbox, main_box, log):
     """A ring process of the trace: the token carries its sender's index; each hop is printed here."""
-    rt.ready += 1
+    rt.arrived += 1
     while True:
         v, sender = await box.get()
         if v == 0:  # released after the run
@@ -170,25 +170,25 @@ class Asyncio(common.Runtime):
         self.Box = Mailbox if handwritten else asyncio.Queue  # a process's mailbox
         self.ring_process = ring_process_handwritten if handwritten else ring_process
         self.create_task = self.loop.create_task
-        self.ready = 0  # ready signals: each process counts one just before its first receive
+        self.arrived = 0  # the gate: each process arrives (adds one) just before its first receive
 
     def run(self, workload, p, meter, emit_hops):
         return self.loop.run_until_complete(getattr(self, workload)(p, meter, emit_hops))
 
     def reset(self):
-        self.ready = 0
+        self.arrived = 0
 
-    async def wait_ready(self, k, tasks):
-        """Main waits until k processes have signalled ready: one pass of the loop runs every new task
-        to its first receive (tasks run in creation order). A task that ended before its ready signal
+    async def wait_gate(self, k, tasks):
+        """Main waits until k processes have arrived at the gate: one pass of the loop runs every new
+        task to its first receive (tasks run in creation order). A task that ended before it arrived
         (MemoryError in its first step) would leave main waiting for ever: its exception is raised."""
-        while self.ready < k:
+        while self.arrived < k:
             await asyncio.sleep(0)
-            if self.ready < k:
+            if self.arrived < k:
                 for t in tasks:
                     if t.done():
                         t.result()
-        return self.ready
+        return self.arrived
 
     async def ring(self, p, meter, emit_hops):
         n = p["n"]
@@ -207,7 +207,7 @@ class Asyncio(common.Runtime):
             else:
                 coro = process(self, boxes[i], sbox, i == 0, main_box)
             tasks.append(self.create_task(coro))
-        meter.spawn_ends(await self.wait_ready(n, tasks))
+        meter.spawn_ends(await self.wait_gate(n, tasks))
         starts = common.token_starts(p)
         if continuous:
             return await self._samples(p, boxes, starts, laps)
@@ -244,7 +244,7 @@ class Asyncio(common.Runtime):
         meter.spawn_begins()
         boxes = [Box() for _ in range(n)]
         tasks = [self.create_task(process(self, box, main_box, False, main_box)) for box in boxes]
-        meter.spawn_ends(await self.wait_ready(n, tasks))
+        meter.spawn_ends(await self.wait_gate(n, tasks))
         for box in boxes:
             box.put_nowait(-1)  # the stop message: each answers main and ends
         for _ in range(n):
@@ -257,7 +257,7 @@ class Asyncio(common.Runtime):
         meter.spawn_begins()
         tasks = (self.create_task(pinger(self, abox, bbox, main_box, p["m"])),
                  self.create_task(ponger(self, bbox, abox, main_box)))
-        meter.spawn_ends(await self.wait_ready(2, tasks))
+        meter.spawn_ends(await self.wait_gate(2, tasks))
         meter.run_begins()
         abox.put_nowait(1)
         await main_box.get()  # A is done
@@ -273,7 +273,7 @@ class Asyncio(common.Runtime):
         tasks = [self.create_task(fanin_receiver(self, rbox, main_box, n * m))]
         boxes = [self.Box() for _ in range(n)]
         tasks += [self.create_task(fanin_sender(self, box, rbox, m)) for box in boxes]
-        meter.spawn_ends(await self.wait_ready(n + 1, tasks))
+        meter.spawn_ends(await self.wait_gate(n + 1, tasks))
         meter.run_begins()
         for box in boxes:
             box.put_nowait(1)  # the start signal
@@ -299,7 +299,7 @@ class Asyncio(common.Runtime):
         boxes = [self.Box() for _ in range(n)]
         tasks = [self.create_task(trace_process(self, i, boxes[i], boxes[(i + 1) % n], main_box, log))
                  for i in range(n)]
-        meter.spawn_ends(await self.wait_ready(n, tasks))
+        meter.spawn_ends(await self.wait_gate(n, tasks))
         meter.run_begins()
         boxes[0].put_nowait((n * m, -1))
         await main_box.get()

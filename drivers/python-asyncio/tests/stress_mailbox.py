@@ -2,7 +2,7 @@
 and receive (driver.ring_process_handwritten), with asyncio.Queue (stock) run through the same
 traffic as a reference. Plain Python, run by the manifest's `check`:
 
-    PYTHONPATH=../common/python /usr/bin/python3 stress_mailbox.py [seconds]
+    PYTHONPATH=.:../common/python /usr/bin/python3 tests/stress_mailbox.py [seconds]
 
 1. Random message traffic between tasks: tokens hop between tasks (and to themselves) at random;
    every message carries a per-sender sequence number, and each receiver checks that it sees every
