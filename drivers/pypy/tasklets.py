@@ -49,16 +49,16 @@ class QueueChannel(channel):
         return channel.receive(self)
 
 
-class Ready:
-    """Ready signals: each process counts itself just before it blocks in its first receive."""
+class Gate:
+    """The gate: each process arrives (adds one) just before it blocks in its first receive."""
 
-    __slots__ = ("count",)
+    __slots__ = ("arrived",)
 
     def __init__(self):
-        self.count = 0
+        self.arrived = 0
 
 
-def ring_process(inbox, outbox, done, first, ready):
+def ring_process(inbox, outbox, done, first, gate):
     """One process of the ring (and, with main's channel as its outbox, of spawn).
 
     A hop: `receive` resumes (one continulet switch) or takes the value of a sender blocked on the
@@ -68,7 +68,7 @@ def ring_process(inbox, outbox, done, first, ready):
     send = outbox.send
     cnt = 0
     stopping = False
-    ready.count += 1
+    gate.arrived += 1
     while True:
         v = receive()
         if v > 1:
@@ -87,12 +87,12 @@ def ring_process(inbox, outbox, done, first, ready):
             stopping = True
 
 
-def ring_head_continuous(inbox, outbox, done, laps, ready):
+def ring_head_continuous(inbox, outbox, done, laps, gate):
     """p0 in continuous mode: counts a lap each time a token passes it and reads the clock; when a
     sample is due it tells main, then yields once so that main runs even if p0 never blocks (n = 1)."""
     receive = inbox.receive
     send = outbox.send
-    ready.count += 1
+    gate.arrived += 1
     while True:
         v = receive()
         laps.count += 1
@@ -103,8 +103,8 @@ def ring_head_continuous(inbox, outbox, done, laps, ready):
         send(v)
 
 
-def pinger(inbox, pong, m, done, ready):
-    ready.count += 1
+def pinger(inbox, pong, m, done, gate):
+    gate.arrived += 1
     inbox.receive()  # the start signal
     for _ in range(m):
         pong.send(1)
@@ -113,28 +113,28 @@ def pinger(inbox, pong, m, done, ready):
     pong.send(0)
 
 
-def ponger(inbox, ping, done, ready):
+def ponger(inbox, ping, done, gate):
     cnt = 0
-    ready.count += 1
+    gate.arrived += 1
     while inbox.receive():
         cnt += 1
         ping.send(1)
     done.send(cnt)  # the round trips it counted
 
 
-def fanin_receiver(inbox, total, done, ready):
+def fanin_receiver(inbox, total, done, gate):
     receive = inbox.receive
     cnt = 0
-    ready.count += 1
+    gate.arrived += 1
     while cnt < total:
         receive()
         cnt += 1
     done.send(cnt)
 
 
-def fanin_sender(start, to, m, ready):
+def fanin_sender(start, to, m, gate):
     send = to.send
-    ready.count += 1
+    gate.arrived += 1
     start.receive()
     for _ in range(m):
         send(1)
@@ -156,9 +156,9 @@ def tree_node(lo, n, fanout, parent):
     parent.send(lo)
 
 
-def trace_process(i, inbox, outbox, done, log, ready):
+def trace_process(i, inbox, outbox, done, log, gate):
     """A ring process of the trace: the token carries its sender's index; each hop is printed here."""
-    ready.count += 1
+    gate.arrived += 1
     while True:
         v, sender = inbox.receive()
         if v == 0:  # released after the run
@@ -183,18 +183,18 @@ class Tasklets(common.Runtime):
         # successor blocked in its own send; a channel with a queue breaks that cycle.
         make = QueueChannel if tokens == n else channel
         done = QueueChannel()
-        ready = Ready()
+        gate = Gate()
         laps = common.Laps()
         meter.spawn_begins()
         chans = [make() for _ in range(n)]
         for i in range(n):  # created and started in ring order
             succ = chans[i + 1] if i + 1 < n else chans[0]
             if i == 0 and continuous:
-                tasklet(ring_head_continuous)(chans[0], succ, done, laps, ready)
+                tasklet(ring_head_continuous)(chans[0], succ, done, laps, gate)
             else:
-                tasklet(ring_process)(chans[i], succ, done, i == 0, ready)
+                tasklet(ring_process)(chans[i], succ, done, i == 0, gate)
         settle()
-        meter.spawn_ends(ready.count)
+        meter.spawn_ends(gate.arrived)
         starts = common.token_starts(p)
         if continuous:
             return self._samples(p, chans, done, starts, laps)
@@ -226,12 +226,12 @@ class Tasklets(common.Runtime):
         """n ring processes whose successor is main: each holds what a ring process holds."""
         n = p["n"]
         done = QueueChannel()
-        ready = Ready()
+        gate = Gate()
         meter.spawn_begins()
         chans = [channel() for _ in range(n)]
-        ts = [tasklet(ring_process)(ch, done, done, False, ready) for ch in chans]
+        ts = [tasklet(ring_process)(ch, done, done, False, gate) for ch in chans]
         settle()
-        meter.spawn_ends(ready.count)
+        meter.spawn_ends(gate.arrived)
         for ch in chans:
             ch.send(-1)  # the stop message: each answers main and ends
         for _ in range(n):
@@ -239,17 +239,17 @@ class Tasklets(common.Runtime):
         settle()
         if any(t.alive for t in ts):
             raise common.DriverError("failure", "spawn: some processes did not end")
-        return ready.count
+        return gate.arrived
 
     def pingpong(self, p, meter, emit_hops):
         done = QueueChannel()
-        ready = Ready()
+        gate = Gate()
         meter.spawn_begins()
         a, b = channel(), channel()
-        tasklet(pinger)(a, b, p["m"], done, ready)
-        tasklet(ponger)(b, a, done, ready)
+        tasklet(pinger)(a, b, p["m"], done, gate)
+        tasklet(ponger)(b, a, done, gate)
         settle()
-        meter.spawn_ends(ready.count)
+        meter.spawn_ends(gate.arrived)
         meter.run_begins()
         a.send(1)  # the start signal
         done.receive()  # A is done
@@ -261,15 +261,15 @@ class Tasklets(common.Runtime):
     def fanin(self, p, meter, emit_hops):
         n, m = p["n"], p["m"]
         done = QueueChannel()
-        ready = Ready()
+        gate = Gate()
         meter.spawn_begins()
         inbox = channel()
-        tasklet(fanin_receiver)(inbox, n * m, done, ready)
+        tasklet(fanin_receiver)(inbox, n * m, done, gate)
         starts = [channel() for _ in range(n)]
         for ch in starts:
-            tasklet(fanin_sender)(ch, inbox, m, ready)
+            tasklet(fanin_sender)(ch, inbox, m, gate)
         settle()
-        meter.spawn_ends(ready.count)
+        meter.spawn_ends(gate.arrived)
         meter.run_begins()
         for ch in starts:
             ch.send(1)  # the start signal
@@ -291,13 +291,13 @@ class Tasklets(common.Runtime):
         n, m = p["n"], p["m"]
         log = common.HopLog(n, emit_hops)
         done = QueueChannel()
-        ready = Ready()
+        gate = Gate()
         meter.spawn_begins()
         make = QueueChannel if n == 1 else channel
         chans = [make() for _ in range(n)]
-        ts = [tasklet(trace_process)(i, chans[i], chans[(i + 1) % n], done, log, ready) for i in range(n)]
+        ts = [tasklet(trace_process)(i, chans[i], chans[(i + 1) % n], done, log, gate) for i in range(n)]
         settle()
-        meter.spawn_ends(ready.count)
+        meter.spawn_ends(gate.arrived)
         meter.run_begins()
         chans[0].send((n * m, -1))
         done.receive()

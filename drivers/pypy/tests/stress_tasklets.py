@@ -1,7 +1,7 @@
 """Stress test of tasklets.py: its hand-written QueueChannel and the stackless workloads, on pypy3.
 Run by the manifest's `check`:
 
-    PYTHONPATH=../common/python pypy3 stress_tasklets.py [seconds]
+    PYTHONPATH=.:../common/python pypy3 tests/stress_tasklets.py [seconds]
 
 1. Random traffic over QueueChannels: tasklets pass numbered messages to random peers and to
    themselves; each receiver checks it sees every sender's messages in order, none lost, none twice;
