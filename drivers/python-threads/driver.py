@@ -32,7 +32,7 @@ def ring_process(q, sq, first, main_q):
     get = q.get
     put = sq.put
     cnt = 0
-    main_q.put(1)  # ready: about to block in its first receive
+    main_q.put(1)  # arrive at the gate: about to block in its first receive
     while True:
         v = get()
         if v > 1:
@@ -163,7 +163,7 @@ class Threads(common.Runtime):
             oslimits.start_failed(common.threads_now(), self.planned, e)
 
     def collect(self, main_q, k):
-        """The sum of k messages to main (the ready signals)."""
+        """The sum of k messages to main (the arrivals at the gate, one message each)."""
         get = main_q.get
         return sum(get() for _ in range(k))
 
