@@ -144,19 +144,19 @@ static inline void ring_cont0_step(proc_t *p)
 }
 
 /* spawn p0 ... p(n-1) (pt[1] ... pt[n]), each linked to its successor and scheduled for its first
- * run; returns when every one has signalled ready (blocked in its first receive) */
+ * run; returns when every one has arrived at the gate (blocked in its first receive) */
 static void ring_spawn(const rb_params *p, uint16_t state, int continuous)
 {
     const int64_t n = p->n;
-    ready_seen = 0;
-    ready_want = n;
+    gate_arrived = 0;
+    gate_want = n;
     for (int64_t i = 1; i <= n; i++) {
         proc_t *q = proc_new(i, state);
         q->peer = R(i < n ? i + 1 : 1);
         spawned(i);
     }
     if (continuous) pt[1].state = S_CONT0_START;
-    ready_expect(n);
+    gate_wait(n);
 }
 
 static void ring_prepare(const rb_params *p)
@@ -182,7 +182,7 @@ static void ring(const rb_params *p, rb_result *r)
     rb_spawn_begin(r);
     ring_spawn(p, trace ? S_TRACE_START : S_RING_START, 0);
     rb_spawn_end(r);
-    r->ready = ready_seen;
+    r->ready = gate_arrived;
 
     /* message phase */
     const int64_t first = trace ? TRACE_TOKEN(ring_total, -1) : ring_total;
@@ -231,15 +231,15 @@ static void spawn(const rb_params *p, rb_result *r)
     rq_rewind();
     note_reserve(1);
     rb_spawn_begin(r);
-    ready_seen = 0;
-    ready_want = n;
+    gate_arrived = 0;
+    gate_want = n;
     for (int64_t i = 1; i <= n; i++) {
         proc_new(i, S_SPAWN_START);
         spawned(i);
     }
-    ready_expect(n);
+    gate_wait(n);
     rb_spawn_end(r);
-    r->ready = r->count = ready_seen;
+    r->ready = r->count = gate_arrived;
     /* untimed: release them all */
     for (int64_t i = 1; i <= n; i++) send(R(i), K_RELEASE, 0);
     run_to_quiescence();
@@ -290,15 +290,15 @@ static void pingpong(const rb_params *p, rb_result *r)
     rq_rewind();
     note_reserve(3);
     rb_spawn_begin(r);
-    ready_seen = 0;
-    ready_want = 2;
+    gate_arrived = 0;
+    gate_want = 2;
     proc_new(1, S_PING_START)->peer = R(2);
     proc_new(2, S_PONG_START)->peer = R(1);
     make_ready(R(1));
     make_ready(R(2));
-    ready_expect(2);
+    gate_wait(2);
     rb_spawn_end(r);
-    r->ready = ready_seen;
+    r->ready = gate_arrived;
     rb_run_begin(r);
     send(R(1), K_GO, p->m);
     main_expect(K_DONE, "A's done message");
@@ -365,17 +365,17 @@ static void fanin(const rb_params *p, rb_result *r)
     note_reserve(3);
     msg_reserve(n * fanin_budget + 1); /* the receiver's mailbox at its fullest */
     rb_spawn_begin(r);
-    ready_seen = 0;
-    ready_want = n + 1;
+    gate_arrived = 0;
+    gate_want = n + 1;
     proc_new(1, S_FRECV_START);
     make_ready(R(1));
     for (int64_t i = 2; i <= n + 1; i++) {
         proc_new(i, S_FSEND_START)->peer = R(1);
         spawned(i);
     }
-    ready_expect(n + 1);
+    gate_wait(n + 1);
     rb_spawn_end(r);
-    r->ready = ready_seen;
+    r->ready = gate_arrived;
     rb_run_begin(r);
     for (int64_t i = 2; i <= n + 1; i++) send(R(i), K_START, mm);
     main_expect(K_DONE, "the receiver's done message");
@@ -410,15 +410,15 @@ static void selective(const rb_params *p, rb_result *r)
     rq_rewind();
     note_reserve(n + 1);
     rb_spawn_begin(r);
-    ready_seen = 0;
-    ready_want = n;
+    gate_arrived = 0;
+    gate_want = n;
     for (int64_t i = 1; i <= n; i++) {
         proc_new(i, S_WORKER_START);
         spawned(i);
     }
-    ready_expect(n);
+    gate_wait(n);
     rb_spawn_end(r);
-    r->ready = ready_seen;
+    r->ready = gate_arrived;
     int64_t collected = 0;
     rb_run_begin(r);
     for (int64_t round = 0; round < rounds; round++) {

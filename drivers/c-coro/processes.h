@@ -34,20 +34,20 @@
 
 enum {
     K_NONE = 0, /* an empty slot */
-    K_TOKEN, K_DONE, K_STOP, K_SUM, K_READY, K_RELEASE,
+    K_TOKEN, K_DONE, K_STOP, K_SUM, K_GATE, K_RELEASE,
     K_GO, K_PING, K_PONG, K_START, K_DATA, K_REQUEST, K_REPLY
 };
 
 /* What a process runs when it is scheduled: its code is a state machine, and
  * this is its state. The scheduler dispatches on it (one switch, every step
  * inlined), as an interpreter dispatches on an opcode. Each workload's
- * process starts in its *_START state, which signals ready and moves on. */
+ * process starts in its *_START state, which arrives at the gate and moves on. */
 enum {
     S_EXITED = 0, S_MAIN,
     S_RING_START, S_RING, S_TRACE_START, S_TRACE, S_CONT0_START, S_CONT0,
     S_SPAWN_START, S_SPAWN, S_PING_START, S_PING, S_PONG_START, S_PONG,
     S_FSEND_START, S_FSEND, S_FRECV_START, S_FRECV, S_WORKER_START, S_WORKER,
-    S_TREE_START, S_TREE /* a tree node has no ready signal: its first run spawns its children */
+    S_TREE_START, S_TREE /* a tree node does not arrive at a gate: its first run spawns its children */
 };
 
 /* Processes live in one table and name each other by a 32-bit reference:
@@ -427,21 +427,21 @@ static int64_t pools_bytes(void)
            ((int64_t)rq_mask + 1) * (int64_t)sizeof(rq_slot_t);
 }
 
-/* ------------------------------------------------------------ ready signals */
+/* ------------------------------------------------------------ the gate */
 
-/* The ready signal (contract section 3): every process signals ready immediately before its first
- * blocking receive. Here a process is spawned in its *_START state: when
- * first scheduled it adds one to a counter (the last one tells main with one
+/* The gate (contract section 3): every process arrives immediately before its first blocking
+ * receive. Here a process is spawned in its *_START state: when first
+ * scheduled it arrives, adding one to a counter (the last one tells main with one
  * message), moves to its real state and runs it, which finds the mailbox
  * empty and returns (it blocks). So every process has run before the
  * message phase. */
-static int64_t ready_seen, ready_want;
+static int64_t gate_arrived, gate_want;
 
-static void __attribute__((noinline)) ready_all(void) { send_main(K_READY, ready_seen, -1); }
+static void __attribute__((noinline)) gate_open(void) { send_main(K_GATE, gate_arrived, -1); }
 
 static inline void start(proc_t *p, uint16_t state)
 {
-    if (++ready_seen == ready_want) ready_all();
+    if (++gate_arrived == gate_want) gate_open();
     p->state = state;
 }
 
@@ -460,10 +460,10 @@ static void spawned(int64_t i)
     }
 }
 
-static void ready_expect(int64_t want)
+static void gate_wait(int64_t want)
 {
-    int64_t seen = main_expect(K_READY, "the ready signal");
-    if (seen != want) rb_failure("%" PRId64 " of %" PRId64 " processes signalled ready", seen, want);
+    int64_t seen = main_expect(K_GATE, "the gate");
+    if (seen != want) rb_failure("%" PRId64 " of %" PRId64 " processes arrived at the gate", seen, want);
 }
 
 
