@@ -157,7 +157,36 @@ def key_of(rec: dict) -> tuple:
         rec.get("hops"),
         rec.get("workload", "ring"),
         bool(rec.get("with_default")),  # measured with ringbench's default run beside: another comparison
+        # a ring across nodes is another comparison than the in-node one of the same pairing
+        rec.get("nodes", 1),
+        rec.get("node_placement") if rec.get("nodes", 1) > 1 else None,
     )
+
+
+NODE_PLACEMENTS = ("interleaved", "contiguous")
+
+
+def case_layout(c: dict) -> dict:
+    """A case's ring across nodes as a comparison's fields: {} on one node, else `nodes` and `node_placement`.
+    `placement` names the nodes' layout when it is "interleaved" or "contiguous" (the default with `nodes`);
+    "spread" and "burst" keep naming the tokens' placement."""
+    nodes = c.get("nodes", 1)
+    where = f"case {c['driver']} vs {c['program']}"
+    if isinstance(nodes, bool) or not isinstance(nodes, int) or nodes < 1:
+        raise Stop(f"{where}: nodes must be an integer of at least 2, got {nodes!r}")
+    layout = c["placement"] if c.get("placement") in NODE_PLACEMENTS else c.get("node_placement")
+    if nodes == 1:
+        if layout is not None:
+            raise Stop(f"{where}: placement {layout!r} lays a ring out over nodes: give nodes = K (K >= 2)")
+        return {}
+    layout = layout or "interleaved"
+    if layout not in NODE_PLACEMENTS:
+        raise Stop(f"{where}: the nodes' placement must be interleaved or contiguous, got {layout!r}")
+    return {"nodes": nodes, "node_placement": layout}
+
+
+def token_placement(c: dict) -> str:
+    return "spread" if c.get("placement") in NODE_PLACEMENTS else c.get("placement", "spread")
 
 
 def read_records(out: Path) -> list[dict]:
@@ -194,6 +223,7 @@ def plan(
                     and c.get("tokens", 1) == k.get("tokens", 1)
                     and n in c["sizes"]
                     and k.get("hops", case_hops(c)) == case_hops(c)
+                    and k.get("nodes", 1) == c.get("nodes", 1)
                 ]
                 if not match:
                     raise Stop(f"{CATALOGUE}: [[core]] {k['driver']} vs {k['program']} at N={n:,} has no [[case]]")
@@ -211,7 +241,8 @@ def plan(
                 "cores": core_,
                 "n": n,
                 "tokens": c.get("tokens", 1),
-                "placement": c.get("placement", "spread"),
+                "placement": token_placement(c),
+                **case_layout(c),
                 "hops": case_hops(c),
                 "note": c.get("note", ""),
                 **({"workload": "tree", "fanout": c.get("fanout", 10)} if c.get("workload") == "tree" else {}),
@@ -255,6 +286,7 @@ def versus_kwargs(item: dict, prog: dict, root: Path, rounds: int) -> dict:
         "env": [f"{k}={v.replace('{dir}', folder)}" for k, v in prog.get("env", {}).items()],
         "no_driver_env": bool(prog.get("no_driver_env")),
         **with_default,
+        **({"nodes": item["nodes"], "node_placement": item["node_placement"]} if item.get("nodes", 1) > 1 else {}),
     }
 
 
@@ -271,6 +303,8 @@ def versus_args(item: dict, prog: dict, root: Path, rounds: int) -> list[str]:
         args += ["--tokens", str(kw["tokens"])]
     if kw.get("placement", "spread") != "spread":
         args += ["--placement", kw["placement"]]
+    if kw.get("nodes", 1) > 1:
+        args += ["--nodes", str(kw["nodes"]), "--node-placement", kw["node_placement"]]
     for pair in kw["env"]:
         args += ["--env", pair]
     if kw["no_driver_env"]:
@@ -335,6 +369,11 @@ def report(run: Run) -> dict:
                 "m2": p["m"],
                 "tokens": p["tokens"],
                 "placement": "burst" if p["burst"] else "spread",
+                **(
+                    {"nodes": p["nodes"], "node_placement": ("contiguous", "interleaved")[p["node_placement"]]}
+                    if p.get("nodes", 1) > 1
+                    else {}
+                ),
                 "hops_m1": procs[0] if "fanout" in pair.params else p["n"] * pair.m1 * p["tokens"],
                 "hops_m2": procs[1] if "fanout" in pair.params else p["n"] * p["m"] * p["tokens"],
                 "hops_difference": (
@@ -388,6 +427,11 @@ def compare_one(item: dict, prog: dict, root: Path, rounds: int, db: Path, comma
     return {"report": report(run)}
 
 
+def across(t: dict) -> str:
+    """ ", 2 nodes interleaved" for a ring across nodes, "" for one on one node."""
+    return f", {t['nodes']} nodes {t['node_placement']}" if t.get("nodes", 1) > 1 else ""
+
+
 def git(*args: str) -> str:
     return subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True).stdout.strip()
 
@@ -433,6 +477,8 @@ def setting(r: dict) -> str:
     place = "" if r.get("tokens", 1) == 1 else f", {r['tokens']} tokens {r.get('placement', 'spread')}"
     if r.get("workload") == "tree":  # its figures are ns per process, not per hop
         place += f", tree (fanout {r.get('fanout', 10)}; ns/proc)"
+    if r.get("nodes", 1) > 1:  # a ring across nodes: a comparison of its own
+        place += f", {r['nodes']} nodes {r.get('node_placement', 'interleaved')}"
     return where + place
 
 
@@ -477,6 +523,7 @@ def case_note(cases: list[dict], r: dict) -> str:
         c
         for c in cases
         if (c["driver"], c["program"], c.get("tokens", 1)) == (r["driver"], r["program"], r.get("tokens", 1))
+        and c.get("nodes", 1) == r.get("nodes", 1)
         and r["n"] in c["sizes"]
     ]
     if not same:
@@ -494,7 +541,16 @@ def driver_table(driver: str, rows: list[dict], cases: list[dict]) -> list[str]:
     ]
     order = {"1": 0, "all": 1}
     for r in sorted(
-        rows, key=lambda r: (r["program"], order[r["cores"]], r.get("tokens", 1), r["n"], r.get("hops", 0), r["again"])
+        rows,
+        key=lambda r: (
+            r["program"],
+            r.get("nodes", 1),
+            order[r["cores"]],
+            r.get("tokens", 1),
+            r["n"],
+            r.get("hops", 0),
+            r["again"],
+        ),
     ):
         out.append(row(r))
     notes = sorted({f"{r['program']}: {case_note(cases, r)}" for r in rows if case_note(cases, r)})
@@ -776,7 +832,7 @@ def run(
         eta = f", ~{spent / (i - 1) * (len(todo) - i + 1) / 60:.0f} min left" if i > 1 else ""
         click.echo(
             f"fidelity: [{i}/{len(todo)}] {t['driver']} vs {t['program']}, N={t['n']:,}, cores "
-            f"{t['cores']} ({spent / 60:.1f} min{eta})",
+            f"{t['cores']}{across(t)} ({spent / 60:.1f} min{eta})",
             err=True,
         )
         try:

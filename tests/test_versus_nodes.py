@@ -74,7 +74,7 @@ def test_erlang_across_two_nodes_against_the_plain_two_node_ring(two_node_ring, 
     db = tmp_path / "db"
     procs = RingProcesses()
     program = f"{two_node_ring / 'run.sh'} {{n}} {{m}} {{nodes}} {{placement}} {{cores}}"
-    cmd = RINGBENCH + ["versus", "-r", "erlang/stock", "-p", program, "-n", "100", "-m", "2,20", "--rounds", "1",
+    cmd = RINGBENCH + ["versus", "-r", "erlang/stock", "-p", program, "-n", "100", "-m", "4,400", "--rounds", "1",
                        "--warmup-runs", "0", "--nodes", "2", "--node-placement", "interleaved",
                        "--db", str(db)]  # fmt: skip
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO, env=procs.env)
@@ -88,10 +88,113 @@ def test_erlang_across_two_nodes_against_the_plain_two_node_ring(two_node_ring, 
     for c in (pair.driver, pair.program):
         assert c.ok and c.params["nodes"] == 2 and c.params["node_placement"] == 1, c.reason
     # the driver proved its cross-node hops (interleaved over 2 nodes, n = 100: all 100 edges cross)
-    want = cross_hops({"n": 100, "m": 20, "tokens": 1, "nodes": 2, "node_placement": 1})
-    assert [r["cross_hops"] for r in pair.driver.records] == [want] and want == 2000
-    assert pair.program.extra["command_m2"].endswith("run.sh 100 20 2 1 1")
+    want = cross_hops({"n": 100, "m": 400, "tokens": 1, "nodes": 2, "node_placement": 1})
+    assert [r["cross_hops"] for r in pair.driver.records] == [want] and want == 40_000
+    assert pair.program.extra["command_m2"].endswith("run.sh 100 400 2 1 1")
     assert pair.driver.headline.median > 0 and pair.program.headline.median > 0
     shown = run_cli("show", "1", "--db", db, "--json")
     assert shown.exit_code == 0 and json.loads(shown.output)["cells"][0]["params"]["nodes"] == 2
     assert procs.left(10) == set(), "a node or a name service outlived the comparison"
+
+
+# -- scripts/fidelity.py: a case across nodes is a comparison of its own ---------------------------------------
+def _fidelity():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("fidelity_nodes", REPO / "scripts" / "fidelity.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+CASES = """
+[[program]]
+id = "ring"
+title = "a ring"
+origin = "written here"
+cmd = "{dir}/ring {n} {m} {nodes} {placement}"
+sizes = [1000]
+
+[[case]]
+driver = "erlang/stock"
+program = "ring"
+cores = ["1"]
+sizes = [1000]
+note = "on one node"
+
+[[case]]
+driver = "erlang/stock"
+program = "ring"
+cores = ["1"]
+sizes = [1000]
+nodes = 2
+placement = "interleaved"
+note = "across two nodes"
+
+[[core]]
+driver = "erlang/stock"
+program = "ring"
+sizes = [1000]
+
+[[core]]
+driver = "erlang/stock"
+program = "ring"
+sizes = [1000]
+nodes = 2
+"""
+
+
+def test_fidelity_keeps_a_cross_node_case_apart_from_the_in_node_one(tmp_path, monkeypatch):
+    fidelity = _fidelity()
+    (tmp_path / "programs.toml").write_text(CASES)
+    monkeypatch.setattr(fidelity, "CATALOGUE", tmp_path / "programs.toml")
+    programs, cases, core = fidelity.load()
+    todo = fidelity.plan(cases, core, (), (), ())
+    one, two = sorted(todo, key=lambda t: t.get("nodes", 1))
+    assert "nodes" not in one and (two["nodes"], two["node_placement"], two["placement"]) == (
+        2,
+        "interleaved",
+        "spread",
+    )
+    assert fidelity.key_of(one) != fidelity.key_of(two)
+    # the in-node comparison measured and kept does not stand for the cross-node one (nor the reverse)
+    cell = {"driver": {"ns_per_hop": 5000}, "program": {"ns_per_hop": 4000}, "ratio": 1.25,
+            "ratio_ci": [1.1, 1.4], "p_value": 0.01, "significant": True}  # fmt: skip
+    out = tmp_path / "f.jsonl"
+    rec = {**one, "commit": "abc1234", "command": "c", "report": {"rounds": 5, "cells": [cell]}}
+    out.write_text(json.dumps(rec) + "\n")
+    assert fidelity.kept_comparisons(out, again=False) == {fidelity.key_of(one)}
+    assert [t for t in todo if fidelity.key_of(t) not in fidelity.kept_comparisons(out, False)] == [two]
+    # versus gets --nodes and --node-placement; the rows say which is which, each with its own note
+    args = fidelity.versus_args(two, programs["ring"], tmp_path, 3)
+    assert args[-4:] == ["--nodes", "2", "--node-placement", "interleaved"]
+    assert "--nodes" not in fidelity.versus_args(one, programs["ring"], tmp_path, 3)
+    kw = fidelity.versus_kwargs(two, programs["ring"], tmp_path, 3)
+    assert (kw["nodes"], kw["node_placement"]) == (2, "interleaved")
+    recs = [rec, {**two, "commit": "abc1234", "command": "c", "report": {"rounds": 5, "cells": [cell]}}]
+    md = fidelity.render(recs, {"ring": {"title": "t", "origin": "written here", "idiom": "i"}}, cases)
+    assert "| ring | 1 core | 1,000 |" in md and "| ring | 1 core, 2 nodes interleaved | 1,000 |" in md
+    assert "- ring: on one node" in md and "- ring: across two nodes" in md
+
+
+def test_fidelity_refuses_a_node_layout_without_nodes_in_one_line(tmp_path):
+    bad = CASES.replace('sizes = [1000]\nnote = "on one node"', 'sizes = [1000]\nplacement = "contiguous"')
+    (tmp_path / "programs.toml").write_text(bad)
+    script, catalogue = REPO / "scripts" / "fidelity.py", tmp_path / "programs.toml"
+    cmd = [sys.executable, script, "--catalogue", catalogue, "run", "--dry-run", "--out", tmp_path / "f.jsonl"]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2 and p.stdout == "", p.stderr
+    assert p.stderr.strip() == (
+        "fidelity: case erlang/stock vs ring: placement 'contiguous' lays a ring out over nodes: "
+        "give nodes = K (K >= 2)"
+    )
+
+
+def test_the_catalogue_has_erlangs_two_node_ring_and_its_dry_run_passes_the_nodes(tmp_path):
+    p = subprocess.run([sys.executable, str(REPO / "scripts" / "fidelity.py"), "run", "--dry-run", "--only",
+                        "erlang-two-node-ring", "--out", tmp_path / "f.jsonl"], capture_output=True, text=True,
+                       timeout=60)  # fmt: skip
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    assert len(lines) == 4  # N = 1,000 and 10,000 at one core and all cores
+    assert all(ln.endswith("--nodes 2 --node-placement interleaved") and "{nodes} {placement}" in ln for ln in lines)
