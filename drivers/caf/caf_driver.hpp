@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "caf/all.hpp"
@@ -53,9 +54,14 @@ private:
 // The variants' names, the default first.
 extern const char* const variants[];
 
+// The TLS settings of a ring over nodes on other hosts (CAF 0.17's openssl.* settings).
+struct tls_files {
+  std::string certificate, key, passphrase, capath, cafile;
+};
+
 // The one actor system of the process, made by `prepare` (or nodes.cpp) from `cores` and the
-// variant; `network` loads CAF's middleman (a ring across nodes).
-void make_system(int64_t cores, const char* variant, bool network);
+// variant; `network` loads CAF's middleman (a ring across nodes), `tls` its OpenSSL module too.
+void make_system(int64_t cores, const char* variant, bool network, const tls_files* tls = nullptr);
 caf::actor_system& sys();
 
 // stats=1: CAF's counts (the stats record's driver fields; a node of the cluster view).

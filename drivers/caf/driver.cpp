@@ -5,6 +5,7 @@
 #include <string>
 
 #include "caf/io/all.hpp"
+#include "caf/openssl/all.hpp"
 
 #include "caf_driver.hpp"
 
@@ -42,13 +43,23 @@ void stats_fields(rb_rec* rec, const rb_params*, const rb_result*) {
 // The actor system, once per process: `cores` scheduler threads (scheduler.max-threads) of the
 // default policy, work stealing; the tuned variant adds the settings of README.md, "Variants".
 // `network`: with CAF's middleman (libcaf_io), for a ring across nodes (nodes.cpp).
-void make_system(int64_t cores, const char* variant, bool network) {
+void make_system(int64_t cores, const char* variant, bool network, const tls_files* tls) {
   std::set_new_handler(out_of_memory);
   config = new actor_system_config;
   config->set("scheduler.policy", atom("stealing"));
   config->set("scheduler.max-threads", static_cast<size_t>(cores));
   if (network)
     config->load<io::middleman>();
+  if (tls) {
+    // CAF's OpenSSL module (libcaf_openssl): BASP over TLS, each side's certificate checked
+    // against the CA (nodes on other hosts, nodes.cpp)
+    config->load<openssl::manager>();
+    config->openssl_certificate = tls->certificate;
+    config->openssl_key = tls->key;
+    config->openssl_passphrase = tls->passphrase;
+    config->openssl_cafile = tls->cafile;
+    config->openssl_capath = tls->capath;
+  }
   if (std::string(variant) == "tuned") {
     // README.md, "Variants and settings": an idle worker stays in the first of the three polling
     // stages of CAF's work stealing (poll, steal every 10th poll, never sleep) instead of moving

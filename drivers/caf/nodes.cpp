@@ -8,9 +8,15 @@
 // handle, carried by the middleman. A peer ends when the driver does: PR_SET_PDEATHSIG (SIGKILL)
 // and EOF on its stdin, the driver's control pipe.
 //
+// Nodes on other hosts (--hosts, the cluster file in RINGBENCH_CLUSTER): the user starts each one
+// (this binary with --caf-node), its agent published over TLS with CAF's OpenSSL module; node 0
+// reaches them with openssl::remote_actor (the TLS settings in the file CAF_TLS_SETTINGS names) and
+// has them connect to each other through their agents. They stay up after the run.
+//
 // drivers/common/c knows no `nodes`: this file parses the two keys, runs the iterations of a ring
 // with K > 1 and prints its records (README.md, "A ring across nodes", says what would move there).
 #include <cerrno>
+#include <cstdarg>
 #include <cinttypes>
 #include <csignal>
 #include <cstdio>
@@ -29,10 +35,12 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "caf/io/all.hpp"
+#include "caf/openssl/all.hpp"
 
 #include "caf_driver.hpp"
 
@@ -45,6 +53,8 @@ using namespace caf;
 namespace rb {
 namespace {
 
+bool digits(const char* s);
+
 using nspawn_atom = atom_constant<atom("nspawn")>;     // agent: spawn your ring processes
 using nspawned_atom = atom_constant<atom("nspawned")>; // -> main: node j's processes
 using nwire_atom = atom_constant<atom("nwire")>;       // your successor(s)
@@ -54,6 +64,8 @@ using nstop_atom = atom_constant<atom("nstop")>;       // the proof, carrying it
 using nview0_atom = atom_constant<atom("nview0")>;     // the cluster view starts
 using nview_atom = atom_constant<atom("nview")>;       // a node record, please
 using nviewed_atom = atom_constant<atom("nviewed")>;   // -> main: one node's record
+using nhello_atom = atom_constant<atom("nhello")>;     // a node's name (nodes on other hosts)
+using nconnect_atom = atom_constant<atom("nconnect")>; // connect to the node at host:port
 
 enum mode : int64_t { MODE_RING = 0, MODE_TRACE = 1, MODE_TRACE_QUIET = 2, MODE_CONTINUOUS = 3 };
 
@@ -245,16 +257,39 @@ void print_node(int64_t seq, int64_t j, const std::string& name, const message& 
 
 struct agent_state {
   std::unique_ptr<node_gate> gate;
-  std::vector<actor> procs; // spawned, not yet wired
+  std::vector<actor> procs;     // spawned, not yet wired
+  std::vector<actor_addr> ring; // the node's processes of the current ring
+  actor main;               // that ring's main process (node 0's)
+  int64_t j = 0;            // this node's index in that ring
   int64_t view_t0 = 0, view_cpu0 = 0, in_ring = 0;
 };
 
 // Each node's agent (node 0's too, in the driver's process): spawns and wires the node's ring
-// processes and answers the cluster view.
-behavior agent(stateful_actor<agent_state>* self, int64_t j, int64_t k, int64_t cores) {
+// processes, answers the cluster view, and (nodes on other hosts) says its name and connects to
+// another node. A node started by the user serves one ring after another: when a ring's main
+// process goes (its driver ended or was killed mid-run), the ring's processes here are ended.
+behavior agent(stateful_actor<agent_state>* self, std::string name, int64_t cores) {
+  self->set_down_handler([=](down_msg& dm) {
+    auto& s = self->state;
+    if (dm.source != s.main.address())
+      return;
+    for (auto& a : s.ring)
+      self->send_exit(a, exit_reason::kill);
+    s.ring.clear();
+    s.procs.clear();
+    s.main = nullptr;
+  });
   return {
-    [=](nspawn_atom, const actor& main, int64_t n, int64_t m, int64_t placement, int64_t md) {
+    [=](nspawn_atom, const actor& main, int64_t n, int64_t m, int64_t placement, int64_t md, int64_t j,
+        int64_t k) {
       auto& s = self->state;
+      for (auto& a : s.ring) // a ring that did not finish (its processes quit at its proof)
+        self->send_exit(a, exit_reason::kill);
+      s.ring.clear();
+      if (s.main)
+        self->demonitor(s.main);
+      s.main = main, s.j = j;
+      self->monitor(main);
       const auto mine = members(j, n, k, placement);
       s.gate.reset(new node_gate(static_cast<int64_t>(mine.size()), main, j));
       s.in_ring = static_cast<int64_t>(mine.size());
@@ -264,6 +299,7 @@ behavior agent(stateful_actor<agent_state>* self, int64_t j, int64_t k, int64_t 
       for (size_t x = 0; x < mine.size(); x++) {
         std::atomic<int64_t>* laps = md == MODE_CONTINUOUS && x == 0 ? &node_laps : nullptr;
         s.procs.push_back(self->spawn(nproc, main, mine[x], j, n, m, md, laps, s.gate.get()));
+        s.ring.push_back(s.procs.back().address());
       }
       self->send(main, nspawned_atom::value, j, s.procs);
     },
@@ -273,13 +309,28 @@ behavior agent(stateful_actor<agent_state>* self, int64_t j, int64_t k, int64_t 
         self->send(s.procs[x], nwire_atom::value, nexts[x]);
       s.procs.clear();
     },
+    [=](nhello_atom) { return name; },
+    // connect to the node at host:port over the same transport as this node's (TLS when the
+    // OpenSSL module is loaded): "" once connected, else why not
+    [=](nconnect_atom, const std::string& host, int64_t port) {
+      auto rp = self->make_response_promise<std::string>();
+      auto mm = self->system().has_openssl_manager() ? self->system().openssl_manager().actor_handle()
+                                                     : self->system().middleman().actor_handle();
+      self->request(mm, infinite, connect_atom::value, host, static_cast<uint16_t>(port))
+        .then(
+          [=](const node_id&, strong_actor_ptr& p, const std::set<std::string>&) mutable {
+            rp.deliver(p ? std::string{} : std::string{"no actor published at that port"});
+          },
+          [=](error& e) mutable { rp.deliver(self->system().render(e)); });
+      return rp;
+    },
     [=](nview0_atom) {
       self->state.view_t0 = rb_mono_ns();
       self->state.view_cpu0 = rusage_cpu_ns();
     },
     [=](nview_atom, const actor& main) {
       auto& s = self->state;
-      self->send(main, nviewed_atom::value, j,
+      self->send(main, nviewed_atom::value, s.j,
                  view_fields(s.in_ring, s.view_t0, s.view_cpu0, node_laps.load(std::memory_order_relaxed), cores));
     },
   };
@@ -288,7 +339,8 @@ behavior agent(stateful_actor<agent_state>* self, int64_t j, int64_t k, int64_t 
 // ------------------------------------------------------------------------------- the cluster
 
 struct peer {
-  pid_t pid = -1;
+  std::string host = "127.0.0.1"; // where its agent is published
+  pid_t pid = -1; // a node this driver started; -1 for one on another host
   int ctl = -1;  // its stdin: commands; closing it ends the peer
   int reply = -1; // its fd 3: "port N", "ok"
   uint16_t port = 0;
@@ -297,6 +349,7 @@ struct peer {
 
 struct cluster {
   int64_t k = 1, placement = 0, cores = 1;
+  bool remote = false; // nodes the user started (--hosts), reached over TLS
   std::string base; // ringbench_caf_<driver pid>
   std::vector<peer> peers; // [0] is node 0 (this process)
   std::vector<actor> agents;
@@ -307,7 +360,15 @@ cluster cl;
 std::atomic<bool> stopping{false};
 
 std::string node_name(int64_t j) {
-  return cl.base + "_" + std::to_string(j);
+  return cl.remote && j > 0 ? cl.peers[j].name : cl.base + "_" + std::to_string(j);
+}
+
+// Where node j is, for a message: its process and port, or host:port on another host.
+std::string where(int64_t j) {
+  const peer& pr = cl.peers[j];
+  if (pr.pid > 0)
+    return "its process " + std::to_string(pr.pid) + ", 127.0.0.1:" + std::to_string(pr.port);
+  return pr.host + ":" + std::to_string(pr.port);
 }
 
 // A line from a peer's reply pipe, waiting at most `ms`; "" on EOF or timeout.
@@ -405,6 +466,8 @@ void start_peers(const char* variant) {
 }
 
 void peer_gone(int64_t j, const char* what) {
+  if (cl.remote) // bad input: a node the user started that cannot be used (section 10)
+    rb_bad_param("node %" PRId64 " of %" PRId64 " (%s) %s", j, cl.k, cl.peers[j].name.c_str(), what);
   rb_failure("node %" PRId64 " of %" PRId64 " (%s) %s (its process %d)", j, cl.k, cl.peers[j].name.c_str(), what,
              static_cast<int>(cl.peers[j].pid));
 }
@@ -421,9 +484,8 @@ behavior watcher(event_based_actor* self, int64_t k) {
       if (cl.agents[j].address() == dm.source) {
         const std::string why = self->system().render(dm.reason);
         rb_failure("node %" PRId64 " of %" PRId64 " (%s) went down (%s): its ring processes and any token "
-                   "they held are gone, so the run cannot finish (its process %d, 127.0.0.1:%u)",
-                   j, k, cl.peers[j].name.c_str(), why.c_str(), static_cast<int>(cl.peers[j].pid),
-                   static_cast<unsigned>(cl.peers[j].port));
+                   "they held are gone, so the run cannot finish (%s)",
+                   j, k, node_name(j).c_str(), why.c_str(), where(j).c_str());
       }
   });
   return {
@@ -435,7 +497,7 @@ behavior watcher(event_based_actor* self, int64_t k) {
 // each agent, then every pair of peers, then the watcher.
 void connect_cluster() {
   cl.agents.resize(static_cast<size_t>(cl.k));
-  cl.agents[0] = sys().spawn(agent, int64_t{0}, cl.k, cl.cores);
+  cl.agents[0] = sys().spawn(agent, node_name(0), cl.cores);
   for (int64_t j = 1; j < cl.k; j++) {
     peer& pr = cl.peers[j];
     const std::string line = read_line(pr.reply, 60000);
@@ -466,10 +528,186 @@ void connect_cluster() {
     self->send(cl.watcher, cl.agents[j]);
 }
 
+// ------------------------------------------------------------------- nodes on other hosts
+
+const uint16_t default_port = 4381; // a node's port when --hosts names none
+
+// printf into a string (a message of one line)
+std::string fmt(const char* f, ...) __attribute__((format(printf, 1, 2)));
+std::string fmt(const char* f, ...) {
+  char buf[1024];
+  va_list ap;
+  va_start(ap, f);
+  vsnprintf(buf, sizeof buf, f, ap);
+  va_end(ap);
+  return buf;
+}
+
+// The TLS settings of a ring over nodes on other hosts: the [openssl] group of a CAF ini file (the
+// keys a CAF 0.17 program's caf-application.ini takes: certificate, key, passphrase, cafile,
+// capath), read here so that no line of it is ever echoed. The file must be readable by its owner
+// alone (it may hold the key's passphrase). "" when they are usable, else why not (one line).
+std::string read_tls(const char* path, tls_files& t) {
+  struct stat st;
+  if (!path || !*path)
+    return fmt("no TLS settings: a ring over nodes on other hosts is kept private by CAF's OpenSSL module "
+        "(README.md, \"A ring across nodes\")");
+  if (stat(path, &st) != 0)
+    return fmt("cannot read the TLS settings %s: %s", path, strerror(errno));
+  if (st.st_mode & (S_IRWXG | S_IRWXO))
+    return fmt("the TLS settings %s can be read by others (mode %04o): `chmod 600 %s` first", path,
+        static_cast<unsigned>(st.st_mode & 07777), path);
+  FILE* f = fopen(path, "r");
+  if (!f)
+    return fmt("cannot read the TLS settings %s: %s", path, strerror(errno));
+  std::string group;
+  char buf[4096];
+  int line = 0;
+  while (fgets(buf, sizeof buf, f)) {
+    line++;
+    std::string l(buf);
+    while (!l.empty() && (l.back() == '\n' || l.back() == '\r' || l.back() == ' ' || l.back() == '\t'))
+      l.pop_back();
+    size_t b = l.find_first_not_of(" \t");
+    if (b == std::string::npos || l[b] == ';' || l[b] == '#')
+      continue;
+    l = l.substr(b);
+    if (l[0] == '[') {
+      group = l.substr(1, l.find(']') == std::string::npos ? 0 : l.find(']') - 1);
+      continue;
+    }
+    const size_t eq = l.find('=');
+    if (eq == std::string::npos)
+      return fclose(f), fmt("line %d of %s is neither [group] nor key=value (its text is not shown)", line, path);
+    std::string key = l.substr(0, eq), val = l.substr(eq + 1);
+    while (!key.empty() && (key.back() == ' ' || key.back() == '\t'))
+      key.pop_back();
+    val = val.substr(std::min(val.size(), val.find_first_not_of(" \t")));
+    if (val.size() >= 2 && val.front() == '"' && val.back() == '"')
+      val = val.substr(1, val.size() - 2);
+    if (group != "openssl")
+      continue;
+    if (key == "certificate")
+      t.certificate = val;
+    else if (key == "key")
+      t.key = val;
+    else if (key == "passphrase")
+      t.passphrase = val;
+    else if (key == "cafile")
+      t.cafile = val;
+    else if (key == "capath")
+      t.capath = val;
+    else
+      return fclose(f), fmt("line %d of %s: [openssl] has no key '%s' (certificate, key, passphrase, cafile, "
+                            "capath)", line, path, key.c_str());
+  }
+  fclose(f);
+  // without a certificate CAF 0.17 falls back to anonymous TLS, and without a CA it trusts anyone
+  if (t.certificate.empty() || t.key.empty() || (t.cafile.empty() && t.capath.empty()))
+    return fmt("the TLS settings %s need certificate, key and cafile (or capath) in [openssl]: a node "
+        "must prove who it is and check who the other is", path);
+  for (const std::string* file : {&t.certificate, &t.key, &t.cafile})
+    if (!file->empty() && access(file->c_str(), R_OK) != 0)
+      return fmt("cannot read %s (named in %s): %s", file->c_str(), path, strerror(errno));
+  return "";
+}
+
+// `[name@]host[:port]` of the cluster file's hosts= line (the orchestrator writes name@host[:port]).
+void parse_host(peer& pr, const std::string& item) {
+  const size_t at = item.find('@');
+  pr.name = item;
+  std::string hp = at == std::string::npos ? item : item.substr(at + 1);
+  const size_t colon = hp.rfind(':');
+  pr.port = default_port;
+  if (colon != std::string::npos) {
+    const std::string port = hp.substr(colon + 1);
+    if (!digits(port.c_str()) || port.size() > 5 || atol(port.c_str()) < 1 || atol(port.c_str()) > 65535)
+      rb_bad_param("the cluster file names the node '%s', whose port is not 1 ... 65535", item.c_str());
+    pr.port = static_cast<uint16_t>(atol(port.c_str()));
+    hp = hp.substr(0, colon);
+  } else {
+    pr.name += ":" + std::to_string(default_port);
+  }
+  pr.host = hp;
+  if (hp.empty())
+    rb_bad_param("the cluster file names the node '%s', which has no host", item.c_str());
+}
+
+// The nodes on other hosts, from the cluster file (section 10: lines key=value; hosts= the other
+// nodes, comma-separated, node j the j-th; cookie= is Erlang's and ignored here).
+std::vector<std::string> read_cluster(const char* path) {
+  FILE* f = fopen(path, "r");
+  if (!f)
+    rb_bad_param("cannot read the cluster file %s: %s", path, strerror(errno));
+  std::vector<std::string> hosts;
+  char buf[8192];
+  while (fgets(buf, sizeof buf, f)) {
+    if (strncmp(buf, "hosts=", 6) != 0)
+      continue;
+    std::string list(buf + 6);
+    while (!list.empty() && (list.back() == '\n' || list.back() == '\r'))
+      list.pop_back();
+    size_t start = 0;
+    while (start <= list.size()) {
+      const size_t comma = list.find(',', start);
+      const std::string item = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+      if (!item.empty())
+        hosts.push_back(item);
+      if (comma == std::string::npos)
+        break;
+      start = comma + 1;
+    }
+  }
+  fclose(f);
+  if (hosts.empty())
+    rb_bad_param("the cluster file %s has no hosts= line naming the other nodes", path);
+  return hosts;
+}
+
+// Connect the user's nodes (untimed, before the first iteration): node 0 reaches each one's agent
+// over TLS, checks its name, then has every pair of them connect (a full mesh), then the watcher.
+// A node that cannot be reached, fails the TLS handshake or answers to another name is bad input.
+void connect_remote() {
+  cl.agents.resize(static_cast<size_t>(cl.k));
+  cl.agents[0] = sys().spawn(agent, node_name(0), cl.cores);
+  scoped_actor self{sys()};
+  for (int64_t j = 1; j < cl.k; j++) {
+    peer& pr = cl.peers[j];
+    auto a = openssl::remote_actor(sys(), pr.host, pr.port);
+    if (!a)
+      peer_gone(j, ("cannot be reached over TLS at " + where(j) + " (not running there, or the TLS handshake "
+                    "failed: each side's certificate must be signed by a CA in the other's cafile): "
+                    + sys().render(a.error()))
+                     .c_str());
+    cl.agents[j] = *a;
+    const std::string want = pr.name.substr(0, pr.name.find('@'));
+    std::string name;
+    self->request(*a, std::chrono::seconds(30), nhello_atom::value)
+      .receive([&](const std::string& got) { name = got; },
+               [&](error& e) { peer_gone(j, ("did not say its name: " + sys().render(e)).c_str()); });
+    if (name != want)
+      peer_gone(j, ("answers to the name '" + name + "' at " + where(j) + ", not '" + want + "'").c_str());
+  }
+  for (int64_t i = 1; i < cl.k; i++)
+    for (int64_t j = i + 1; j < cl.k; j++) {
+      std::string why;
+      self->request(cl.agents[i], std::chrono::seconds(60), nconnect_atom::value, cl.peers[j].host,
+                    static_cast<int64_t>(cl.peers[j].port))
+        .receive([&](const std::string& w) { why = w; }, [&](error& e) { why = sys().render(e); });
+      if (!why.empty())
+        peer_gone(i, ("could not connect to node " + std::to_string(j) + " (" + where(j) + "): " + why).c_str());
+    }
+  cl.watcher = sys().spawn(watcher, cl.k);
+  for (int64_t j = 1; j < cl.k; j++)
+    self->send(cl.watcher, cl.agents[j]);
+}
+
 // Stop the peers (after the last iteration): EOF on each one's stdin, then reap it (SIGKILL after
 // 5 s).
 void stop_cluster() {
   stopping.store(true);
+  if (cl.remote)
+    return; // the user's nodes stay up; this driver's ring on them has ended with its proof
   for (int64_t j = 1; j < cl.k; j++)
     close(cl.peers[j].ctl);
   const int64_t deadline = rb_mono_ns() + 5000000000;
@@ -496,7 +734,7 @@ std::vector<actor> spawn_nodes(scoped_actor& self, const rb_params* p, rb_result
   actor main = self;
   rb_spawn_begin(r);
   for (int64_t j = 0; j < k; j++)
-    self->send(cl.agents[j], nspawn_atom::value, main, n, p->m, cl.placement, md);
+    self->send(cl.agents[j], nspawn_atom::value, main, n, p->m, cl.placement, md, j, k);
   std::vector<std::vector<actor>> got(static_cast<size_t>(k));
   int64_t i = 0;
   self->receive_for(i, k)([&](nspawned_atom, int64_t j, const std::vector<actor>& v) { got[j] = v; });
@@ -669,7 +907,7 @@ int peer_main(int argc, char** argv) {
     fprintf(stderr, "ringbench-caf: --caf-peer J K CORES VARIANT NAME (started by the driver only)\n");
     return 2;
   }
-  const int64_t j = atoll(argv[2]), k = atoll(argv[3]), cores = atoll(argv[4]);
+  const int64_t cores = atoll(argv[4]); // J and K come with each ring (nspawn)
   make_system(cores, argv[5], true);
   // a peer prints no error record (its stdout is the driver's): out of memory, it says so on
   // stderr and ends, and the driver's watcher reports the node gone
@@ -679,7 +917,7 @@ int peer_main(int argc, char** argv) {
     }
     _exit(3);
   });
-  auto a = sys().spawn(agent, j, k, cores);
+  auto a = sys().spawn(agent, std::string(argv[6]), cores);
   auto port = io::publish(a, 0, "127.0.0.1", false);
   if (!port) {
     dprintf(3, "error: cannot publish on 127.0.0.1: %s\n", sys().render(port.error()).c_str());
@@ -700,6 +938,63 @@ int peer_main(int argc, char** argv) {
   }
   fflush(stdout);
   _exit(0); // the driver closed the pipe (or ended): no teardown
+}
+
+// A node the user starts on another host (README.md, "A ring across nodes"):
+//   ringbench-caf --caf-node --tls=FILE [--port=4381] [--bind=ADDR] [--name=ringbench] [--cores=C]
+//                 [--variant=stock]
+// its agent published over TLS (CAF's OpenSSL module, the settings of FILE) on ADDR (every
+// interface by default) at the port; it serves one driver's ring after another until it is killed.
+int node_main(int argc, char** argv) {
+  const char* tls = nullptr;
+  const char* bind = nullptr;
+  std::string name = "ringbench", variant = variants[0];
+  long port = default_port, cores = sysconf(_SC_NPROCESSORS_ONLN);
+  for (int a = 2; a < argc; a++) {
+    const char* v = strchr(argv[a], '=');
+    const std::string key = v ? std::string(argv[a], v - argv[a]) : argv[a];
+    v = v ? v + 1 : "";
+    bool ok = *v != 0;
+    if (key == "--tls")
+      tls = v;
+    else if (key == "--bind")
+      bind = v;
+    else if (key == "--name")
+      name = v, ok = ok && strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-") == strlen(v);
+    else if (key == "--port")
+      port = atol(v), ok = ok && digits(v) && strlen(v) <= 5 && port >= 1 && port <= 65535;
+    else if (key == "--cores")
+      cores = atol(v), ok = ok && digits(v) && strlen(v) <= 4 && cores >= 1;
+    else if (key == "--variant") {
+      variant = v, ok = false;
+      for (int x = 0; variants[x]; x++)
+        ok = ok || variant == variants[x];
+    } else
+      ok = false;
+    if (!ok) {
+      fprintf(stderr, "ringbench-caf: --caf-node: '%s' is not one of --tls=FILE --port=1..65535 --bind=ADDR "
+                      "--name=[A-Za-z0-9_-]+ --cores=N --variant=stock|tuned\n", argv[a]);
+      return 2;
+    }
+  }
+  tls_files t;
+  const std::string why = read_tls(tls, t);
+  if (!why.empty()) {
+    fprintf(stderr, "ringbench-caf: --caf-node: %s%s\n", why.c_str(), tls ? "" : " (give --tls=FILE)");
+    return 2;
+  }
+  make_system(cores, variant.c_str(), true, &t);
+  auto a = sys().spawn(agent, name, static_cast<int64_t>(cores));
+  auto got = openssl::publish(a, static_cast<uint16_t>(port), bind, true);
+  if (!got) {
+    fprintf(stderr, "ringbench-caf: --caf-node: cannot publish on %s:%ld: %s\n", bind ? bind : "*", port,
+            sys().render(got.error()).c_str());
+    _exit(1);
+  }
+  fprintf(stderr, "ringbench-caf: node %s serves rings over TLS on %s:%u (%ld cores, variant %s); Ctrl-C ends it\n",
+          name.c_str(), bind ? bind : "*", static_cast<unsigned>(*got), cores, variant.c_str());
+  for (;;)
+    pause();
 }
 
 // ----------------------------------------------------------------------------- the arguments
@@ -740,6 +1035,8 @@ int nodes_main(const rb_driver* d, int argc, char** argv) {
   rb_driver_ = d; // errors name the driver (rb_main sets it too)
   if (argc >= 2 && strcmp(argv[1], "--caf-peer") == 0)
     return peer_main(argc, argv);
+  if (argc >= 2 && strcmp(argv[1], "--caf-node") == 0)
+    return node_main(argc, argv);
   // the options rb_main knows (--variant=); anything else is left to it
   int a = 1;
   const char* variant = variants[0];
@@ -805,10 +1102,25 @@ int nodes_main(const rb_driver* d, int argc, char** argv) {
     rb_fail(rc, "%s", msg);
   if (k > p.n)
     rb_bad_param("nodes (%" PRId64 ") cannot exceed n (%" PRId64 "): every node holds at least one process", k, p.n);
+  // nodes on other hosts (--hosts): the cluster file names them, CAF_TLS_SETTINGS the TLS settings
   const char* hosts = getenv("RINGBENCH_CLUSTER");
-  if (hosts && *hosts)
-    rb_bad_param("caf does not run nodes on other hosts (--hosts): its ring across nodes starts its own "
-                 "nodes on this machine (README.md, \"A ring across nodes\")");
+  tls_files tls;
+  if (hosts && *hosts) {
+    if (w == RB_TRACE)
+      rb_bad_param("caf traces a ring across nodes it starts itself only: the hop records of nodes on other "
+                   "hosts would print there");
+    const auto list = read_cluster(hosts);
+    if (static_cast<int64_t>(list.size()) + 1 != k)
+      rb_bad_param("nodes=%" PRId64 " but the cluster file names %zu other nodes (K = hosts + 1)", k, list.size());
+    const std::string why = read_tls(getenv("CAF_TLS_SETTINGS"), tls);
+    if (!why.empty())
+      rb_bad_param("%s (%s)", why.c_str(),
+                   getenv("CAF_TLS_SETTINGS") ? "CAF_TLS_SETTINGS" : "set CAF_TLS_SETTINGS to their file");
+    cl.remote = true;
+    cl.peers.resize(static_cast<size_t>(k));
+    for (int64_t j = 1; j < k; j++)
+      parse_host(cl.peers[j], list[j - 1]);
+  }
   p.variant = 0;
   for (int v = 0; variants[v]; v++)
     if (strcmp(variants[v], variant) == 0)
@@ -819,9 +1131,14 @@ int nodes_main(const rb_driver* d, int argc, char** argv) {
   cl.base = "ringbench_caf_" + std::to_string(getpid());
   cl.peers.resize(static_cast<size_t>(k));
   cl.peers[0].name = node_name(0), cl.peers[0].pid = getpid();
-  start_peers(variant); // before any thread of this process
-  make_system(p.cores, variant, true);
-  connect_cluster();
+  if (cl.remote) {
+    make_system(p.cores, variant, true, &tls);
+    connect_remote();
+  } else {
+    start_peers(variant); // before any thread of this process
+    make_system(p.cores, variant, true);
+    connect_cluster();
+  }
   if (p.sample_ms > 0)
     nodes_continuous(&p);
   const int64_t want_count = rb_expected_count(&p), want_cross = cross_per_lap(p.n, k, placement) * p.m * p.tokens;
