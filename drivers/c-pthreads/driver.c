@@ -32,8 +32,8 @@ static const char *const VARIANTS[] = {"stock", "handoff", "tuned", NULL};
 #define TUNED_STACK (32 * 1024)
 
 pthread_attr_t g_attr;
-atomic_llong g_ready;
-int64_t g_ready_want;
+atomic_llong g_gate_arrived;
+int64_t g_gate_want;
 atomic_llong g_laps;
 
 static const family_t *fam;

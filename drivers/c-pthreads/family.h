@@ -70,18 +70,18 @@ static msg_t main_expect(int kind, const char *what)
     return m;
 }
 
-static inline void ready(void)
+static inline void arrive(void)
 {
-    if (atomic_fetch_add_explicit(&g_ready, 1, memory_order_acq_rel) + 1 == g_ready_want)
-        tell_main(MSG(M_READY, -1, 0));
+    if (atomic_fetch_add_explicit(&g_gate_arrived, 1, memory_order_acq_rel) + 1 == g_gate_want)
+        tell_main(MSG(M_GATE, -1, 0));
 }
 
-static void expect_ready(int64_t want, rb_result *r)
+static void gate_wait(int64_t want, rb_result *r)
 {
-    main_expect(M_READY, "the ready signal");
-    r->ready = atomic_load(&g_ready);
+    main_expect(M_GATE, "the gate");
+    r->ready = atomic_load(&g_gate_arrived);
     if (r->ready != want)
-        rb_failure("%" PRId64 " of %" PRId64 " processes signalled ready", r->ready, want);
+        rb_failure("%" PRId64 " of %" PRId64 " processes arrived at the gate", r->ready, want);
 }
 
 /* ------------------------------------------------------------------------ ring */
@@ -94,7 +94,7 @@ static void expect_ready(int64_t want, rb_result *r)
         END_T *const next = &self->next->end;                                                      \
         const int32_t idx = self->idx;                                                             \
         int64_t count = 0;                                                                         \
-        ready();                                                                                   \
+        arrive();                                                                                  \
         for (;;) {                                                                                 \
             msg_t m = take(&self->end);                                                            \
             if (likely(m.kind == M_TOKEN)) {                                                       \
@@ -125,7 +125,7 @@ static void *trace_thread(void *arg)
     proc_t *self = (proc_t *)arg;
     const int32_t idx = self->idx;
     int64_t count = 0;
-    ready();
+    arrive();
     for (;;) {
         msg_t m = end_take(&self->end);
         if (m.kind == M_TOKEN) {
@@ -154,7 +154,7 @@ static void *cont0_thread(void *arg)
     proc_t *self = (proc_t *)arg;
     END_T *const next = &self->next->end;
     const int many = g_p->tokens > 1;
-    ready();
+    arrive();
     for (;;) {
         msg_t m = many ? end_take_many(&self->end) : end_take(&self->end);
         if (m.value != RB_CONT_FRESH)
@@ -186,12 +186,12 @@ static proc_t *ring_spawn(const rb_params *p, int trace, int continuous, rb_resu
     proc_t *procs = alloc_procs(n, p->tokens > 1 ? 4 : 2);
     for (int64_t i = 0; i < n; i++)
         procs[i].next = &procs[(i + 1) % n];
-    atomic_store(&g_ready, 0);
-    g_ready_want = n;
+    atomic_store(&g_gate_arrived, 0);
+    g_gate_want = n;
     void *(*body)(void *) = trace ? trace_thread : p->tokens > 1 ? ring_many_thread : ring_thread;
     for (int64_t i = 0; i < n; i++)
         start_thread(&procs[i].tid, continuous && i == 0 ? cont0_thread : body, &procs[i], i, n);
-    expect_ready(n, r);
+    gate_wait(n, r);
     return procs;
 }
 
@@ -243,7 +243,8 @@ static void continuous(const rb_params *p)
 
 /* ----------------------------------------------------------------------- spawn */
 
-/* an idle process: signals ready, then blocks in its receive until released */
+/* an idle process: signals main (one signal each, counted by main), then blocks in its receive
+ * until released */
 static void *spawn_thread(void *arg)
 {
     proc_t *self = (proc_t *)arg;
@@ -282,7 +283,7 @@ static void *ping_thread(void *arg)
 {
     proc_t *self = (proc_t *)arg;
     END_T *const b = &g_extra[1].end;
-    ready();
+    arrive();
     const msg_t m = end_take(&self->end);
     if (m.kind != M_START)
         return NULL;
@@ -302,7 +303,7 @@ static void *pong_thread(void *arg)
     proc_t *self = (proc_t *)arg;
     END_T *const a = &g_extra[0].end;
     int64_t count = 0;
-    ready();
+    arrive();
     for (;;) {
         const msg_t m = end_take(&self->end);
         if (likely(m.kind == M_PING)) {
@@ -320,11 +321,11 @@ static void pingpong(const rb_params *p, rb_result *r)
     g_p = p;
     rb_spawn_begin(r);
     g_extra = alloc_procs(2, 2);
-    atomic_store(&g_ready, 0);
-    g_ready_want = 2;
+    atomic_store(&g_gate_arrived, 0);
+    g_gate_want = 2;
     start_thread(&g_extra[0].tid, ping_thread, &g_extra[0], 0, 2);
     start_thread(&g_extra[1].tid, pong_thread, &g_extra[1], 1, 2);
-    expect_ready(2, r);
+    gate_wait(2, r);
     rb_spawn_end(r);
 
     rb_run_begin(r);
@@ -346,7 +347,7 @@ static void *fanin_receiver(void *arg)
     proc_t *self = (proc_t *)arg;
     int64_t count = 0;
     const int64_t target = g_n * g_m;
-    ready();
+    arrive();
     for (;;) {
         const msg_t m = end_take_many(&self->end);
         if (likely(m.kind == M_DATA)) {
@@ -364,7 +365,7 @@ static void *fanin_sender(void *arg)
     proc_t *self = (proc_t *)arg;
     END_T *const rx = &g_extra[0].end;
     const int64_t m_ = g_m;
-    ready();
+    arrive();
     const msg_t m = end_take(&self->end);
     if (m.kind != M_START)
         return NULL;
@@ -381,12 +382,12 @@ static void fanin(const rb_params *p, rb_result *r)
     rb_spawn_begin(r);
     g_extra = alloc_procs(1, CAP_RECEIVER);
     proc_t *procs = alloc_procs(n, 2);
-    atomic_store(&g_ready, 0);
-    g_ready_want = n + 1;
+    atomic_store(&g_gate_arrived, 0);
+    g_gate_want = n + 1;
     start_thread(&g_extra[0].tid, fanin_receiver, &g_extra[0], 0, n + 1);
     for (int64_t i = 0; i < n; i++)
         start_thread(&procs[i].tid, fanin_sender, &procs[i], i + 1, n + 1);
-    expect_ready(n + 1, r);
+    gate_wait(n + 1, r);
     rb_spawn_end(r);
 
     rb_run_begin(r);

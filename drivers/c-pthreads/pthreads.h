@@ -21,7 +21,7 @@
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
 
-enum { M_NONE, M_TOKEN, M_STOP, M_QUIT, M_READY, M_SIGNAL, M_DONE, M_START, M_PING, M_PONG, M_DATA, M_SUM };
+enum { M_NONE, M_TOKEN, M_STOP, M_QUIT, M_GATE, M_SIGNAL, M_DONE, M_START, M_PING, M_PONG, M_DATA, M_SUM };
 
 typedef struct {
     int32_t kind;
@@ -45,10 +45,10 @@ extern const family_t handoff_family; /* handoff.c: slots and semaphores */
  * tuned variant's 32 KiB stack. */
 extern pthread_attr_t g_attr;
 
-/* Contract 3, the ready signal: each thread adds one immediately before its first blocking
- * receive; the one that makes it g_ready_want tells main. */
-extern atomic_llong g_ready;
-extern int64_t g_ready_want;
+/* Contract 3, the gate: each thread arrives (adds one) immediately before its first blocking
+ * receive; the one that makes it g_gate_want tells main. */
+extern atomic_llong g_gate_arrived;
+extern int64_t g_gate_want;
 /* continuous mode: laps counted by p0 */
 extern atomic_llong g_laps;
 

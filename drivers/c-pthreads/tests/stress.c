@@ -15,8 +15,8 @@
 #include <unistd.h>
 
 pthread_attr_t g_attr; /* pthreads.h's, unused here */
-atomic_llong g_ready, g_laps;
-int64_t g_ready_want;
+atomic_llong g_gate_arrived, g_laps;
+int64_t g_gate_want;
 
 #define RING 8     /* threads in a ring */
 #define LAPS 2000  /* laps of each token */
