@@ -162,6 +162,21 @@ def test_timed_and_squeeze_modes(tmp_path):
 
 
 @needs_erlang
+@pytest.mark.parametrize("mode", [["-l", "10", "-s", "1"], QUICK], ids=["timed", "continuous"])
+def test_a_beam_worker_starts_with_a_grown_heap_that_init_runner_may_give_back(tmp_path, mode):
+    """A fresh process's 233 words would make an allocating snippet collect every few iterations (the
+    driver's worker_options/1); process_flag in init_runner restores erlperf's fresh heap."""
+    db = tmp_path / "s.db"
+    grown, fresh = (f"{{min_heap_size, {w}}} = process_info(self(), min_heap_size)." for w in (1598, 233))
+    code, out, err = ringbench("perf", grown, *mode, "--db", db)
+    assert code == 0, err
+    code, out, err = ringbench("perf", fresh, *mode, "--db", db)
+    assert code == 1 and "no match of right hand side value {min_heap_size,1598}" in one_line_error(err), err
+    code, out, err = ringbench("perf", fresh, "--init_runner", "process_flag(min_heap_size, 233).", *mode, "--db", db)
+    assert code == 0, err
+
+
+@needs_erlang
 @pytest.mark.parametrize("argv,says", [
     (["foo("], "syntax error"),
     (["run(A) -> A."], "init_runner"),

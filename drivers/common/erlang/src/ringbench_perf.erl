@@ -544,10 +544,10 @@ exception_text(Class, Reason, Stack) ->
 
 %% Workers: N on each node (given that node's init value); each runs
 %% init_runner, says so, waits for go, loops.
-start_workers(S, NodeIs, N) ->
+start_workers(S, NodeIs, N, PerNode) ->
     Ctl = self(),
     Mod = S#snip.mod,
-    Workers = [spawn_monitor(
+    Workers = [spawn_opt(
                  Node,
                  fun() ->
                          quiet(),
@@ -561,12 +561,27 @@ start_workers(S, NodeIs, N) ->
                                                      2 -> Mod:?LOOP(A, A)
                                                  end
                                          end)
-                 end) || {Node, I} <- NodeIs, _ <- lists:seq(1, N)],
+                 end, worker_options(PerNode)) || {Node, I} <- NodeIs, _ <- lists:seq(1, N)],
     [receive
          {ready, Pid} -> ok;
          {'DOWN', _, process, Pid, Why} -> failed(S, Why)
      end || {Pid, _} <- Workers],
     Workers.
+
+%% A worker's heap starts at ?WORKER_HEAP words, not at a fresh process's
+%% 233: with 233 a snippet that allocates collects every few iterations
+%% (rand:uniform(): a minor collection every 15), which a loop in a shell
+%% or `erl -eval` process (987 words when it starts, grown since) does
+%% not: 643,000 collections in 10M rand:uniform() calls at 233 words,
+%% 52,000 at 1,598, and 9 ns an iteration between them. Up to
+%% ?HEAP_WORKERS workers a node (12.5 MB of heaps); more keep the default.
+%% A snippet wanting erlperf's fresh heap says so in init_runner
+%% (process_flag(min_heap_size, 233)).
+-define(WORKER_HEAP, 1598).
+-define(HEAP_WORKERS, 1000).
+
+worker_options(PerNode) when PerNode =< ?HEAP_WORKERS -> [monitor, {min_heap_size, ?WORKER_HEAP}];
+worker_options(_) -> [monitor].
 
 release(Workers) ->
     [Pid ! go || {Pid, _} <- Workers],
@@ -624,7 +639,7 @@ sampled_steps(_Job, _S, _NodeIs, [], _Step, Workers, _T0s, _Stats) ->
     Workers;
 sampled_steps(Job, S, NodeIs, [Want | More], Step, Workers, T0s, Stats) ->
     phase(S, init_runner),
-    New = start_workers(S, NodeIs, Want - length(Workers) div length(NodeIs)),
+    New = start_workers(S, NodeIs, Want - length(Workers) div length(NodeIs), Want),
     All = Workers ++ New,
     phase(S, running),
     release(New),
@@ -756,7 +771,7 @@ timed(Job, S, Nodes, Is) ->
     Mod = S#snip.mod,
     RA = S#snip.runner_arity,
     phase(S, init_runner),
-    Workers = [spawn_monitor(
+    Workers = [spawn_opt(
                  Node,
                  fun() ->
                          quiet(),
@@ -764,7 +779,7 @@ timed(Job, S, Nodes, Is) ->
                          _ = ringbench_clock:cpu_source(),
                          Ctl ! {ready, self()},
                          guarded(runner, fun() -> timed_samples(Ctl, Mod, RA, Loop, A) end)
-                 end) || {Node, I} <- lists:zip(Nodes, Is)],
+                 end, worker_options(1)) || {Node, I} <- lists:zip(Nodes, Is)],
     [receive
          {ready, Pid} -> ok;
          {'DOWN', _, process, Pid, Why} -> failed(S, Why)
