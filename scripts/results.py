@@ -40,7 +40,7 @@ from typing import NamedTuple
 
 import click
 
-from ringbench.api import FORMER_NAMES, SETTLE_PCT, stats
+from ringbench.api import FORMER_NAMES, SETTLE_PCT, SETTLE_WINDOW, stats
 from ringbench.present import fmt
 
 bootstrap_median_ci, compare = stats.bootstrap_median_ci, stats.compare
@@ -101,11 +101,12 @@ MEASUREMENTS = [  # (name, heading, ringbench arguments, why)
         "q < 0.05 (the p-value adjusted for the table's number of tests, Benjamini-Hochberg) and a "
         "difference over 5 % (parity: between the two medians; drift: across the 20 iterations, from the "
         "Theil-Sen slope, which one stalled iteration does not move). The last two columns apply ringbench's "
-        "settle rule (the last 8 iterations without a drift or an alternation both significant, p < 0.05, and "
-        "over 5 %) to the same cold iterations: where a default process of a runtime without a JIT would stop "
-        "warming up (a JIT runtime first passes its floor: 10 M hops, 50 iterations or 2 s), and how many of "
-        "the 13 windows of 8 within 21–40 the rule would still call unsettled: a drift it catches keeps a "
-        'process warming up, and one that lasts to the cap is flagged "not settled".',
+        f"settle rule (the last {SETTLE_WINDOW} iterations without a drift or an alternation both significant, "
+        "p < 0.05, and over 5 %) to the same cold iterations: where a default process of a runtime without a JIT "
+        "would stop warming up (a JIT runtime first passes its floor: 10 M hops, 50 iterations or 2 s), and how "
+        f"many of the {21 - SETTLE_WINDOW} windows of {SETTLE_WINDOW} within 21–40 the rule would still call "
+        'unsettled: a drift it catches keeps a process warming up, and one that lasts to the cap is flagged "not '
+        'settled". How the window was chosen: docs/statistics.md ("When a process has settled").',
     ),
     (
         "ring-1k",
@@ -729,7 +730,7 @@ def position_tests(ns: list[float]) -> tuple[float, float, float, float]:
 def settle_columns(ns: list[float]) -> tuple[str, str]:
     """The settle rule (results.modes.unsettled) on one process's cold iterations: the position at which it
     would call the process settled, and how many windows within POSITIONS_FROM..40 it calls unsettled."""
-    from ringbench.api import SETTLE_WINDOW, unsettled
+    from ringbench.api import unsettled
 
     at = next((k for k in range(SETTLE_WINDOW, len(ns) + 1) if unsettled(ns[:k]) is None), None)
     tail = ns[POSITIONS_FROM - 1 :]

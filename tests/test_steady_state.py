@@ -7,6 +7,8 @@ import json
 
 import pytest
 from conftest import run_cli
+from hypothesis import given
+from hypothesis import strategies as st
 
 import ringbench
 from ringbench.results import document, modes, stats
@@ -21,10 +23,10 @@ def test_a_runtime_that_settles_on_its_third_iteration_is_measured_settled(fake,
     fake(FAKE_NS_PER_HOP=100, FAKE_CURVE="3,1.5,1.02,1")  # a JIT: 300, 150, 102, then 100 ns/hop
     (cell,) = run(db, repeat=4, processes=2).cells
     assert cell.headline.median == pytest.approx(100)
-    # the window of 8 from 300 still drifts (-10 %); from 150 on, one high value is not a trend (Theil-Sen)
-    assert modes.warmups(cell) == [9, 9]
+    # the window of 10 from 300 still drifts (-7 %); from 150 on, one high value is not a trend (Theil-Sen)
+    assert modes.warmups(cell) == [11, 11]
     assert modes.settled(cell)
-    assert cell.extra["warmup_values"]["1"] == pytest.approx([300, 150, 102] + [100] * 6)
+    assert cell.extra["warmup_values"]["1"] == pytest.approx([300, 150, 102] + [100] * 8)
     assert not [w for w in cell.warnings() if w.kind == "not-settled"]
 
 
@@ -37,7 +39,7 @@ def test_a_drift_that_two_agreeing_iterations_pass_is_waited_out(fake, db):
     (warm,) = modes.warmups(cell)
     assert modes.settled(cell) and warm >= 20
     assert cell.headline.median == pytest.approx(100, rel=0.05)
-    assert modes.unsettled(cell.extra["warmup_values"]["1"][:8]).startswith("drifts -")
+    assert modes.unsettled(cell.extra["warmup_values"]["1"][: modes.SETTLE_WINDOW]).startswith("drifts -")
 
 
 def test_noise_without_a_trend_settles_at_the_first_window(fake, db):
@@ -49,16 +51,50 @@ def test_noise_without_a_trend_settles_at_the_first_window(fake, db):
 
 
 def test_the_settle_window_flags_drift_and_alternation_beyond_noise():
-    flat = [100, 104, 97, 101, 99, 103, 98, 100]
+    flat = [100, 104, 97, 101, 99, 103, 98, 100, 102, 99]
     assert modes.unsettled(flat) is None
-    assert modes.unsettled(flat[:7]) == "7 of 8 iterations"
-    assert modes.unsettled([100 - 1.2 * i for i in range(8)]) == "drifts -25 % over 20 iterations"  # of 95.8
-    # -3 % across the window, but -8 % over the 20 iterations the position check spans: still drifting
-    assert modes.unsettled([100 - 0.4 * i for i in range(8)]) == "drifts -8 % over 20 iterations"
-    assert modes.unsettled([100 + 3 * i for i in range(8)]).startswith("drifts +")
-    assert modes.unsettled([100, 120] * 4).startswith("alternates")
-    assert modes.unsettled([100, 101] * 4) is None  # significant but under 5 %: not worth waiting for
-    assert modes.unsettled([100, 99, 100.5, 99.5, 100, 99, 100.5, 99.5][::-1]) is None
+    assert modes.unsettled(flat[:9]) == "9 of 10 iterations"
+    assert modes.unsettled([100 - 1.2 * i for i in range(10)]) == "drifts -25 % over 20 iterations"  # of 94.6
+    # -4 % across the window, but -8 % over the 20 iterations the position check spans: still drifting
+    assert modes.unsettled([100 - 0.4 * i for i in range(10)]) == "drifts -8 % over 20 iterations"
+    assert modes.unsettled([100 + 3 * i for i in range(10)]).startswith("drifts +")
+    assert modes.unsettled([100, 120] * 5).startswith("alternates")
+    assert modes.unsettled([100, 101] * 5) is None  # significant but under 5 %: not worth waiting for
+    assert modes.unsettled([100, 99, 100.5, 99.5, 100, 99, 100.5, 99.5, 100, 99][::-1]) is None
+
+
+# 10 % slower for 20 iterations, falling 0.5 % an iteration to the level it keeps (1.003), with ±1 % noise
+# (drawn once, seed 19): crystal's, go/stock's and ruby/threads's shape in the position check
+SLOW_DRIFT = [
+    1.0978, 1.1049, 1.0846, 1.0752, 1.0757, 1.0793, 1.0764, 1.0661, 1.0558, 1.0634,
+    1.0594, 1.044, 1.0379, 1.0371, 1.0341, 1.0271, 1.019, 1.014, 1.013, 1.013,
+    0.991, 0.992, 1.005, 0.999, 1.006, 1.001, 0.999, 1.009, 0.997, 1.003,
+]  # fmt: skip
+
+
+def test_a_drift_of_ten_percent_over_twenty_iterations_is_waited_out_not_settled_at_its_start(fake, db):
+    # the window of 8 (the rule before the issue 39 simulation) settled on the first 8 and measured ~106
+    assert modes.unsettled([100 * x for x in SLOW_DRIFT[:8]], window=8) is None
+    fake(FAKE_NS_PER_HOP=100, FAKE_CURVE=",".join(map(str, SLOW_DRIFT)))
+    (cell,) = run(db, repeat=2, processes=1).cells
+    (warm,) = modes.warmups(cell)
+    assert modes.settled(cell) and warm >= 20
+    assert cell.headline.median == pytest.approx(100.3, rel=0.02)
+
+
+@given(st.lists(st.floats(99.5, 100.5), min_size=modes.SETTLE_WINDOW, max_size=modes.SETTLE_WINDOW))
+def test_a_window_whose_figures_lie_within_one_percent_always_settles(w):
+    assert modes.unsettled(w) is None  # whatever its order: under the bar is not worth waiting for
+
+
+@given(
+    st.floats(50, 5_000),
+    st.floats(0.2, 1.0),
+    st.lists(st.floats(-0.01, 0.01), min_size=modes.SETTLE_WINDOW, max_size=modes.SETTLE_WINDOW),
+)
+def test_a_figure_that_alternates_by_a_fifth_or_more_never_settles(base, step, noise):
+    w = [base * (1 + step * (i % 2)) * (1 + e) for i, e in enumerate(noise)]
+    assert (modes.unsettled(w) or "").startswith("alternates +")
 
 
 def test_warmup_n_forces_a_fixed_count_and_zero_is_a_cold_start(fake, db):
@@ -111,9 +147,9 @@ def test_the_warmups_are_shown_in_the_wide_table_and_stored(fake, db):
     fake(FAKE_NS_PER_HOP=100, FAKE_CURVE="3,1")
     r = run_cli("run", "ring", "-r", "fake", "-n", 10, "-m", 10, "--repeat", 2, "--wide", "--db", db)
     assert r.exit_code == 0, r.output
-    assert "warm-ups 8/8" in r.output  # 300 then 100: one high value is no trend, the first window settles
+    assert "warm-ups 10/10" in r.output  # 300 then 100: one high value is no trend, the first window settles
     doc = json.loads(run_cli("export", 1, "--db", db).stdout)
-    assert [x["warmups"] for x in doc["cells"][0]["records"]] == [8, 8]
+    assert [x["warmups"] for x in doc["cells"][0]["records"]] == [10, 10]
 
 
 def test_m_is_calibrated_to_the_target_and_stored(zoo, db):

@@ -38,15 +38,19 @@ MIN_REPEATS = stats.MIN_REPEATS_FOR_TEST
 # Both the test and the size must say so: an OS-thread ring's ±5 % between iterations is noise, not a
 # drift, and a significant 1 % in 20 iterations is not worth waiting for. At most
 # SETTLE_MAX warm-ups (after the JIT floor) or SETTLE_S seconds a process; a process that hits the cap is
-# measured and flagged "not settled". The rule it replaces, two iterations in a row within 5 %, passed
+# measured and flagged "not settled". The rule before it, two iterations in a row within 5 %, passed
 # drifts of 20 % over 20 iterations (docs/results.md's position table: ghc/stock, pypy/stackless, node).
-# Eight iterations are the fewest for which an alternation can be significant (4 against 4: p ≥ 0.029).
-# What a window of 8 can see (simulated, per window): with 1 % noise between iterations a drift of
-# 0.5 %/iteration is flagged 61 % of the time (0.25 %/iteration: 16 %), with 2 % noise 1 %/iteration 61 %,
-# with 5 % noise 13 %; noise alone 2-3 %. Each new warm-up tests a new window, so a drift that lasts is
-# caught within a few iterations where the noise allows; a noisier runtime's slow drift is not.
+# The window is 10, chosen by replaying candidate rules on stored iterations (docs/statistics.md, "When a
+# process has settled"; `scripts/results.py --simulate-settle`): a window of 8 settled most processes at
+# their 8th iteration, before a slow drift was significant (19 of 76 cells judged measured over 5 % from
+# their late level; 11 with 10), and longer windows or a second window cost the bench 42-119 s for one
+# to three cells more; 10 costs it about 22 s. What a window can see (simulated, per window, 8 → 10): with
+# 1 % noise between iterations a drift of 0.5 %/iteration is flagged 57 → 93 % of the time
+# (0.25 %/iteration: 15 → 36 %), with 2 % noise 1 %/iteration 57 → 93 %, with 5 % noise 14 → 31 %; noise
+# alone 2-6 %. Each new warm-up tests a new window, so a drift that lasts is caught within a few
+# iterations where the noise allows; a plateau that moves after the window has passed is not.
 SETTLE_PCT = 5.0
-SETTLE_WINDOW = 8
+SETTLE_WINDOW = 10
 SETTLE_HORIZON = 20
 SETTLE_P = 0.05
 SETTLE_MAX = 30
