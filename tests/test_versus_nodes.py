@@ -190,11 +190,13 @@ def test_fidelity_refuses_a_node_layout_without_nodes_in_one_line(tmp_path):
     )
 
 
-def test_the_catalogue_has_erlangs_two_node_ring_and_its_dry_run_passes_the_nodes(tmp_path):
+@pytest.mark.parametrize("program", ["erlang-two-node-ring", "elixir-two-node-ring"])
+def test_the_catalogue_has_the_beams_two_node_rings_and_the_dry_run_passes_the_nodes(tmp_path, program):
     p = subprocess.run([sys.executable, str(REPO / "scripts" / "fidelity.py"), "run", "--dry-run", "--only",
-                        "erlang-two-node-ring", "--out", tmp_path / "f.jsonl"], capture_output=True, text=True,
+                        program, "--out", tmp_path / "f.jsonl"], capture_output=True, text=True,
                        timeout=60)  # fmt: skip
     assert p.returncode == 0, p.stderr
     lines = p.stdout.splitlines()
     assert len(lines) == 4  # N = 1,000 and 10,000 at one core and all cores
-    assert all(ln.endswith("--nodes 2 --node-placement interleaved") and "{nodes} {placement}" in ln for ln in lines)
+    assert all("--nodes 2 --node-placement interleaved" in ln and "{nodes} {placement}" in ln for ln in lines)
+    assert all(f"-r {program.split('-')[0]}/stock " in ln and f"--label {program} " in ln for ln in lines)
