@@ -64,3 +64,21 @@ def test_the_request_is_a_frozen_value():
     with pytest.raises(AttributeError):
         ask.rounds = 4  # type: ignore[misc]
     assert ask == api.VersusRequest("fake", PROG, 1000, rounds=3)
+
+
+def test_nodes_are_fields_of_the_request_refused_alike_either_way_for_a_driver_without_them(fake, tmp_path):
+    from ringbench.harness import cluster
+
+    db = tmp_path / "store.db"
+    ask = api.VersusRequest("fake", PROG, "1000", m="10,100", nodes=2, node_placement="interleaved")
+    assert (ask.nodes, ask.node_placement) == (2, "interleaved")
+    for call in (
+        lambda: api.versus(ask, db=db),
+        lambda: api.versus("fake", PROG, "1000", m="10,100", nodes=2, node_placement="interleaved", db=db),
+    ):
+        with pytest.raises(api.InputError) as e:
+            call()
+        assert str(e.value) == cluster.no_nodes("fake", 2)
+    with pytest.raises(api.InputError, match="give --nodes K"):
+        api.versus("fake", PROG, "1000", m="10,100", node_placement="contiguous", db=db)
+    assert not db.exists()
