@@ -52,6 +52,11 @@ GOMAXPROCS=1 for go at --cores 1) unless --no-driver-env, plus --env.
 With --cores 1 both sides are pinned to the same CPU.
 
 \b
+--nodes K spreads the driver's ring over K nodes of this machine (drivers
+with the feature `nodes`); the program gets {nodes} K and {placement}
+(0 contiguous, 1 interleaved, from --node-placement) and starts its own.
+
+\b
 The run is stored like any other (two rows per N: the driver, and the
 program as program:LABEL): `ringbench show`, `compare`, `export` and
 `report` read it.
