@@ -2,7 +2,9 @@
 naming N, M and cores; its charts' legends say what their lines are; the then-and-now section keeps the
 published figures apart; the file needs no network."""
 
+import csv
 import html
+import io
 import json
 import re
 
@@ -527,3 +529,35 @@ def test_cpu_per_hop_beside_wall_time(tmp_path):
     assert ">1.90</td>" in go
     pthreads = table.split("data-cell='1:")[1 + [c.runtime for c in run.cells].index("c-pthreads")]
     assert ">2.00</td>" in pthreads and "class='over'" not in pthreads
+
+
+def test_a_finding_marks_an_unsettled_figure_as_its_row_does(tmp_path):
+    """A figure taken before its process settled carries the tables' "~" wherever it is quoted: in the
+    summary's findings and leaders as in its row (issue 39), and in the CSV export's `settled` column."""
+    from report_fixtures import JITTER, begin, cell, record
+
+    from ringbench.present import exporting
+    from ringbench.results.store import Store
+
+    db = tmp_path / "store.db"
+    st = Store(db)
+    rid = begin(st, "ring")
+    for rt, ns, settled in (("go", 100, False), ("erlang", 130, True)):
+        recs = [
+            (i + 1, 1, record(10_000, 100, ns, 1, 2000, j, process=i + 1, settled=settled, warmups=30))
+            for i, j in enumerate(JITTER)
+        ]
+        st.save_cell(rid, cell(rt, "ring", {"n": 10_000, "m": 100, "tokens": 1}, "1", recs))
+    st.finish_run(rid, "complete")
+    st.close()
+    page = render(db, [1])
+    lines = [html.unescape(re.sub(r"<[^>]+>", "", li)) for li in _findings(page)]
+    assert "Message cost, 1 core, M = 100: fastest go at N = 10k (100~ ns/hop)." in lines, lines
+    ((run, _),) = loaded(db, [1])
+    cols, body, _ = tables.rows(run.cells, run.baseline, wide=True)
+    by = {row[0]: dict(zip([c.header for c in cols], row, strict=True)) for row in body}
+    assert by["go"]["ns/hop"] == "100~" and by["erlang"]["ns/hop"] == "130"
+    quoted = re.findall(r"data-metric='ns_per_hop'>([^<]*)</span>", _summary(page))
+    assert "100~" in quoted and "130" in quoted and "100" not in quoted
+    rows = list(csv.DictReader(io.StringIO(exporting.to_csv(run))))
+    assert {r["runtime"]: r["settled"] for r in rows} == {"go": "False", "erlang": "True"}

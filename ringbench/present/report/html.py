@@ -9,6 +9,7 @@ import math
 from importlib import resources
 
 from ...catalogue.workloads import CPU_NS_PER_HOP, PEAK_PER_PROC, RSS_PER_PROC, SPAWN_US, Metric, Workload
+from ...results import modes
 from ...results.analysis import Figure
 from ...results.model import Cell
 from .. import tables
@@ -56,6 +57,8 @@ class Quote:
         shown = tables.fmt(f.value)
         if f.metric is CPU_NS_PER_HOP and tables.more_than_one_core(f.cell):
             shown += tables.MORE_THAN_ONE_CORE_MARK  # as the row marks it
+        if f.cell.mode_object.settles and not modes.settled(f.cell):
+            shown += tables.NOT_SETTLED_MARK  # a finding quotes an unsettled figure as its row does
         text = (
             f"<span class='fig' data-cell='{e(cell_id(rid, f.cell))}' data-metric='{e(f.metric.name)}'>"
             f"{e(shown)}</span>"
