@@ -2,7 +2,7 @@ require "spec"
 require "../src/driver"
 
 # Stress tests of what the driver writes itself around the runtime's channels:
-# the ready gate, the ring's stop pass and retirement, the one-slot inboxes of a
+# the gate, the ring's stop pass and retirement, the one-slot inboxes of a
 # full ring, the tree's sums and the parameter checks. Each iteration builds
 # its fibers afresh, as the orchestrator's repeats do.
 describe Ringbench do
@@ -18,12 +18,12 @@ describe Ringbench do
     end
   end
 
-  it "opens the gate once, when the last of many processes is ready" do
+  it "opens the gate once, when the last of many processes arrives" do
     200.times do |k|
       n = 1 + k * 37 % 500
       g = Ringbench::Gate.new(n.to_i64)
       release = Channel(Nil).new
-      n.times { spawn { g.ready; release.receive? } }
+      n.times { spawn { g.arrive; release.receive? } }
       g.wait.should eq(n)
       release.close
     end

@@ -8,7 +8,7 @@ module Ringbench
     property run = Span.new      # the message phase (spawn: 0)
     property fibers_peak = 0_i64 # at the end of the spawn phase (tree: 0, no such instant)
 
-    # Ends the spawn phase once main has seen every ready signal: stops the
+    # Ends the spawn phase once every process has arrived at the gate: stops the
     # clock, then (untimed) the iteration's one full collection (GC.collect,
     # Boehm's GC_gcollect) and the first spawn's *_after memory.
 
@@ -69,9 +69,9 @@ module Ringbench
 
   # ------------------------------------------------------------- phases
 
-  # How the spawn phase ends (contract section 3): every process calls
-  # `ready` immediately before its first blocking receive; the one whose
-  # signal completes the count wakes main. One atomic add per process.
+  # The gate: how the spawn phase ends (contract section 3). Every process
+  # calls `arrive` immediately before its first blocking receive; the one
+  # whose arrival completes the count wakes main. One atomic add per process.
   class Gate
     @count = Atomic(Int64).new(0_i64)
     @all = Channel(Nil).new(1)
@@ -79,7 +79,7 @@ module Ringbench
     def initialize(@want : Int64)
     end
 
-    def ready : Nil
+    def arrive : Nil
       @all.send(nil) if @count.add(1_i64) + 1 == @want
     end
 
@@ -159,7 +159,7 @@ module Ringbench
   # processes it has passed. Per hop: receive, compare, count, send.
   def self.ring_proc(inbox : Channel(Int64), nxt : Channel(Int64), e : Ends, last : Bool) : Nil
     count = 0_i64
-    e.gate.ready
+    e.gate.arrive
     loop do
       v = inbox.receive
       if v > 1
@@ -213,7 +213,7 @@ module Ringbench
   # ------------------------------------------------------------- continuous
 
   def self.cont_proc(inbox : Channel(Int64), nxt : Channel(Int64), g : Gate) : Nil
-    g.ready
+    g.arrive
     loop do
       nxt.send(inbox.receive)
     end
@@ -228,7 +228,7 @@ module Ringbench
   # p0: the same hop plus one atomic add per token passage (one per n hops),
   # the only shared state of continuous mode (section 5).
   def self.cont_head(inbox : Channel(Int64), nxt : Channel(Int64), g : Gate, laps : Laps) : Nil
-    g.ready
+    g.arrive
     loop do
       v = inbox.receive
       laps.count.add(1_i64)
@@ -283,14 +283,14 @@ module Ringbench
 
   # ------------------------------------------------------------- spawn
 
-  # Signals ready at the gate, as a ring process does, then blocks in its
+  # Arrives at the gate, as a ring process does, then blocks in its
   # first receive on an inbox made as a ring process's is. A ready message to
   # main instead would end the phase on main's pace: main, woken by the first
   # send, takes the other n - 1 from senders blocked in their send, and each
   # taken sender is only queued to run, short of its first receive, when the
   # phase ends (the spec checks it).
   def self.spawn_proc(inbox : Channel(Int64), g : Gate, retired : Channel(Nil)) : Nil
-    g.ready
+    g.arrive
     inbox.receive
     retired.send(nil)
   end
@@ -322,7 +322,7 @@ module Ringbench
   # ------------------------------------------------------------- pingpong
 
   def self.ping_a(start : Channel(Nil), to_b : Channel(Int64), from_b : Channel(Int64), m : Int64, g : Gate, done : Channel(Nil)) : Nil
-    g.ready
+    g.arrive
     start.receive
     m.times do
       to_b.send(1_i64)
@@ -333,7 +333,7 @@ module Ringbench
 
   def self.ping_b(inbox : Channel(Int64), to_a : Channel(Int64), g : Gate, result : Channel(Int64)) : Nil
     count = 0_i64
-    g.ready
+    g.arrive
     loop do
       v = inbox.receive
       if v == 0
@@ -373,14 +373,14 @@ module Ringbench
   # A sender waits for the start signal (the close of `start`), then sends m
   # messages to the receiver's inbox.
   def self.fanin_sender(start : Channel(Nil), outbox : Channel(Int64), m : Int64, g : Gate) : Nil
-    g.ready
+    g.arrive
     start.receive?
     m.times { outbox.send(1_i64) }
   end
 
   def self.fanin_receiver(inbox : Channel(Int64), total : Int64, g : Gate, done : Channel(Int64)) : Nil
     count = 0_i64
-    g.ready
+    g.arrive
     while count < total
       inbox.receive
       count += 1
@@ -452,7 +452,7 @@ module Ringbench
   def self.trace_proc(idx : Int32, total : Int64, n : Int32, inbox : Channel(TraceMsg), nxt : Channel(TraceMsg),
                       g : Gate, done : Channel(Nil), sum : Channel(Int64), last : Bool, print : Bool) : Nil
     count = 0_i64
-    g.ready
+    g.arrive
     loop do
       msg = inbox.receive
       if msg.v <= 0
