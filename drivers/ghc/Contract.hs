@@ -1,6 +1,6 @@
 -- | What is the contract rather than the idiom (docs/driver-contract.md, version 4): the verbs and
 -- the one option, parameters and bounds, the records, the errors, the iteration loop, the clocks,
--- the one collection between phases, the memory rule and the ready gate. The workloads are in
+-- the one collection between phases, the memory rule and the gate. The workloads are in
 -- Workloads.hs (written once over a Chan or an MVar) and Tree.hs. Nothing here runs inside a timed
 -- phase except the clock reads that bound it.
 module Contract
@@ -12,8 +12,8 @@ module Contract
   , Meter, newMeter, Phases (..), noPhases, phasesOf
   , spawnBegins, spawnEnds, runBegins, runEnds, treeBegins, treeEnds
   , firstMemory, nowNs
-    -- * The ready gate and the counter of finished tokens
-  , Gate, newGate, ready, waitGate
+    -- * The gate and the counter of finished tokens
+  , Gate, newGate, arrive, waitGate
   , Countdown, newCountdown, countDown, waitCountdown
     -- * Runtime facts
   , collectorName, clockName, runtimeStats
@@ -298,8 +298,8 @@ rememberAfter mt extra = do
 spawnBegins :: Meter -> IO ()
 spawnBegins mt = writeIORef (phases mt) noPhases >> rememberBefore mt >> mark mt
 
--- | The spawn phase ends once main has seen every ready signal: the clocks stop; then, untimed, one
--- full collection (performMajorGC) and the first spawn's rss_after.
+-- | The spawn phase ends once every process has arrived at the gate: the clocks stop; then,
+-- untimed, one full collection (performMajorGC) and the first spawn's rss_after.
 spawnEnds :: Meter -> Int -> IO ()
 spawnEnds mt r = do
   Span t c v iv <- elapsed mt
@@ -340,18 +340,18 @@ liveBytes = do
   enabled <- getRTSStatsEnabled
   if enabled then toInteger . gcdetails_live_bytes . gc <$> getRTSStats else return 0
 
--- ---------------------------------------------------------------- the ready gate
+-- ---------------------------------------------------------------- the gate
 
--- | How the spawn phase ends (section 3): every process calls 'ready' immediately before its first
--- blocking receive; the one whose signal completes the count fills an MVar main waits on. One
+-- | How the spawn phase ends (section 3): every process calls 'arrive' immediately before its first
+-- blocking receive; the one whose arrival completes the count fills an MVar main waits on. One
 -- atomic increment per process, nothing per hop.
 data Gate = Gate !(IORef Int) !Int !(MVar ())
 
 newGate :: Int -> IO Gate
 newGate want = Gate <$> newIORef 0 <*> pure want <*> newEmptyMVar
 
-ready :: Gate -> IO ()
-ready (Gate ref want allIn) = do
+arrive :: Gate -> IO ()
+arrive (Gate ref want allIn) = do
   k <- atomicModifyIORef' ref (\c -> (c + 1, c + 1))
   when (k == want) $ putMVar allIn ()
 

@@ -109,7 +109,7 @@ newBoxOf _ = newBox
 -- carrying the sum -v of the receipt counts of the processes it has passed. Per hop: receive,
 -- compare, count (an unboxed local), send v-1.
 ringProc :: Mailbox b => Gate -> Countdown -> MVar Int -> Bool -> b Int -> b Int -> IO ()
-ringProc gate done total isLast inbox next = ready gate >> loop 0
+ringProc gate done total isLast inbox next = arrive gate >> loop 0
   where
     loop :: Int -> IO ()
     loop !count = do
@@ -158,7 +158,7 @@ ring fork box mt n m tokens burst = do
 {-# INLINE ring #-}
 
 -- | spawn (section 3): n ring processes that never get a token, so an idle process holds exactly
--- what a ring process holds (its box and its successor's); count = ready signals. Untimed, the
+-- what a ring process holds (its box and its successor's); count = arrivals at the gate. Untimed, the
 -- stop message releases them one after the other, each exiting as it passes it on.
 spawn :: Mailbox b => Fork -> Proxy b -> Meter -> Int -> IO Integer
 spawn fork box mt n = do
@@ -188,7 +188,7 @@ pingpong fork box mt m = do
   aBox <- newBoxOf box
   bBox <- newBoxOf box
   let playerA = do
-        ready gate
+        arrive gate
         _ <- recv aBox -- the start
         replicateM_ m (send bBox 1 >> recv aBox)
         putMVar finished ()
@@ -196,7 +196,7 @@ pingpong fork box mt m = do
         v <- recv bBox
         if v == 0 then putMVar result count else send aBox v >> playerB (count + 1)
   _ <- fork playerA
-  _ <- fork (ready gate >> playerB (0 :: Int))
+  _ <- fork (arrive gate >> playerB (0 :: Int))
   waitGate gate >>= spawnEnds mt
   runBegins mt
   send aBox (1 :: Int)
@@ -223,9 +223,9 @@ fanin fork box mt n m = do
         | otherwise = do
             v <- recv inbox
             receiver (count + 1) (got + v)
-  _ <- fork (ready gate >> receiver 0 (0 :: Int))
+  _ <- fork (arrive gate >> receiver 0 (0 :: Int))
   forM_ [1 .. n] $ \_ -> fork $ do
-    ready gate
+    arrive gate
     readMVar start
     replicateM_ m (send inbox 1)
   waitGate gate >>= spawnEnds mt
@@ -250,7 +250,7 @@ trace fork box mt n m printing = do
   done <- newCountdown 1
   total <- newEmptyMVar
   let hops = n * m
-      proc idx isLast inbox next = ready gate >> loop (0 :: Int)
+      proc idx isLast inbox next = arrive gate >> loop (0 :: Int)
         where
           loop !count = do
             Msg v from <- recv inbox
@@ -279,8 +279,8 @@ trace fork box mt n m printing = do
 continuous :: Mailbox b => Fork -> Proxy b -> Meter -> Int -> Int -> Bool -> IORef Int -> IO (IO ())
 continuous fork box mt n tokens burst laps = do
   gate <- newGate n
-  let passOn inbox next = ready gate >> let go = recv inbox >>= send next >> go in go
-      head0 inbox next = ready gate >> go
+  let passOn inbox next = arrive gate >> let go = recv inbox >>= send next >> go in go
+      head0 inbox next = arrive gate >> go
         where go = do
                 v <- recv inbox
                 atomicModifyIORef' laps (\l -> (l + 1, ()))

@@ -3,7 +3,7 @@
 #  1. hlint over the driver and its test, every hint an error (.hlint.yaml); shellcheck over the
 #     scripts (it must be installed: the manifest's apt list); the cabal file's build
 #     with GHC's warnings as errors (-Wall -Wcompat -Werror: -f werror, in bin/check, apart from the
-#     release build), and its test suite: the ready gate, the countdown and the MVar hand-off slot
+#     release build), and its test suite: the gate, the countdown and the MVar hand-off slot
 #     under concurrency on two capabilities (test/Primitives.hs);
 #  2. the one hand-written piece, hooks.c: gcc -Wall -Wextra -Werror, then a real allocation failure
 #     (an address space too small for the ring asked for) must come out as a `limit` error record

@@ -1,8 +1,8 @@
 -- | The driver's hand-written concurrency primitives under concurrency, on two capabilities
 -- (built with -with-rtsopts=-N2; `cabal test`, run by check.sh):
 --
---  * the ready gate ('Gate'): many threads signal at once, from both capabilities; main wakes once
---    every one has signalled, never earlier, and sees the full count;
+--  * the gate ('Gate'): many threads arrive at once, from both capabilities; main wakes once
+--    every one has arrived, never earlier, and sees the full count;
 --  * the countdown of finished tokens ('Countdown'): the same for the last of many finishers;
 --  * the hand-off slot the handoff variants build their rings from (one MVar per process, a send a
 --    'putMVar' into the successor's): rings with many tokens in flight, so puts block on full
@@ -38,16 +38,16 @@ failWith msg = hPutStrLn stderr ("primitives: " ++ msg) >> exitFailure
 check :: Bool -> String -> IO ()
 check ok msg = unless ok (failWith msg)
 
--- | The gate: n threads (forkOn alternating capabilities) signal; one is held back until main has
+-- | The gate: n threads (forkOn alternating capabilities) arrive; one is held back until main has
 -- been seen waiting for at least 20 ms, so an early wake-up would be caught.
 gateRound :: Int -> IO ()
 gateRound n = do
   g <- newGate n
   hold <- newEmptyMVar
-  forM_ [1 .. n - 1] $ \i -> forkOn i (when (even i) yield >> ready g)
-  _ <- forkOn 0 (takeMVar hold >> ready g)
+  forM_ [1 .. n - 1] $ \i -> forkOn i (when (even i) yield >> arrive g)
+  _ <- forkOn 0 (takeMVar hold >> arrive g)
   early <- timeout 20000 (waitGate g)
-  check (null early) ("gate n=" ++ show n ++ ": main woke before the last ready")
+  check (null early) ("gate n=" ++ show n ++ ": main woke before the last arrival")
   putMVar hold ()
   -- waitGate took nothing yet (the timeout interrupted it before the MVar was full)
   k <- within ("gate n=" ++ show n) (waitGate g)
