@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 import click
 
 from . import api
-from .api import DEFAULT_DB, SETTLE_PCT, StoreError, workloads
+from .api import DEFAULT_DB, SETTLE_PCT, SETTLE_WINDOW, StoreError, workloads
 from .present import terminal
 
 EXIT_BUDGET = 3
@@ -136,8 +136,9 @@ def _measure_options(cores_default: str, defaults: dict):
         click.option("--in-process", is_flag=True, help="timed: all repeats in one driver process (--processes 1)."),
         click.option(
             "--warmup", default=None, callback=_warmup,
-            help=f"timed: untimed iterations first in each driver process: auto (until the last 8 neither drift "
-            f"nor alternate by over {SETTLE_PCT:g} %; a JIT runtime first passes its floor) or N; 0 for a cold "
+            help="timed: untimed iterations first in each driver process: auto (until the last "
+            f"{SETTLE_WINDOW} neither drift nor alternate by over {SETTLE_PCT:g} %; a JIT runtime first passes "
+            "its floor) or N; 0 for a cold "
             "start [default: auto].",
         ),
         click.option(

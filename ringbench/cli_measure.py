@@ -203,7 +203,7 @@ def bench(n, m, all_idioms, **kw):
     channels; the floor for scale; hand-offs, rendezvous and hand-written mailboxes with
     --all-idioms, tuned variants with --tuned, each ranked apart). Each cell: 6 repeats in 3 fresh
     driver processes (2 each: the process is the unit of the intervals and tests, and a test needs 3
-    a side), after warm-up until the runtime has settled (its last 8 iterations without drift or
+    a side), after warm-up until the runtime has settled (its last 10 iterations without drift or
     alternation; a JIT runtime first passes its floor: 10 M hops, 50 iterations or 2 s), M
     calibrated so a repeat's message phase lasts about 30 ms; drivers start without the variables
     that tune a runtime. About 4½ minutes on a 2-core machine with every driver built, half of it the

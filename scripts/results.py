@@ -60,7 +60,7 @@ MEASUREMENTS = [  # (name, heading, ringbench arguments, why)
         "Every runtime in each idiom the tables rank (the runtimes' own mailboxes and channels; the floor for "
         "scale; hand-offs, rendezvous and the drivers' hand-written mailboxes with `--all-idioms`) on one "
         "core and on all cores, N = 1,000, M calibrated on the settled state to a short "
-        "message phase; each fresh driver process warms up until its last 8 iterations neither drift nor "
+        "message phase; each fresh driver process warms up until its last 10 iterations neither drift nor "
         "alternate (a JIT runtime after its floor first: 10 M hops, 50 iterations or 2 s), then its repeats are "
         "measured in 3 fresh processes a cell, the cells' repeats interleaved in an order shuffled each round.",
     ),
