@@ -1,17 +1,28 @@
 #!/usr/bin/env python3
-"""`ringbench perf` side by side with erlperf itself (and Python's `timeit`), interleaved, on erlperf's
-README examples: is ringbench's time per iteration within 5 % of erlperf's?
+"""`ringbench perf` side by side with erlperf itself (and Python's `timeit`) and with a bare loop, interleaved,
+on erlperf's README examples: is ringbench's time per iteration within 5 % of erlperf's, and how far is it
+from the snippet in a plain compiled loop?
 
     scripts/perf_versus.py --build /tmp/erlperf-build     # once: compile erlperf outside the checkout
     scripts/perf_versus.py --ebin /tmp/erlperf-build/ebin --rounds 3 [--markdown] [--only erlang|python]
+        [--case NAME]... [--bare-dir /tmp/ringbench-perf-versus-bare]
 
 Building: erlperf (github.com/max-au/erlperf) needs its `argparse` dependency (github.com/max-au/argparse,
 module `args`); hex is not needed. `--build DIR` clones both into DIR (from GitHub, or from the folders
 named by $ERLPERF_SRC and $ARGPARSE_SRC) and compiles them with erlc into DIR/ebin. erlperf runs as
 `erl -noshell -pa DIR/ebin -eval 'erlperf_cli:main([...]), halt().'`, which is what its escript does.
 
-Each round runs every case with both tools, one after the other, the order reversed every other round
-(ABBA); a case's figure is the median over rounds of each tool's time per iteration (erlperf's Time
+The bare loop (the third column) is the snippet written into a plain loop by hand, as a reader would
+time it, built afresh under --bare-dir (/tmp/ringbench-perf-versus-bare; never in the checkout):
+Erlang, a module compiled with erlc whose `loop(N)` has the snippet's body inlined (a function snippet
+is called from it, init_runner's value passed), timed with timer:tc in `erl -noshell -eval`'s own
+process after a warm-up tenth, a sample as long as -d asks (or -l's iterations), the median of -s
+samples; -c C: C spawned processes at once, each timing its loop. Python, `for _ in range(n): <stmt>`
+in one function with the setup as its locals, the collector left on, timeit's autorange and best of 5.
+Squeeze has no bare loop (–).
+
+Each round runs every case with the three, one after the other, the order reversed every other round
+(ABC CBA); a case's figure is the median over rounds of each one's time per iteration (erlperf's Time
 column; ringbench's stored time/iter; timeit's best-of-5 per loop, which is a minimum where ringbench
 gives a median, as the table says). Run it on a quiet machine: the timings are the point.
 """
@@ -44,7 +55,7 @@ class Case:
     tool: str  # erlperf or timeit: what ringbench is compared with
     other: list[str]  # erlperf's arguments, or timeit's
     ours: list[str]  # ringbench perf's arguments
-    times: dict = field(default_factory=lambda: {"other": {}, "ours": {}})  # code -> [ns per iteration]
+    times: dict = field(default_factory=lambda: {"other": {}, "ours": {}, "bare": {}})  # code -> [ns/iter]
     peaks: dict = field(default_factory=lambda: {"other": [], "ours": []})  # squeeze: the peak's workers
 
 
@@ -128,6 +139,185 @@ def parse_timeit(out: str) -> float:
     return float(m.group(1)) * {"nsec": 1.0, "usec": 1e3, "msec": 1e6, "sec": 1e9}[m.group(2)]
 
 
+# -- the bare loop ---------------------------------------------------------------------------------
+BARE_DIR = Path("/tmp/ringbench-perf-versus-bare")
+_ERL_FUN = re.compile(r"^([a-z][A-Za-z0-9_@]*)\s*\(")
+
+
+def _option(args: list[str], name: str, default: str | None = None) -> str | None:
+    return args[args.index(name) + 1] if name in args else default
+
+
+_FLAGS = ("-q", "--squeeze", "-i", "--isolated", "--processes", "-v", "--verbose", "--wide", "--json")
+
+
+def _erl_snippets(ours: list[str]) -> list[tuple[str, str | None, str | None]]:
+    """The snippets of a `ringbench perf` command line: (code, init, init_runner), each hook paired with the
+    code before it (hooks before any code pair with the first, as perf's own parser has it)."""
+    snippets: list[list] = []
+    pending: dict[str, str] = {}
+    i = 0
+    while i < len(ours):
+        arg = ours[i]
+        if arg in ("--init", "--init_runner", "--init-runner", "--done"):
+            key = arg.lstrip("-").replace("-", "_")
+            if snippets:
+                snippets[-1][1][key] = ours[i + 1]
+            else:
+                pending[key] = ours[i + 1]
+            i += 2
+        elif arg.startswith("-"):
+            i += 1 if arg in _FLAGS else 2
+        else:
+            snippets.append([arg, dict(pending) if not snippets else {}])
+            i += 1
+    return [(code, hooks.get("init"), hooks.get("init_runner")) for code, hooks in snippets]
+
+
+def _erl_expr(code: str) -> str:
+    return code.strip().removesuffix(".")
+
+
+def erl_bare_source(module: str, code: str, init: str | None, init_runner: str | None) -> str:
+    """A module whose loop/2 runs `code` N times (an expression inlined, a function called with
+    init_runner's value), and run/4: init, init_runner, a warm-up, then the timed samples (C processes at
+    once, or this process when C is 1): one line, the median ns per iteration."""
+    m = _ERL_FUN.match(code.strip())
+    is_fun = bool(m) and "->" in code
+    defs = code.strip() if is_fun else ""
+    body = f"{m.group(1)}(RbBareA)" if is_fun and m else _erl_expr(code)
+    init_expr = _erl_expr(init) if init else "undefined"
+    ir_expr = _erl_expr(init_runner) if init_runner else "undefined"
+    return f"""-module({module}).
+-export([run/4]).
+-compile([nowarn_unused_vars, nowarn_unused_function]).
+{defs}
+
+loop(0, _RbBareA) -> ok;
+loop(RbBareN, RbBareA) -> {body}, loop(RbBareN - 1, RbBareA).
+
+sample(N, A) ->
+    {{T, ok}} = timer:tc(fun() -> loop(N, A) end),
+    T * 1000 / N.
+
+%% Iterations in a sample: N given (-l), or as many as take SampleMs (doubling from 1,000 to 1/10 of it).
+iterations(N, _A, _Ms) when N > 0 -> N;
+iterations(0, A, Ms) -> grow(1000, A, Ms).
+
+grow(N, A, Ms) ->
+    {{T, ok}} = timer:tc(fun() -> loop(N, A) end),
+    if T >= Ms * 100 -> max(1, round(N * Ms * 1000 / T));
+       true -> grow(N * 2, A, Ms)
+    end.
+
+run(Loop, Samples, Conc, Ms) ->
+    _ = ({init_expr}),
+    A = ({ir_expr}),
+    N = iterations(Loop, A, Ms),
+    loop(max(1, N div 10), A),
+    Ts = case Conc of
+             1 -> [sample(N, A) || _ <- lists:seq(1, Samples)];
+             _ ->
+                 Self = self(),
+                 lists:append(
+                   [begin
+                        Ps = [spawn(fun() -> A1 = ({ir_expr}), loop(max(1, N div 10), A1),
+                                             Self ! {{t, self(), sample(N, A1)}} end)
+                              || _ <- lists:seq(1, Conc)],
+                        [lists:sum([receive {{t, P, X}} -> X end || P <- Ps]) / Conc]
+                    end || _ <- lists:seq(1, Samples)])
+         end,
+    io:format("~.3f~n", [lists:nth((length(Ts) + 1) div 2, lists:sort(Ts))]).
+"""
+
+
+PY_BARE = """import time
+
+
+def bench(n):
+{setup}
+    t0 = time.perf_counter_ns()
+    for _ in range(n):
+{stmt}
+    return time.perf_counter_ns() - t0
+
+
+n = 1
+while True:  # timeit's autorange: 1, 2, 5, 10, 20, ... until a run takes 0.2 s
+    for k in (1, 2, 5):
+        if bench(n * k) >= 2e8:
+            n *= k
+            break
+    else:
+        n *= 10
+        continue
+    break
+print(min(bench(n) for _ in range(5)) / n)
+"""
+
+
+def _indent(text: str, by: str = "    ") -> str:
+    return "\n".join(by + line for line in text.splitlines())
+
+
+def py_bare_source(other: list[str]) -> str:
+    """timeit's arguments (`-s SETUP`... STMT) as a function with the setup as its locals and the statement
+    in `for _ in range(n)`."""
+    setups, i = [], 0
+    while i < len(other) - 1:
+        if other[i] == "-s":
+            setups.append(other[i + 1])
+        i += 2 if other[i].startswith("-") else 1
+    return PY_BARE.format(setup=_indent("\n".join(setups) or "pass"), stmt=_indent(other[-1], " " * 8))
+
+
+def bare_commands(case: Case, folder: Path) -> list[tuple[str, list[str]]]:
+    """The case's bare loops, built into `folder`: (the snippet's code, the command that prints its ns per
+    iteration); none for squeeze."""
+    if case.tool == "timeit":
+        path = folder / f"{_slug(case.name)}.py"
+        path.write_text(py_bare_source(case.other))
+        return [(case.other[-1], [python_runner(), str(path)])]
+    if "-q" in case.ours:
+        return []
+    loop = parse_loop(_option(case.ours, "-l", "0") or "0")
+    samples = _option(case.ours, "-s", "3")
+    conc = _option(case.ours, "-c", "1")
+    ms = _option(case.ours, "-d", "1000")
+    out = []
+    for j, (code, init, ir) in enumerate(_erl_snippets(case.ours), 1):
+        module = f"rb_bare_{_slug(case.name)}_{j}"
+        src = folder / f"{module}.erl"
+        src.write_text(erl_bare_source(module, code, init, ir))
+        subprocess.run(["erlc", "-o", str(folder), str(src)], check=True, capture_output=True)
+        call = f"{module}:run({loop}, {samples}, {conc}, {ms}), halt()."
+        out.append((code, ["erl", "-noshell", "-pa", str(folder), "-eval", call]))
+    return out
+
+
+def parse_loop(text: str) -> int:
+    m = re.fullmatch(r"([0-9]+)([KMG]?)", text)
+    if not m:
+        raise ValueError(f"not a loop count: {text}")
+    return int(m.group(1)) * {"": 1, "K": 1000, "M": 1_000_000, "G": 1_000_000_000}[m.group(2)]
+
+
+def _slug(name: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
+
+
+def run_bare(case: Case, folder: Path) -> tuple[list[str], dict[str, float], int | None]:
+    times: dict[str, float] = {}
+    shown_argv: list[str] = []
+    for code, argv in bare_commands(case, folder):
+        p = subprocess.run(argv, capture_output=True, text=True)
+        if p.returncode != 0:
+            raise RuntimeError(f"the bare loop failed: {shlex.join(argv)}\n{p.stdout}{p.stderr}")
+        times[code.strip()] = float(p.stdout.split()[-1])
+        shown_argv = shown_argv or argv
+    return shown_argv, times, None
+
+
 # -- running ----------------------------------------------------------------------------------------
 def run_other(case: Case, ebin: Path | None) -> tuple[list[str], dict[str, float], int | None]:
     if case.tool == "timeit":
@@ -170,8 +360,12 @@ def run_ours(case: Case, db: Path) -> tuple[list[str], dict[str, float], int | N
 
 def shown(argv: list[str]) -> str:
     """A command as a reader would type it: erlperf's escript, ringbench perf, python -m timeit."""
-    if argv[0] == "erl":
+    if argv[0] == "erl" and "erlperf_cli" in argv[-1]:
         return "erlperf " + shlex.join(_erlperf_args(argv))
+    if argv[0] == "erl" and "-eval" in argv and "erlperf_cli" not in argv[-1]:
+        return "bare loop: " + shlex.join(argv)
+    if len(argv) == 2 and argv[1].endswith(".py"):
+        return "bare loop: " + shlex.join(argv)
     if argv[1:3] == ["-m", "ringbench.cli"]:
         return "ringbench " + shlex.join(argv[3 : argv.index("--db")])
     return shlex.join(argv)
@@ -189,6 +383,8 @@ def main() -> None:
     ap.add_argument("--ebin", type=Path, default=os.environ.get("ERLPERF_EBIN"), help="erlperf's compiled folder")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--only", choices=("erlang", "python"))
+    ap.add_argument("--case", action="append", help="only the cases whose name contains this (repeatable)")
+    ap.add_argument("--bare-dir", type=Path, default=BARE_DIR, help=f"where the bare loops are built [{BARE_DIR}]")
     ap.add_argument("--quick", action="store_true", help="short samples (to try the script, not to measure)")
     ap.add_argument("--markdown", action="store_true", help="the table as Markdown (for docs/results.md)")
     ap.add_argument("--write", action="store_true", help="write the Markdown table into docs/results.md")
@@ -198,7 +394,12 @@ def main() -> None:
         return
     if a.write and (a.only or a.quick):
         sys.exit("--write replaces the whole table in docs/results.md: measure every case, without --only or --quick")
+    if a.write and a.case:
+        sys.exit("--write replaces the whole table in docs/results.md: measure every case, without --case")
+    if ROOT in a.bare_dir.resolve().parents or a.bare_dir.resolve() == ROOT:
+        sys.exit("--bare-dir must be outside the checkout")
     chosen = [c for c in cases() if a.only is None or (c.tool == "timeit") == (a.only == "python")]
+    chosen = [c for c in chosen if not a.case or any(k in c.name for k in a.case)]
     if a.quick:  # short samples on both sides, to try the script (its figures are then rough)
         for c in chosen:
             if c.tool == "timeit":
@@ -211,19 +412,21 @@ def main() -> None:
     if any(c.tool == "erlperf" for c in chosen) and not (a.ebin and (a.ebin / "erlperf_cli.beam").exists()):
         sys.exit("give --ebin DIR (erlperf compiled: scripts/perf_versus.py --build DIR), or --only python")
     commands: list[str] = []
+    a.bare_dir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "perf-versus.db"
         for r in range(a.rounds):
             for case in chosen:
-                order = (("other", run_other, a.ebin), ("ours", run_ours, db))
+                order = (("other", run_other, a.ebin), ("ours", run_ours, db), ("bare", run_bare, a.bare_dir))
                 for side, fn, arg in order if r % 2 == 0 else order[::-1]:
                     print(
-                        f"round {r + 1}/{a.rounds}: {case.name}: {'ringbench' if side == 'ours' else case.tool}",
+                        f"round {r + 1}/{a.rounds}: {case.name}: "
+                        + {"ours": "ringbench", "bare": "bare loop"}.get(side, case.tool),
                         file=sys.stderr,
                         flush=True,
                     )
                     argv, times, peak = fn(case, arg)
-                    if r == 0:
+                    if r == 0 and argv:
                         commands.append(shown(argv))
                     for code, ns in times.items():
                         case.times[side].setdefault(code, []).append(ns)
@@ -237,7 +440,7 @@ def main() -> None:
 
 DOC = ROOT / "docs" / "results.md"
 BEGIN, END = "<!-- perf-versus:begin -->", "<!-- perf-versus:end -->"
-HEADING = "## `ringbench perf` side by side with erlperf and timeit"
+HEADING = "## `ringbench perf` side by side with erlperf, timeit and a bare loop"
 
 
 def write(chosen: list[Case], commands: list[str], rounds: int) -> None:
@@ -263,8 +466,8 @@ def write(chosen: list[Case], commands: list[str], rounds: int) -> None:
         f"{HEADING}\n\nMeasured by `scripts/perf_versus.py --rounds {rounds} --write` at commit "
         f"{rev.stdout.strip()}{' with uncommitted changes' if dirty else ''}, {when}, on erlperf's own README "
         "examples and two Python statements: the median over the rounds of each tool's time per iteration, "
-        "the two tools run one after the other, the order reversed every other round. Within 5 %: the two "
-        "medians differ by at most 5 % either way; below 1, ringbench's time per iteration (and so its "
+        "the tools and the bare loop run one after the other, the order reversed every other round. Within "
+        "5 %: the two medians differ by at most 5 % either way; below 1, ringbench's time per iteration (and so its "
         "overhead) is the smaller. The interval is the bootstrap 95 % interval of the ratio and p the "
         "Mann-Whitney U test's over the rounds; a difference of over 5 % that the test does not find "
         "significant is the machine's noise as far as these rounds can tell.\n\n" + buf.getvalue().rstrip() + "\n"
@@ -298,6 +501,8 @@ def report(chosen: list[Case], commands: list[str], markdown: bool) -> None:
         "ringbench/other (95 % CI)",
         "p",
         "within 5 %",
+        "bare ns/iter",
+        "ringbench/bare",
     )
     rows = [head]
     for case in chosen:
@@ -316,6 +521,8 @@ def report(chosen: list[Case], commands: list[str], markdown: bool) -> None:
                 verdict = "**no**"
             else:
                 verdict = "no (not significant)" if d.significant is False else "no (too few rounds to test)"
+            bare = _matching(case.times["bare"], code)
+            b = statistics.median(bare) if bare else None
             rows.append(
                 (
                     case.name,
@@ -326,11 +533,13 @@ def report(chosen: list[Case], commands: list[str], markdown: bool) -> None:
                     f"{d.ratio:.3f} ({lo:.2f}–{hi:.2f})",
                     "–" if d.p_value is None else f"{d.p_value:.2g}",
                     verdict,
+                    "–" if b is None else f"{b:,.1f}",
+                    "–" if b is None else f"{m / b:.3f}",
                 )
             )
         if case.peaks["ours"]:
             rows.append(
-                (case.name, "peak ||", case.tool, str(case.peaks["other"]), str(case.peaks["ours"]), "", "", "")
+                (case.name, "peak ||", case.tool, str(case.peaks["other"]), str(case.peaks["ours"]), "", "", "", "", "")
             )
     if markdown:
         print("| " + " | ".join(rows[0]) + " |")
@@ -345,6 +554,9 @@ def report(chosen: list[Case], commands: list[str], markdown: bool) -> None:
     print("minimum), and against it ringbench's is its best sample. Each cell: the median over the rounds.")
     print("timeit turns Python's garbage collector off while it times; ringbench perf, as erlperf, leaves the")
     print("runtime's collector on: the \"GC on\" rows turn it on in timeit's setup (`-s 'import gc; gc.enable()'`).")
+    print("The bare loop: the snippet in a plain compiled loop (Erlang: erlc, timer:tc in the -eval process,")
+    print("the median of the samples; Python: `for _ in range(n)` in one function, the collector on, best of 5);")
+    print("ringbench/bare is the ratio of the two medians over the rounds; squeeze has none (–).")
     print("Commands (round 1; each round ran them all, the order reversed every other round):")
     for c in commands:
         print(f"    {c}")

@@ -7,6 +7,7 @@ import json
 import os
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -314,3 +315,55 @@ def test_a_relative_code_path_is_found_from_where_ringbench_runs(tmp_path, monke
     )
     assert code == 0, err
     assert "mymod.twice(3)" in out
+
+
+# -- scripts/perf_versus.py's third column: the snippet in a bare loop ---------------------------------
+def _perf_versus():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("perf_versus", ROOT / "scripts" / "perf_versus.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["perf_versus"] = module  # its dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+@needs_erlang
+def test_the_erlang_bare_loop_inlines_the_snippet_and_times_one_iteration(tmp_path):
+    pv = _perf_versus()
+    sleep = pv.Case("sleep", "erlperf", [], ["timer:sleep(1).", "-l", "50", "-s", "1"])
+    ((_, argv),) = pv.bare_commands(sleep, tmp_path)
+    source = next(tmp_path.glob("*.erl")).read_text()
+    assert "-> timer:sleep(1), loop(RbBareN - 1, RbBareA)." in source  # inlined, not a fun called
+    _, times, _ = pv.run_bare(sleep, tmp_path)
+    assert 1e6 <= times["timer:sleep(1)."] < 2e7  # one sleep of a millisecond an iteration, in ns
+    pair = pv.Case(
+        "pair",
+        "erlperf",
+        [],
+        [
+            "run(L) -> lists:sum(L).",
+            "--init_runner",
+            "lists:seq(1, 100).",
+            "run(L) -> length(L).",
+            "--init_runner",
+            "[a].",
+            "-l",
+            "1000",
+            "-s",
+            "1",
+        ],
+    )
+    _, times, _ = pv.run_bare(pair, tmp_path)
+    assert set(times) == {"run(L) -> lists:sum(L).", "run(L) -> length(L)."} and all(t > 0 for t in times.values())
+
+
+def test_the_python_bare_loop_is_a_for_loop_with_the_setup_as_locals(tmp_path):
+    pv = _perf_versus()
+    source = pv.py_bare_source(["-r", "2", "-s", "import time", "-s", "d = 0.001", "time.sleep(d)"])
+    assert "    import time\n    d = 0.001\n" in source and "    for _ in range(n):\n        time.sleep(d)\n" in source
+    path = tmp_path / "bare.py"
+    path.write_text(source)
+    out = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, check=True).stdout
+    assert 1e6 <= float(out) < 2e7  # a millisecond an iteration, in ns
