@@ -69,15 +69,27 @@ final class Messages {
 
     /**
      * Coordinator to a node's host: spawn ring processes first, first + step, … ({@code count} of them) of a
-     * ring of n, of one kind (trace: its total receipts and whether it prints). The replies are
-     * {@link SpawnedOn}, {@link #CHUNK} processes at most each (Artery's frames are 256 KiB at most).
+     * ring of n, of one kind (trace: its total receipts and whether it prints). The host's new agent for the
+     * ring replies, with {@link SpawnedOn}s of {@link #CHUNK} processes at most each (Artery's frames are
+     * 256 KiB at most).
      */
     record SpawnOn(Kind kind, int n, long total, boolean print, int first, int step, int count) implements Wire {
         static final int CHUNK = 512;
     }
 
-    /** A host's reply: processes first, first + step, … in order. */
+    /** A node's agent's reply (its sender is the agent): processes first, first + step, … in order. */
     record SpawnedOn(int first, int step, ActorRef[] procs) implements Wire {}
+
+    /**
+     * Coordinator to a node's agent, once every node's processes are known: link your processes first,
+     * first + step, … to the successors {@code next} (in that order, {@link SpawnOn#CHUNK} at most a
+     * message) of a ring of n over k nodes placed by {@code placement}. The agent links each of them
+     * locally and counts their ready signals.
+     */
+    record LinkOn(int first, int step, int n, int k, int placement, ActorRef[] next) implements Wire {}
+
+    /** A node's agent to the coordinator: {@code count} of its processes are linked and ready. */
+    record Readied(long count) implements Wire {}
 
     /** A peer node's host to the driver's registry, once its system is up: "node {@code node} is here". */
     record Hello(int node) implements Wire {}

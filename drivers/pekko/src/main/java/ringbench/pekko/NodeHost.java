@@ -1,18 +1,16 @@
 package ringbench.pekko;
 
 import org.apache.pekko.actor.AbstractActor;
-import org.apache.pekko.actor.ActorRef;
 import org.apache.pekko.actor.Props;
 import ringbench.pekko.Messages.SpawnOn;
-import ringbench.pekko.Messages.SpawnedOn;
 import ringbench.pekko.Messages.View;
 import ringbench.pekko.Messages.ViewStart;
 
 /**
  * The actor of a peer node (/user/host) through which the driver's coordinator places ring processes on
- * it: asked to {@link SpawnOn}, it spawns them as its children and replies with their references, in
- * chunks. Each process reports to the coordinator that links it (the {@code Link}'s sender), not to
- * this host. It also answers the cluster view's questions for its node.
+ * it: asked to {@link SpawnOn}, it makes a {@link NodeAgent} for that ring and forwards the request to it
+ * (the agent spawns the processes, replies with their references and links them). It also answers the
+ * cluster view's questions for its node.
  */
 final class NodeHost extends AbstractActor {
     private final String name;
@@ -36,22 +34,9 @@ final class NodeHost extends AbstractActor {
                 .build();
     }
 
+    /** One agent per ring: it spawns the node's block of processes and is their local coordinator. */
     private void spawn(SpawnOn s) {
         inRing += s.count();
-        Props ring = RingActor.props(), loop = LoopActor.props(null);
-        for (int c = 0; c < s.count(); c += SpawnOn.CHUNK) {
-            ActorRef[] procs = new ActorRef[Math.min(SpawnOn.CHUNK, s.count() - c)];
-            for (int x = 0; x < procs.length; x++) {
-                int i = s.first() + (c + x) * s.step();
-                Props p = switch (s.kind()) {
-                    case RING -> ring;
-                    case TRACE -> TraceActor.props(i, s.n(), s.total(), s.print());
-                    // The node's lowest-indexed process counts the laps passing it (the cluster view).
-                    case LOOP -> c + x == 0 ? LoopActor.props(Nodes.LAPS) : loop;
-                };
-                procs[x] = getContext().actorOf(p);
-            }
-            getSender().tell(new SpawnedOn(s.first() + c * s.step(), s.step(), procs), getSelf());
-        }
+        getContext().actorOf(NodeAgent.props()).forward(s, getContext());
     }
 }

@@ -4,12 +4,15 @@ import java.util.function.IntFunction;
 import java.util.function.IntUnaryOperator;
 import org.apache.pekko.actor.AbstractActor;
 import org.apache.pekko.actor.ActorRef;
+import org.apache.pekko.actor.PoisonPill;
 import org.apache.pekko.actor.Props;
 import ringbench.pekko.Messages.AwaitEnd;
 import ringbench.pekko.Messages.Finished;
 import ringbench.pekko.Messages.Kind;
 import ringbench.pekko.Messages.Link;
+import ringbench.pekko.Messages.LinkOn;
 import ringbench.pekko.Messages.Prove;
+import ringbench.pekko.Messages.Readied;
 import ringbench.pekko.Messages.Ready;
 import ringbench.pekko.Messages.Spawn;
 import ringbench.pekko.Messages.SpawnOn;
@@ -34,7 +37,8 @@ final class Parent extends AbstractActor {
     private final Layout layout; // null: every process on this node
     private ActorRef spawnTo, endTo, sumTo; // main's asks, each answered once
     private long ready, finished, ended;
-    private int awaited; // processes whose host has not replied yet (across nodes)
+    private int awaited; // processes whose node's agent has not replied yet (across nodes)
+    private ActorRef[] agents; // across nodes: node j's agent for this ring (null on node 0)
 
     /**
      * A ring across nodes (README, "A ring across nodes"): k nodes, contiguous (0) or interleaved (1);
@@ -71,9 +75,8 @@ final class Parent extends AbstractActor {
     @Override
     public Receive createReceive() {
         return receiveBuilder()
-                .match(Ready.class, r -> {
-                    if (++ready == procs.length) spawnTo.tell(new Spawned(procs, ready), getSelf());
-                })
+                .match(Ready.class, r -> ready(1))
+                .match(Readied.class, r -> ready(r.count()))
                 .match(Finished.class, f -> {
                     ended += f.value();
                     if (++finished == finishing && endTo != null) endTo.tell(new Sum(ended), getSelf());
@@ -92,6 +95,18 @@ final class Parent extends AbstractActor {
                 .build();
     }
 
+    /** Ready signals: one process's, or a node agent's count; the last completes the spawn phase. */
+    private void ready(long count) {
+        ready += count;
+        if (ready == procs.length) spawnTo.tell(new Spawned(procs, ready), getSelf());
+    }
+
+    /** Across nodes: the agents stop too, and with them what is left of their processes. */
+    @Override
+    public void postStop() {
+        if (agents != null) for (ActorRef a : agents) if (a != null) a.tell(PoisonPill.getInstance(), getSelf());
+    }
+
     private void spawn() {
         spawnTo = getSender();
         final int n = procs.length;
@@ -100,6 +115,7 @@ final class Parent extends AbstractActor {
             link();
             return;
         }
+        agents = new ActorRef[layout.k()];
         for (int i = 0; i < n; i++) if (layout.nodeOf(i, n) == 0) procs[i] = getContext().actorOf(child.apply(i));
         for (int j = 1; j < layout.k(); j++) {
             int[] at = Nodes.indices(j, n, layout.k(), layout.placement());
@@ -111,21 +127,36 @@ final class Parent extends AbstractActor {
         if (awaited == 0) link();
     }
 
-    /** A host's processes: once every node's are known, link the ring. */
+    /** A node agent's processes: once every node's are known, link the ring. */
     private void spawnedOn(SpawnedOn s) {
+        agents[layout.nodeOf(s.first(), procs.length)] = getSender();
         for (int x = 0; x < s.procs().length; x++) procs[s.first() + x * s.step()] = s.procs()[x];
         awaited -= s.procs().length;
         if (awaited == 0) link();
     }
 
-    /** Tell each process its successor (across nodes: and whether its predecessor is on another node). */
+    /**
+     * Tell each process its successor: this node's directly; across nodes, each other node's through its
+     * agent, {@link SpawnOn#CHUNK} successors a message, which links them there (with whether each one's
+     * predecessor is on another node) and replies once they are all ready.
+     */
     private void link() {
         final ActorRef self = getSelf();
         final int n = procs.length;
         for (int i = 0; i < n; i++) {
+            if (layout != null && layout.nodeOf(i, n) != 0) continue;
             int to = linkTo.applyAsInt(i);
             boolean fromOther = layout != null && layout.nodeOf(i, n) != layout.nodeOf(i == 0 ? n - 1 : i - 1, n);
             procs[i].tell(new Link(to < 0 ? null : procs[to], fromOther), self);
+        }
+        if (layout == null) return;
+        for (int j = 1; j < layout.k(); j++) {
+            int[] at = Nodes.indices(j, n, layout.k(), layout.placement());
+            for (int c = 0; c < at[2]; c += SpawnOn.CHUNK) {
+                ActorRef[] next = new ActorRef[Math.min(SpawnOn.CHUNK, at[2] - c)];
+                for (int x = 0; x < next.length; x++) next[x] = procs[linkTo.applyAsInt(at[0] + (c + x) * at[1])];
+                agents[j].tell(new LinkOn(at[0] + c * at[1], at[1], n, layout.k(), layout.placement(), next), self);
+            }
         }
     }
 }

@@ -11,7 +11,9 @@ import ringbench.pekko.Messages.Finished;
 import ringbench.pekko.Messages.Hello;
 import ringbench.pekko.Messages.Kind;
 import ringbench.pekko.Messages.Link;
+import ringbench.pekko.Messages.LinkOn;
 import ringbench.pekko.Messages.NodeView;
+import ringbench.pekko.Messages.Readied;
 import ringbench.pekko.Messages.Ready;
 import ringbench.pekko.Messages.SpawnOn;
 import ringbench.pekko.Messages.SpawnedOn;
@@ -56,6 +58,8 @@ public final class WireSerializer extends SerializerWithStringManifest implement
         if (o instanceof Sum) return "U";
         if (o instanceof SpawnOn) return "P";
         if (o instanceof SpawnedOn) return "Q";
+        if (o instanceof LinkOn) return "K";
+        if (o instanceof Readied) return "D";
         if (o instanceof Hello) return "H";
         if (o instanceof ViewStart) return "V";
         if (o instanceof View) return "W";
@@ -84,6 +88,11 @@ public final class WireSerializer extends SerializerWithStringManifest implement
         } else if (o instanceof SpawnedOn s) {
             b.putInt(s.first()).putInt(s.step()).putInt(s.procs().length);
             for (ActorRef r : s.procs()) ref(b, r);
+        } else if (o instanceof LinkOn l) {
+            b.putInt(l.first()).putInt(l.step()).putInt(l.n()).putInt(l.k()).putInt(l.placement()).putInt(l.next().length);
+            for (ActorRef r : l.next()) ref(b, r);
+        } else if (o instanceof Readied r) {
+            b.putLong(r.count());
         } else if (o instanceof Hello h) {
             b.putInt(h.node());
         } else if (o instanceof NodeView v) {
@@ -118,6 +127,13 @@ public final class WireSerializer extends SerializerWithStringManifest implement
                 for (int i = 0; i < procs.length; i++) procs[i] = ref(b);
                 yield new SpawnedOn(first, step, procs);
             }
+            case "K" -> {
+                int first = b.getInt(), step = b.getInt(), n = b.getInt(), k = b.getInt(), placement = b.getInt();
+                ActorRef[] next = new ActorRef[b.getInt()];
+                for (int i = 0; i < next.length; i++) next[i] = ref(b);
+                yield new LinkOn(first, step, n, k, placement, next);
+            }
+            case "D" -> new Readied(b.getLong());
             case "H" -> new Hello(b.getInt());
             case "V" -> ViewStart.NOW;
             case "W" -> View.ASK;
@@ -148,6 +164,7 @@ public final class WireSerializer extends SerializerWithStringManifest implement
     /** An upper bound of the bytes {@code o} takes. */
     private static int size(Object o) {
         if (o instanceof SpawnedOn s) return 64 + s.procs().length * (4 + 1024);
+        if (o instanceof LinkOn l) return 64 + l.next().length * (4 + 1024);
         if (o instanceof Link) return 64 + 4 + 1024;
         if (o instanceof NodeView v) return 64 + 4 * v.name().length() + 8 * v.values().length;
         return 64;

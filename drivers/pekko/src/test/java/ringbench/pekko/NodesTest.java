@@ -23,8 +23,10 @@ import ringbench.pekko.Messages.Finished;
 import ringbench.pekko.Messages.Hello;
 import ringbench.pekko.Messages.Kind;
 import ringbench.pekko.Messages.Link;
+import ringbench.pekko.Messages.LinkOn;
 import ringbench.pekko.Messages.NodeView;
 import ringbench.pekko.Messages.Prove;
+import ringbench.pekko.Messages.Readied;
 import ringbench.pekko.Messages.Ready;
 import ringbench.pekko.Messages.Spawn;
 import ringbench.pekko.Messages.SpawnOn;
@@ -89,7 +91,7 @@ class NodesTest {
         ActorRef ref = system.actorOf(NodeHost.props("n"));
         List<Object> messages = List.of(new Token(42), new TraceToken(7, -1), new Stop(10, 3, 4, 2), new Link(ref, true),
                 Ready.READY, new Finished(1), new Sum(99, 12), new SpawnOn(Kind.TRACE, 100, 300, true, 1, 4, 25),
-                new Hello(3), ViewStart.NOW, View.ASK);
+                new Hello(3), ViewStart.NOW, View.ASK, new Readied(5000));
         for (Object m : messages) {
             ByteBuffer b = ByteBuffer.allocate(4096);
             w.toBinary(m, b);
@@ -100,6 +102,9 @@ class NodesTest {
         SpawnedOn s = (SpawnedOn) w.fromBinary(w.toBinary(new SpawnedOn(3, 2, new ActorRef[] {ref, ref})), "Q");
         assertEquals(3, s.first());
         assertArrayEquals(new ActorRef[] {ref, ref}, s.procs());
+        LinkOn l = (LinkOn) w.fromBinary(w.toBinary(new LinkOn(1, 2, 9, 2, 1, new ActorRef[] {ref, ref, ref})), "K");
+        assertEquals(List.of(1, 2, 9, 2, 1), List.of(l.first(), l.step(), l.n(), l.k(), l.placement()));
+        assertArrayEquals(new ActorRef[] {ref, ref, ref}, l.next());
         NodeView v = (NodeView) w.fromBinary(w.toBinary(new NodeView("a@b:1", new long[] {1, 2, 3})), "N");
         assertEquals("a@b:1", v.name());
         assertArrayEquals(new long[] {1, 2, 3}, v.values());
