@@ -305,3 +305,18 @@ def test_the_wide_table_shows_each_process_median_and_their_spread(fake, db):
     assert sorted(meds) == pytest.approx([90, 100, 120])
     shown = " / ".join(f"{m:,.0f}" if m >= 100 else f"{m:.3g}" for m in meds)
     assert f"process medians {shown} (spread 30 %)" in " ".join(r.output.split())
+
+
+def test_compare_marks_a_side_that_never_settled_and_names_the_test_it_used(fake, db):
+    """`compare` shows each side's figure as its run's table does ("~" when a process never settled) and
+    names the test behind its verdicts: per-process medians for timed cells (issue 39)."""
+    fake(FAKE_NS_PER_HOP=100, FAKE_CURVE="1,1.2,*")
+    run(db, repeat=3, processes=3)
+    fake(FAKE_NS_PER_HOP=100, FAKE_CURVE="1")
+    run(db, repeat=3, processes=3)
+    out = run_cli("compare", 1, 2, "--db", db).output
+    (row,) = [line for line in out.splitlines() if line.strip().startswith("fake")]
+    assert row.split()[4:6] == ["100~", "100"], row
+    words = " ".join(out.split())
+    assert "~ = not settled" in words
+    assert "per-process medians, p < 0.05, ≥ 3 processes a side" in words and "5 repeats" not in words

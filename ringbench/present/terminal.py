@@ -19,7 +19,7 @@ from rich.text import Text
 from ..catalogue.workloads import WORKLOADS
 from ..results import noise
 from ..results.model import Cell, Run
-from ..results.modes import MODES, Options, squeeze_history
+from ..results.modes import MODES, Options, settled, squeeze_history
 from ..results.relative import ordered
 from . import tables
 from .text import shown
@@ -332,8 +332,8 @@ def show_compare(run_a: int, run_b: int, changes: list, metric: str) -> None:
             shown(runtime),
             tables.cores_text(c),
             shown(params),
-            tables.fmt(ch.before.headline.median),
-            tables.fmt(c.headline.median),
+            _headline(ch.before),
+            _headline(c),
             f"{slower:+.1f}%",
             f"{lo:+.0f}..{hi:+.0f}%",
             "–" if d.p_value is None else f"{d.p_value:.3f}",
@@ -349,14 +349,33 @@ def show_compare(run_a: int, run_b: int, changes: list, metric: str) -> None:
     for r in rows:
         t.add_row(*r)
     out.print(t)
+    unsettled = any(tables.NOT_SETTLED_MARK in r[3] + r[4] for r in rows)
     rate = "" if all(ch.lower_is_better for ch in changes) else f" (of a rate, {metric}: run {run_a} / run {run_b} − 1)"
     out.print(
         f"{metric}, median of repeats; slower = the time a hop or an iteration takes in run {run_b} against run "
         f"{run_a}{rate}, + slower, − faster, with its bootstrap 95 % interval: the figure --fail-above compares. "
-        "slower/faster: significant (Mann-Whitney U, p < 0.05, ≥ 5 repeats a side); same: not significant; "
-        "few: too few repeats to tell.",
+        f"slower/faster: significant ({_tests_words(changes)}); same: not significant; few: too few to tell."
+        + (f" {tables.NOT_SETTLED_MARK} = not settled (a process reached the warm-up cap)." if unsettled else ""),
         highlight=False,
     )
+
+
+def _headline(c: Cell) -> str:
+    """A side's headline as the run's table shows it: marked when a process of it never settled."""
+    hl = c.headline
+    text = tables.fmt(hl.median) if hl else "–"
+    return text + tables.NOT_SETTLED_MARK if c.mode_object.settles and not settled(c) else text
+
+
+def _tests_words(changes: list) -> str:
+    """The tests the verdicts come from, as the differences say (stats.compare, stats.compare_processes)."""
+    words = {
+        "process": "Welch's t on the log of per-process medians, p < 0.05, ≥ {} processes a side",
+        "repeat": "Mann-Whitney U, p < 0.05, ≥ {} repeats a side",
+    }
+    units = dict.fromkeys(ch.diff.unit for ch in changes)
+    needed = {ch.diff.unit: ch.diff.needed for ch in changes}
+    return "; ".join(words[u].format(needed[u]) for u in units)
 
 
 def _short_params(c: Cell) -> str:
