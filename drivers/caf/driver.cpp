@@ -103,6 +103,7 @@ int main(int argc, char** argv) {
   d.tokens = 1;
   d.continuous = 1;
   d.stats = 1;
+  d.nodes = 1; // a ring across nodes: nodes.cpp
   d.threads_per_process = 0;
   d.iteration[RB_RING] = rb::ring_iteration;
   d.iteration[RB_SPAWN] = rb::spawn_iteration;

@@ -13,8 +13,9 @@
 // reaches them with openssl::remote_actor (the TLS settings in the file CAF_TLS_SETTINGS names) and
 // has them connect to each other through their agents. They stay up after the run.
 //
-// drivers/common/c knows no `nodes`: this file parses the two keys, runs the iterations of a ring
-// with K > 1 and prints its records (README.md, "A ring across nodes", says what would move there).
+// drivers/common/c describes `nodes` (rb_driver.nodes) and prints the records of a ring with K > 1
+// (rb_print_result, rb_print_stats), but its loop runs K = 1 only: this file parses the two keys
+// and runs the iterations of a ring with K > 1 (README.md, "A ring across nodes").
 #include <cerrno>
 #include <cstdarg>
 #include <cinttypes>
@@ -786,47 +787,6 @@ void nodes_iteration(const rb_params* p, rb_result* r, int64_t* cross) {
     usleep(50);
 }
 
-void print_result(const rb_params* p, const rb_result* res, int64_t cross) {
-  rb_rec r;
-  rb_rec_begin(&r, "result");
-  rb_rec_str(&r, "workload", p->workload_name);
-  rb_rec_int(&r, "iteration", res->iteration);
-  rb_rec_int(&r, "n", p->n);
-  rb_rec_int(&r, "m", p->m);
-  if (p->workload == RB_RING) {
-    rb_rec_int(&r, "tokens", p->tokens);
-    rb_rec_int(&r, "burst", p->burst);
-  }
-  rb_rec_int(&r, "nodes", cl.k);
-  rb_rec_int(&r, "node_placement", cl.placement);
-  rb_rec_int(&r, "count", res->count);
-  rb_rec_int(&r, "cross_hops", cross);
-  rb_rec_int(&r, "ready", res->ready);
-  rb_rec_int(&r, "setup_ns", res->setup_ns);
-  rb_rec_int(&r, "run_ns", res->run_ns);
-  rb_rec_int(&r, "setup_cpu_ns", res->setup_cpu_ns);
-  rb_rec_int(&r, "run_cpu_ns", res->run_cpu_ns);
-  rb_rec_int(&r, "setup_vcsw", res->setup_vcsw);
-  rb_rec_int(&r, "setup_ivcsw", res->setup_ivcsw);
-  rb_rec_int(&r, "run_vcsw", res->run_vcsw);
-  rb_rec_int(&r, "run_ivcsw", res->run_ivcsw);
-  rb_rec_int(&r, "rss_before", rb_mem_.rss_before);
-  rb_rec_int(&r, "rss_after", rb_mem_.rss_after);
-  rb_rec_emit(&r);
-}
-
-void print_stats(const rb_params* p, const rb_result* res) {
-  rb_rec r;
-  rb_rec_begin(&r, "stats");
-  rb_rec_str(&r, "workload", p->workload_name);
-  rb_rec_int(&r, "iteration", res->iteration);
-  rb_rec_int(&r, "setup_minor_faults", res->ru_setup.ru_minflt - res->ru_begin.ru_minflt);
-  rb_rec_int(&r, "run_minor_faults", res->ru_run.ru_minflt - res->ru_run_begin.ru_minflt);
-  rb_rec_int(&r, "max_rss_bytes", static_cast<int64_t>(res->ru_run.ru_maxrss) * 1024);
-  stats_into(&r);
-  rb_rec_emit(&r);
-}
-
 // The cluster view after sample `seq`: one node record per node, node 0 first.
 void print_view(scoped_actor& self, int64_t seq) {
   actor main = self;
@@ -1008,27 +968,6 @@ bool digits(const char* s) {
   return true;
 }
 
-void describe_with_nodes(const rb_driver* d, const char* variant) {
-  char workloads[256] = "[";
-  for (int w = 0; w < RB_NWORKLOADS; w++)
-    if (d->iteration[w])
-      snprintf(workloads + strlen(workloads), sizeof workloads - strlen(workloads), "%s\"%s\"",
-               workloads[1] ? "," : "", rb_workload_names[w]);
-  strcat(workloads, "]");
-  rb_rec r;
-  rb_rec_begin(&r, "describe");
-  rb_rec_int(&r, "contract", 4);
-  rb_rec_str(&r, "name", d->name);
-  rb_rec_str(&r, "runtime", d->runtime);
-  rb_rec_str(&r, "version", d->version);
-  rb_rec_raw(&r, "workloads", workloads);
-  rb_rec_raw(&r, "features", "[\"tokens\",\"continuous\",\"stats\",\"nodes\"]");
-  rb_rec_str(&r, "variant", variant);
-  rb_rec_str(&r, "clock", d->clock ? d->clock : RB_CLOCK);
-  rb_rec_str(&r, "collector", d->collector ? d->collector : "");
-  rb_rec_emit(&r);
-}
-
 } // namespace
 
 int nodes_main(const rb_driver* d, int argc, char** argv) {
@@ -1050,11 +989,7 @@ int nodes_main(const rb_driver* d, int argc, char** argv) {
       return -1;
     variant = variants[v];
   }
-  if (a < argc && strcmp(argv[a], "describe") == 0 && a + 1 == argc) {
-    describe_with_nodes(d, variant);
-    return 0;
-  }
-  if (a + 1 >= argc || strcmp(argv[a], "run") != 0)
+  if (a + 1 >= argc || strcmp(argv[a], "run") != 0) // describe (with `nodes`: rb_driver.nodes) is rb_main's
     return -1;
   const char* workload = argv[a + 1];
   const int w = rb_workload_index(workload);
@@ -1126,6 +1061,7 @@ int nodes_main(const rb_driver* d, int argc, char** argv) {
     if (strcmp(variants[v], variant) == 0)
       p.variant = v;
   p.variant_name = variant;
+  p.nodes = k, p.node_placement = placement;
 
   cl.k = k, cl.placement = placement, cl.cores = p.cores;
   cl.base = "ringbench_caf_" + std::to_string(getpid());
@@ -1159,9 +1095,10 @@ int nodes_main(const rb_driver* d, int argc, char** argv) {
                  p.n);
     if (i <= 0)
       continue;
-    print_result(&p, &res, cross);
+    res.cross_hops = cross;
+    rb_print_result(d, &p, &res);
     if (p.stats)
-      print_stats(&p, &res);
+      rb_print_stats(d, &p, &res);
   }
   fflush(stdout);
   stop_cluster();

@@ -116,6 +116,7 @@ int rb_parse_params(const char *workload, int argc, char *const *argv, int64_t c
     p->workload = (enum rb_workload)w;
     p->workload_name = rb_workload_names[w];
     p->tokens = 1; /* trace's ring has one token; ring sets its own below */
+    p->nodes = 1;  /* one node; a driver with the feature `nodes` sets its own */
     for (int k = 0; k < nk; k++) {
         if (strcmp(defs[k].name, "cores") == 0)
             defs[k].def = cores_default < 1 ? 1 : cores_default > 1024 ? 1024 : cores_default;

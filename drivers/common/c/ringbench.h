@@ -40,6 +40,9 @@ typedef struct rb_params {
     int64_t repeats, warmup, cores, sample_ms, samples, stats; /* the common keys */
     int variant;              /* index into the driver's variant names (0 when it has none) */
     const char *variant_name; /* "" when the driver has no variants */
+    /* a ring across nodes (section 10): set by a driver with the feature (rb_parse_params fills 1, 0;
+     * the library itself runs K = 1 only); results of K > 1 carry nodes, node_placement, cross_hops */
+    int64_t nodes, node_placement;
 } rb_params;
 
 /* The error kinds of section 4, with their exit codes (rb_exit_code). */
@@ -91,6 +94,7 @@ typedef struct rb_result {
     int64_t setup_vcsw, setup_ivcsw, run_vcsw, run_ivcsw;
     /* getrusage before the spawn phase, after it, before the message phase, after it */
     struct rusage ru_begin, ru_setup, ru_run_begin, ru_run;
+    int64_t cross_hops; /* a ring across nodes: the receipts whose sender is on another node */
 } rb_result;
 
 /* Phase brackets. Memory and getrusage are read outside the clock readings that bound a phase, so
@@ -169,6 +173,7 @@ typedef struct rb_driver {
     const char *collector; /* "" when the runtime has none */
     const char *const *variants; /* NULL-terminated names, the first one the default; NULL: none */
     int tokens, continuous, stats; /* describe's features */
+    int nodes;                     /* describe's feature `nodes`: the driver runs K > 1 itself (section 10) */
     int threads_per_process;       /* 1: results carry threads_before/threads_after */
     /* one iteration of each workload the driver offers (NULL: not offered) */
     void (*iteration[RB_NWORKLOADS])(const rb_params *p, rb_result *r);
@@ -185,6 +190,12 @@ int rb_main(const rb_driver *d, int argc, char **argv);
 
 /* the variant chosen by --variant= (the driver's first one by default), "" with none */
 const char *rb_variant(void);
+
+/* The records of one measured iteration, as rb_main's loop prints them: the result (with nodes,
+ * node_placement and cross_hops when p->nodes > 1) and the stats record (the driver's stats_fields
+ * added). For a driver that runs some iterations itself (caf's ring across nodes). */
+void rb_print_result(const rb_driver *d, const rb_params *p, const rb_result *res);
+void rb_print_stats(const rb_driver *d, const rb_params *p, const rb_result *res);
 
 #ifdef __cplusplus
 }

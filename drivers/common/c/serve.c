@@ -28,9 +28,9 @@ static void describe(const rb_driver *d)
             snprintf(workloads + strlen(workloads), sizeof workloads - strlen(workloads), "%s\"%s\"",
                      workloads[1] ? "," : "", rb_workload_names[w]);
     strcat(workloads, "]");
-    const char *names[] = {"tokens", "continuous", "stats"};
-    const int has[] = {d->tokens, d->continuous, d->stats};
-    for (int i = 0; i < 3; i++)
+    const char *names[] = {"tokens", "continuous", "stats", "nodes"};
+    const int has[] = {d->tokens, d->continuous, d->stats, d->nodes};
+    for (int i = 0; i < 4; i++)
         if (has[i])
             snprintf(features + strlen(features), sizeof features - strlen(features), "%s\"%s\"",
                      features[1] ? "," : "", names[i]);
@@ -49,7 +49,7 @@ static void describe(const rb_driver *d)
     rb_rec_emit(&r);
 }
 
-static void print_result(const rb_driver *d, const rb_params *p, const rb_result *res)
+void rb_print_result(const rb_driver *d, const rb_params *p, const rb_result *res)
 {
     const int tree = p->workload == RB_TREE;
     rb_rec r;
@@ -72,7 +72,11 @@ static void print_result(const rb_driver *d, const rb_params *p, const rb_result
     case RB_TREE: rb_rec_int(&r, "n", p->n), rb_rec_int(&r, "fanout", p->fanout); break;
     default: break;
     }
+    if (p->nodes > 1)
+        rb_rec_int(&r, "nodes", p->nodes), rb_rec_int(&r, "node_placement", p->node_placement);
     rb_rec_int(&r, "count", res->count);
+    if (p->nodes > 1)
+        rb_rec_int(&r, "cross_hops", res->cross_hops);
     if (!tree)
         rb_rec_int(&r, "ready", res->ready);
     rb_rec_int(&r, "setup_ns", res->setup_ns);
@@ -100,7 +104,7 @@ static void print_result(const rb_driver *d, const rb_params *p, const rb_result
 
 /* the stats record: what else getrusage tells of each phase (whole process; the context switches
  * are in the result), then the driver's own */
-static void print_stats(const rb_driver *d, const rb_params *p, const rb_result *res)
+void rb_print_stats(const rb_driver *d, const rb_params *p, const rb_result *res)
 {
     const struct rusage *b = &res->ru_begin, *s = &res->ru_setup, *rb = &res->ru_run_begin, *e = &res->ru_run;
     rb_rec r;
@@ -194,9 +198,9 @@ int rb_main(const rb_driver *d, int argc, char **argv)
                        res.ready, want_ready);
         if (i <= 0)
             continue; /* a warm-up prints nothing */
-        print_result(d, &p, &res);
+        rb_print_result(d, &p, &res);
         if (p.stats)
-            print_stats(d, &p, &res);
+            rb_print_stats(d, &p, &res);
     }
     fflush(stdout);
     return 0;
