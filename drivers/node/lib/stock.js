@@ -6,9 +6,9 @@ import { performance } from 'node:perf_hooks';
 import { ENDLESS_TOKEN, HopLog, printSample, tokenStarts } from './contract.js';
 import { Mailbox } from './mailbox.js';
 
-// Ready signals: each process counts one just before its first receive (one event loop, so a
-// plain counter).
-let ready = 0;
+// The gate: each process arrives (counts one) just before its first receive (one event loop, so
+// a plain counter).
+let arrived = 0;
 
 // One process of the ring (and, with main as its successor, of spawn).
 //
@@ -20,7 +20,7 @@ let ready = 0;
 // come back round and sends main the sum. (Few parameters and locals: V8 saves them at each await.)
 async function ringProcess(box, next, main) {
   let count = 0;
-  ready++;
+  arrived++;
   for (;;) {
     const q = box.q;
     const v = q !== null && q.size !== 0 ? q.shift() : await box.wait();
@@ -42,7 +42,7 @@ async function ringProcess(box, next, main) {
 // on a timer while the ring runs (microtasks run before timers), so p0 reads the clock every
 // `laps.every` laps (about every 1,000 hops) and sends main the count when the time has come.
 async function ringHeadContinuous(box, next, laps, main) {
-  ready++;
+  arrived++;
   for (;;) {
     const q = box.q;
     const v = q !== null && q.size !== 0 ? q.shift() : await box.wait();
@@ -59,7 +59,7 @@ async function ringHeadContinuous(box, next, laps, main) {
 }
 
 async function pinger(box, pong, main, m) {
-  ready++;
+  arrived++;
   await box.receive(); // the start signal
   for (let i = 0; i < m; i++) {
     pong.send(1);
@@ -71,7 +71,7 @@ async function pinger(box, pong, main, m) {
 
 async function ponger(box, ping, main) {
   let count = 0;
-  ready++;
+  arrived++;
   while (await box.receive()) {
     count++;
     ping.send(1);
@@ -81,7 +81,7 @@ async function ponger(box, ping, main) {
 
 async function faninReceiver(box, main, total) {
   let count = 0;
-  ready++;
+  arrived++;
   while (count < total) {
     const q = box.q;
     if (q !== null && q.size !== 0) q.shift();
@@ -92,7 +92,7 @@ async function faninReceiver(box, main, total) {
 }
 
 async function faninSender(box, to, m) {
-  ready++;
+  arrived++;
   await box.receive(); // the start signal
   for (let i = 0; i < m; i++) to.send(1); // a send never blocks
 }
@@ -115,7 +115,7 @@ async function treeNode(lo, n, fanout, parent) {
 
 // A ring process of the trace: the token carries its sender's index; each hop is printed here.
 async function traceProcess(i, box, next, main, log) {
-  ready++;
+  arrived++;
   for (;;) {
     const [v, sender] = await box.receive();
     if (v === 0) return; // released after the run
@@ -136,11 +136,11 @@ function mailboxes(n) {
 
 export class Stock {
   constructor() {
-    ready = 0;
+    arrived = 0;
   }
 
   reset() {
-    ready = 0;
+    arrived = 0;
   }
 
   async ring(p, meter) {
@@ -155,7 +155,7 @@ export class Stock {
       if (continuous && i === 0) ringHeadContinuous(boxes[0], next, laps, main);
       else ringProcess(boxes[i], next, main);
     }
-    meter.spawnEnds(ready);
+    meter.spawnEnds(arrived);
     const starts = tokenStarts(p);
     if (continuous) return this.samples(p, boxes, starts, laps, main);
     const v = n * p.m;
@@ -187,7 +187,7 @@ export class Stock {
     meter.spawnBegins();
     const boxes = mailboxes(n);
     for (let i = 0; i < n; i++) ringProcess(boxes[i], main, main);
-    meter.spawnEnds(ready);
+    meter.spawnEnds(arrived);
     for (const box of boxes) box.send(-1); // the stop message: each answers main and ends
     for (let i = 0; i < n; i++) await main.receive();
     return meter.ready;
@@ -200,7 +200,7 @@ export class Stock {
     meter.spawnBegins();
     pinger(a, b, main, p.m);
     ponger(b, a, main);
-    meter.spawnEnds(ready);
+    meter.spawnEnds(arrived);
     meter.runBegins();
     a.send(1);
     await main.receive(); // A is done
@@ -216,7 +216,7 @@ export class Stock {
     faninReceiver(to, main, n * m);
     const boxes = mailboxes(n);
     for (const box of boxes) faninSender(box, to, m);
-    meter.spawnEnds(ready);
+    meter.spawnEnds(arrived);
     meter.runBegins();
     for (const box of boxes) box.send(1); // the start signal
     const count = await main.receive();
@@ -240,7 +240,7 @@ export class Stock {
     meter.spawnBegins();
     const boxes = mailboxes(n);
     for (let i = 0; i < n; i++) traceProcess(i, boxes[i], boxes[(i + 1) % n], main, log);
-    meter.spawnEnds(ready);
+    meter.spawnEnds(arrived);
     meter.runBegins();
     boxes[0].send([n * m, -1]);
     await main.receive();
