@@ -922,7 +922,7 @@ int node_main(int argc, char** argv) {
     else if (key == "--name")
       name = v, ok = ok && strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-") == strlen(v);
     else if (key == "--port")
-      port = atol(v), ok = ok && digits(v) && strlen(v) <= 5 && port >= 1 && port <= 65535;
+      port = atol(v), ok = ok && digits(v) && strlen(v) <= 5 && port <= 65535; // 0: the OS picks
     else if (key == "--cores")
       cores = atol(v), ok = ok && digits(v) && strlen(v) <= 4 && cores >= 1;
     else if (key == "--variant") {
@@ -932,7 +932,7 @@ int node_main(int argc, char** argv) {
     } else
       ok = false;
     if (!ok) {
-      fprintf(stderr, "ringbench-caf: --caf-node: '%s' is not one of --tls=FILE --port=1..65535 --bind=ADDR "
+      fprintf(stderr, "ringbench-caf: --caf-node: '%s' is not one of --tls=FILE --port=0..65535 --bind=ADDR "
                       "--name=[A-Za-z0-9_-]+ --cores=N --variant=stock|tuned\n", argv[a]);
       return 2;
     }
