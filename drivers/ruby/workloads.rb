@@ -133,7 +133,7 @@ class Workloads
           @rt.spawn { ring_process(q, succ, first, main_q) }
         end
       end
-      meter.spawn_ends(collect(main_q, n))
+      meter.spawn_ends(wait_gate(main_q, n))
       starts = token_starts(prm)
       samples(prm, qs, starts, main_q, sampling) if sampling # never returns
       v = n * prm[:m]
@@ -155,7 +155,7 @@ class Workloads
       meter.spawn_begins
       qs = Array.new(n) { Thread::Queue.new }
       qs.each { |q| @rt.spawn { ring_process(q, main_q, false, main_q) } }
-      meter.spawn_ends(collect(main_q, n))
+      meter.spawn_ends(wait_gate(main_q, n))
       qs.each do |q|
         q << -1 # the stop message: the process answers main and ends
         main_q.pop
@@ -175,7 +175,7 @@ class Workloads
       meter.spawn_begins
       @rt.spawn { pinger(aq, bq, main_q, prm[:m]) }
       @rt.spawn { ponger(bq, aq, main_q, result_q) }
-      meter.spawn_ends(collect(main_q, 2))
+      meter.spawn_ends(wait_gate(main_q, 2))
       meter.run_begins
       aq << 1 # the start signal
       main_q.pop # A is done
@@ -196,7 +196,7 @@ class Workloads
       @rt.spawn { fanin_receiver(rq, main_q, n * m) }
       qs = Array.new(n) { Thread::Queue.new }
       qs.each { |q| @rt.spawn { fanin_sender(q, rq, main_q, m) } }
-      meter.spawn_ends(collect(main_q, n + 1))
+      meter.spawn_ends(wait_gate(main_q, n + 1))
       meter.run_begins
       qs.each { |q| q << 1 } # the start signal
       received = main_q.pop
@@ -229,7 +229,7 @@ class Workloads
       meter.spawn_begins
       qs = Array.new(n) { Thread::Queue.new }
       n.times { |i| @rt.spawn { trace_process(i, qs[i], qs[(i + 1) % n], main_q, log) } }
-      meter.spawn_ends(collect(main_q, n))
+      meter.spawn_ends(wait_gate(main_q, n))
       meter.run_begins
       qs[0] << [n * m, -1]
       main_q.pop
@@ -247,7 +247,7 @@ class Workloads
   # compare, one receipt counted, push v - 1 into the successor's queue, pop again.
   def ring_process(q, succ, first, main_q)
     cnt = 0
-    main_q << 1 # ready: about to block in its first receive
+    main_q << 1 # arrive at the gate: about to block in its first receive
     while (v = q.pop)
       if v > 1
         cnt += 1
@@ -359,7 +359,7 @@ class Workloads
     end
   end
 
-  def collect(main_q, count)
+  def wait_gate(main_q, count)
     sum = 0
     count.times { sum += main_q.pop }
     sum
