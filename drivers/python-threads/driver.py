@@ -162,7 +162,7 @@ class Threads(common.Runtime):
         except RuntimeError as e:
             oslimits.start_failed(common.threads_now(), self.planned, e)
 
-    def collect(self, main_q, k):
+    def wait_gate(self, main_q, k):
         """The sum of k messages to main (the arrivals at the gate, one message each)."""
         get = main_q.get
         return sum(get() for _ in range(k))
@@ -192,7 +192,7 @@ class Threads(common.Runtime):
                 self.start(ring_head_continuous, qs[0], sq, main_q, laps)
             else:
                 self.start(ring_process, qs[i], sq, i == 0, main_q)
-        meter.spawn_ends(self.collect(main_q, n))
+        meter.spawn_ends(self.wait_gate(main_q, n))
         starts = common.token_starts(p)
         if continuous:
             return self._samples(p, qs, starts, laps)
@@ -230,7 +230,7 @@ class Threads(common.Runtime):
         qs = [SimpleQueue() for _ in range(n)]
         for q in qs:
             self.start(ring_process, q, main_q, False, main_q)
-        meter.spawn_ends(self.collect(main_q, n))
+        meter.spawn_ends(self.wait_gate(main_q, n))
         get = main_q.get
         for q in qs:  # one at a time: released all at once, n threads would wait for the GIL together
             q.put(-1)  # the stop message: it answers main and exits
@@ -244,7 +244,7 @@ class Threads(common.Runtime):
         meter.spawn_begins()
         self.start(pinger, aq, bq, main_q, p["m"])
         self.start(ponger, bq, aq, main_q, result_q)
-        meter.spawn_ends(self.collect(main_q, 2))
+        meter.spawn_ends(self.wait_gate(main_q, 2))
         meter.run_begins()
         aq.put(1)
         main_q.get()  # A is done
@@ -262,7 +262,7 @@ class Threads(common.Runtime):
         qs = [SimpleQueue() for _ in range(n)]
         for q in qs:
             self.start(fanin_sender, q, rq, main_q, m)
-        meter.spawn_ends(self.collect(main_q, n + 1))
+        meter.spawn_ends(self.wait_gate(main_q, n + 1))
         meter.run_begins()
         for q in qs:
             q.put(1)  # the start signal
@@ -290,7 +290,7 @@ class Threads(common.Runtime):
         qs = [SimpleQueue() for _ in range(n)]
         for i in range(n):
             self.start(trace_process, i, qs[i], qs[(i + 1) % n], main_q, log)
-        meter.spawn_ends(self.collect(main_q, n))
+        meter.spawn_ends(self.wait_gate(main_q, n))
         meter.run_begins()
         qs[0].put((n * m, -1))
         main_q.get()
