@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The driver's own checks: `mvn -o verify` (offline: the build filled the local repository) into a
 # temporary folder, which compiles the family library (javac -Xlint:all -Werror) and the Kotlin
-# sources (kotlinc -Werror -Wextra) and runs src/test/kotlin: the gate (Ready) under concurrency on
-# Dispatchers.Default and on runBlocking's event loop (ReadyTest), ktlint (ktlint_official,
+# sources (kotlinc -Werror -Wextra) and runs src/test/kotlin: the gate (Gate.kt) under concurrency on
+# Dispatchers.Default and on runBlocking's event loop (GateTest), ktlint (ktlint_official,
 # .editorconfig) and detekt (its default rules) over every Kotlin source; the shell scripts
 # (shellcheck, which must be installed);
 # then every workload on both schedulers in the edge cases of the ring (tokens = n spread, a burst

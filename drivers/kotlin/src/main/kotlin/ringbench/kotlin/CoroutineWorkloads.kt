@@ -39,9 +39,9 @@ class CoroutineWorkloads(
         next: Channel<Long>,
         stopTo: Channel<Long>,
         main: Channel<Long>,
-        ready: Ready,
+        gate: Gate,
     ) = launch(processes) {
-        ready.signal()
+        gate.arrive()
         var count = 0L // this process's receipts, for the proof
         while (true) {
             val v = inbox.receive()
@@ -62,15 +62,15 @@ class CoroutineWorkloads(
         runBlocking {
             val n = p.n()
             val value = n.toLong() * p.m()
-            val ready = Ready(n.toLong())
+            val gate = Gate(n.toLong())
             meter.spawnBegins()
             val main = mailbox()
             val inboxes = Array(n) { mailbox() }
             for (i in 0 until n) {
                 val next = inboxes[if (i + 1 == n) 0 else i + 1]
-                ringProc(inboxes[i], next, if (i + 1 == n) main else next, main, ready)
+                ringProc(inboxes[i], next, if (i + 1 == n) main else next, main, gate)
             }
-            meter.spawnEnds(ready.await())
+            meter.spawnEnds(gate.await())
 
             meter.runBegins()
             for (j in 0 until p.tokens()) inboxes[p.entry(j)].send(value)
@@ -94,7 +94,7 @@ class CoroutineWorkloads(
         val injected = CountDownLatch(1)
         thread(isDaemon = true, name = "ring") {
             runBlocking {
-                val ready = Ready(n.toLong())
+                val gate = Gate(n.toLong())
                 meter.spawnBegins()
                 val inboxes = Array(n) { mailbox() }
                 for (i in 0 until n) {
@@ -102,7 +102,7 @@ class CoroutineWorkloads(
                     val next = inboxes[if (i + 1 == n) 0 else i + 1]
                     val counter = if (i == 0) laps else null
                     launch(processes) {
-                        ready.signal()
+                        gate.arrive()
                         while (true) {
                             val v = inbox.receive()
                             counter?.getAndIncrement()
@@ -110,7 +110,7 @@ class CoroutineWorkloads(
                         }
                     }
                 }
-                meter.spawnEnds(ready.await())
+                meter.spawnEnds(gate.await())
                 meter.runBegins()
                 for (j in 0 until p.tokens()) inboxes[p.entry(j)].send(1)
                 injected.countDown()
@@ -131,7 +131,7 @@ class CoroutineWorkloads(
         runBlocking {
             val n = p.n()
             val total = n.toLong() * p.m()
-            val ready = Ready(n.toLong())
+            val gate = Gate(n.toLong())
             meter.spawnBegins()
             val main = mailbox()
             val inboxes = Array(n) { mailbox() }
@@ -140,7 +140,7 @@ class CoroutineWorkloads(
                 val next = inboxes[if (i + 1 == n) 0 else i + 1]
                 val stopTo = if (i + 1 == n) main else next
                 launch(processes) {
-                    ready.signal()
+                    gate.arrive()
                     var count = 0L
                     while (true) {
                         val x = inbox.receive()
@@ -157,7 +157,7 @@ class CoroutineWorkloads(
                     }
                 }
             }
-            meter.spawnEnds(ready.await())
+            meter.spawnEnds(gate.await())
             meter.runBegins()
             inboxes[0].send(total shl FROM_BITS) // from = -1
             main.receive()
@@ -175,16 +175,16 @@ class CoroutineWorkloads(
     ): Long =
         runBlocking {
             val n = p.n()
-            val ready = Ready(n.toLong())
+            val gate = Gate(n.toLong())
             meter.spawnBegins()
             val inboxes = Array(n) { mailbox() }
             for (inbox in inboxes) {
                 launch(processes) {
-                    ready.signal()
+                    gate.arrive()
                     inbox.receive()
                 }
             }
-            val seen = ready.await()
+            val seen = gate.await()
             meter.spawnEnds(seen)
             for (inbox in inboxes) inbox.send(0) // release them; runBlocking waits for their ends
             seen
@@ -198,13 +198,13 @@ class CoroutineWorkloads(
     ): Long =
         runBlocking {
             val m = p.m()
-            val ready = Ready(2)
+            val gate = Gate(2)
             meter.spawnBegins()
             val main = mailbox()
             val a = mailbox()
             val b = mailbox()
             launch(processes) {
-                ready.signal()
+                gate.arrive()
                 a.receive() // start
                 for (i in 0 until m) {
                     b.send(1)
@@ -214,7 +214,7 @@ class CoroutineWorkloads(
                 b.send(-1)
             }
             launch(processes) {
-                ready.signal()
+                gate.arrive()
                 var c = 0L
                 while (b.receive() > 0) {
                     c++
@@ -222,7 +222,7 @@ class CoroutineWorkloads(
                 }
                 main.send(-(c + 1))
             }
-            meter.spawnEnds(ready.await())
+            meter.spawnEnds(gate.await())
             meter.runBegins()
             a.send(1)
             main.receive()
@@ -240,13 +240,13 @@ class CoroutineWorkloads(
         runBlocking {
             val n = p.n()
             val m = p.m()
-            val ready = Ready(n + 1L)
+            val gate = Gate(n + 1L)
             val go = CompletableDeferred<Unit>()
             meter.spawnBegins()
             val main = mailbox()
             val rx = mailbox()
             launch(processes) {
-                ready.signal()
+                gate.arrive()
                 var got = 0L
                 var done = 0
                 while (done < n) {
@@ -256,14 +256,14 @@ class CoroutineWorkloads(
             }
             repeat(n) {
                 launch(processes) {
-                    ready.signal()
+                    gate.arrive()
                     go.await() // the start signal is this sender's first receive
                     var left = m
                     while (left-- > 0) rx.send(1)
                     rx.send(0) // this sender is done
                 }
             }
-            meter.spawnEnds(ready.await())
+            meter.spawnEnds(gate.await())
             meter.runBegins()
             go.complete(Unit)
             val got = -main.receive() - 1

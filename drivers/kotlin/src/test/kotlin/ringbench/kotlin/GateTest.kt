@@ -15,40 +15,40 @@ import kotlin.coroutines.EmptyCoroutineContext
 
 /**
  * The gate under concurrency, on both schedulers the driver runs (Dispatchers.Default's threads,
- * runBlocking's event loop): main wakes only after every process has signalled, exactly once, with
+ * runBlocking's event loop): main wakes only after every process has arrived, exactly once, with
  * the count n; never while one is missing. A lost wake-up fails by the class's timeout.
  */
 @Timeout(120)
-class ReadyTest {
-    /** n processes signal, then suspend in a receive as a ring process does; main awaits the gate. */
+class GateTest {
+    /** n processes arrive, then suspend in a receive as a ring process does; main awaits the gate. */
     private fun round(
         n: Int,
         context: CoroutineContext,
     ) = runBlocking {
-        val ready = Ready(n.toLong())
-        val signalled = AtomicLong()
+        val gate = Gate(n.toLong())
+        val arrived = AtomicLong()
         val inboxes = Array(n) { Channel<Long>(Channel.UNLIMITED) }
         for (i in 0 until n) {
             launch(context) {
-                signalled.incrementAndGet()
-                ready.signal()
+                arrived.incrementAndGet()
+                gate.arrive()
                 inboxes[i].receive()
             }
         }
-        assertEquals(n.toLong(), ready.await())
-        assertEquals(n.toLong(), signalled.get(), "main woke before every process had signalled")
-        assertEquals(n.toLong(), ready.await(), "a second await sees the same count")
+        assertEquals(n.toLong(), gate.await())
+        assertEquals(n.toLong(), arrived.get(), "main woke before every process had arrived")
+        assertEquals(n.toLong(), gate.await(), "a second await sees the same count")
         for (inbox in inboxes) inbox.send(0)
     }
 
     @Test
-    fun everySignalCountsOnManyThreads() {
+    fun everyArrivalCountsOnManyThreads() {
         for (r in 0 until 300) round(1 + r * 37 % 2000, Dispatchers.Default)
         round(200_000, Dispatchers.Default)
     }
 
     @Test
-    fun everySignalCountsOnTheEventLoop() {
+    fun everyArrivalCountsOnTheEventLoop() {
         for (r in 0 until 100) round(1 + r * 37 % 2000, EmptyCoroutineContext)
     }
 
@@ -56,11 +56,11 @@ class ReadyTest {
     fun theGateStaysShutWhileOneIsMissing() =
         runBlocking {
             val n = 1000
-            val ready = Ready(n.toLong())
-            val jobs = (1 until n).map { launch(Dispatchers.Default) { ready.signal() } }
+            val gate = Gate(n.toLong())
+            val jobs = (1 until n).map { launch(Dispatchers.Default) { gate.arrive() } }
             jobs.forEach { it.join() }
-            assertNull(withTimeoutOrNull(200) { ready.await() })
-            ready.signal()
-            assertEquals(n.toLong(), ready.await())
+            assertNull(withTimeoutOrNull(200) { gate.await() })
+            gate.arrive()
+            assertEquals(n.toLong(), gate.await())
         }
 }
