@@ -41,6 +41,7 @@ final class Cluster {
     private final Process[] peers;
     private final CompletableFuture<?>[] hello;
     private volatile boolean closing;
+    boolean remote; // nodes the user started (--hosts): never stopped by this driver
 
     private Cluster(int k, int placement) {
         this.k = k;
@@ -74,6 +75,55 @@ final class Cluster {
                 throw Fail.failure("node " + j + " of " + k + " did not start within " + BOOT_S + " s (stderr has its output)");
             } catch (InterruptedException | ExecutionException e) {
                 throw Fail.failure("node " + j + " of " + k + " could not start: " + e.getMessage());
+            }
+            c.names[j] = name(c.hosts[j]);
+        }
+        return c;
+    }
+
+    /** How long a node on another host may take to answer (reached over TLS, its host actor resolved). */
+    private static final long REACH_S = 30;
+
+    /**
+     * Nodes the user started on other hosts (--hosts; contract section 10, "Nodes on other hosts"): node j
+     * is the j-th of {@code hosts} ({@code name@host:port}); each host actor is resolved over Artery's TLS
+     * transport, told its index and watched. A node that cannot be reached, or that does not complete the TLS
+     * handshake with this one's key and trust stores, is bad input (bad_param), named, with no secret.
+     * These nodes are left running: only this ring's agents on them are stopped.
+     */
+    static Cluster connect(ActorSystem system, List<String> hosts, int k, int placement) {
+        if (hosts.size() != k - 1) {
+            throw Fail.badParam("nodes=" + k + " but the cluster file names " + hosts.size() + " other node(s)");
+        }
+        Cluster c = new Cluster(k, placement);
+        c.remote = true;
+        c.names[0] = name(system);
+        @SuppressWarnings({"unchecked", "rawtypes"})
+        CompletableFuture<ActorRef>[] futures = new CompletableFuture[k];
+        ActorRef registry = system.actorOf(Props.create(Registry.class, () -> new Registry(c, futures)), "registry");
+        java.time.Duration patience = java.time.Duration.ofSeconds(REACH_S);
+        for (int j = 1; j < k; j++) {
+            String h = hosts.get(j - 1);
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("^([A-Za-z0-9_-]+)@([A-Za-z0-9._-]+):(\\d{1,5})$")
+                    .matcher(h);
+            if (!m.matches()) {
+                throw Fail.badParam("node " + j + " of " + k + " is '" + h + "': a Pekko node is name@host:port (the "
+                        + "port its peer listens on, README, \"Nodes on other hosts\")");
+            }
+            String path = "pekko://" + m.group(1) + "@" + m.group(2) + ":" + m.group(3) + "/user/host";
+            try {
+                ActorRef host = system.actorSelection(path).resolveOne(patience).toCompletableFuture()
+                        .get(REACH_S + 5, TimeUnit.SECONDS);
+                org.apache.pekko.pattern.Patterns.ask(host, new Messages.Assign(j), patience).toCompletableFuture()
+                        .get(REACH_S + 5, TimeUnit.SECONDS);
+                c.hello[j] = futures[j] = new CompletableFuture<>();
+                registry.tell(new Hello(j), host); // the registry watches it, as a local peer's hello
+                c.hosts[j] = futures[j].get(REACH_S, TimeUnit.SECONDS);
+            } catch (ExecutionException | TimeoutException | InterruptedException e) {
+                System.err.println("ringbench: node " + j + " (" + h + "): " + e); // stderr: what Pekko said
+                throw Fail.badParam("node " + j + " of " + k + " (" + h + ") could not be reached within " + REACH_S
+                        + " s over Artery's TLS transport: it is not running there, or its key and trust stores do "
+                        + "not accept this node's (README, \"Nodes on other hosts\")");
             }
             c.names[j] = name(c.hosts[j]);
         }
@@ -141,7 +191,7 @@ final class Cluster {
     /** After the last iteration: end the peers (they would end anyway when the driver's pipes close). */
     void close() {
         closing = true;
-        for (Process p : peers) if (p != null) p.destroy();
+        if (!remote) for (Process p : peers) if (p != null) p.destroy();
     }
 
     /**
@@ -223,7 +273,7 @@ final class Cluster {
                     .match(Terminated.class, t -> {
                         if (c.closing) return;
                         for (int j = 1; j < c.k; j++) {
-                            if (t.getActor().equals(c.hosts[j]) || t.getActor().equals(futures[j].getNow(null))) {
+                            if (t.getActor().equals(c.hosts[j]) || futures[j] != null && t.getActor().equals(futures[j].getNow(null))) {
                                 Out.die(Fail.failure("node " + j + " of " + c.k + " (" + c.nameOf(j) + ") went down "
                                         + "(its host actor terminated, existence confirmed " + t.existenceConfirmed()
                                         + ", address terminated " + t.addressTerminated() + "): its ring processes and "

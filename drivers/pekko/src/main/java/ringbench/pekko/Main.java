@@ -28,6 +28,10 @@ public final class Main {
     public static void main(String[] args) {
         // Pekko's own logger prints to System.out; stdout carries the records only (Out writes to fd 1).
         System.setOut(System.err);
+        if (args.length > 0 && args[0].equals("peer")) {
+            Peer.user(args);
+            return;
+        }
         Across.serve(args, DESCRIPTION, Main::prepare, Main::prepareAcross);
     }
 
@@ -63,8 +67,37 @@ public final class Main {
         Nodes.cores = p.cores();
         if (k == 1) return new PekkoWorkloads(system(variant, config(variant, p.cores())));
         Nodes.across = true;
-        ActorSystem system = system(variant, Nodes.remote(config(variant, p.cores())));
-        return new PekkoWorkloads(system, Cluster.start(system, variant, p.cores(), k, placement));
+        String clusterFile = System.getenv("RINGBENCH_CLUSTER");
+        if (clusterFile == null || clusterFile.isEmpty()) {
+            ActorSystem system = system(variant, Nodes.remote(config(variant, p.cores())));
+            return new PekkoWorkloads(system, Cluster.start(system, variant, p.cores(), k, placement));
+        }
+        // Nodes the user started on other hosts (--hosts): the cluster file's hosts= line (its cookie= is
+        // Erlang's and ignored), reached over Artery's TLS transport with the settings of the user's file
+        // ($XDG_CONFIG_HOME/ringbench/pekko-tls.conf, ~/.config by default: no variable, no command line).
+        List<String> hosts = new java.util.ArrayList<>();
+        try {
+            for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of(clusterFile))) {
+                if (line.startsWith("hosts=")) for (String h : line.substring(6).split(",")) if (!h.isBlank()) hosts.add(h.trim());
+            }
+        } catch (java.io.IOException e) {
+            throw Fail.badParam("cannot read the cluster file " + clusterFile + ": " + e.getClass().getSimpleName());
+        }
+        String xdg = System.getenv("XDG_CONFIG_HOME");
+        String tls = (xdg == null || xdg.isEmpty() ? System.getProperty("user.home") + "/.config" : xdg)
+                + "/ringbench/pekko-tls.conf";
+        if (!new java.io.File(tls).isFile()) {
+            throw Fail.badParam("nodes on other hosts need Artery's TLS transport: no settings file " + tls
+                    + " (README, \"Nodes on other hosts\")");
+        }
+        Config settings;
+        try {
+            settings = Nodes.tls(config(variant, p.cores()), tls);
+        } catch (IllegalArgumentException e) {
+            throw Fail.badParam(e.getMessage());
+        }
+        ActorSystem system = system(variant, settings);
+        return new PekkoWorkloads(system, Cluster.connect(system, hosts, k, placement));
     }
 
     private static ActorSystem system(String variant, Config config) {

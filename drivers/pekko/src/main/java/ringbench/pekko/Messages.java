@@ -94,6 +94,13 @@ final class Messages {
     /** A peer node's host to the driver's registry, once its system is up: "node {@code node} is here". */
     record Hello(int node) implements Wire {}
 
+    /**
+     * The driver to the host of a node the user started (--hosts), asked once it is reached: you are node
+     * {@code node} of this driver's ring (trace records and the proof's cross-node receipts name it). The
+     * host replies with it.
+     */
+    record Assign(int node) implements Wire {}
+
     /** The cluster view (continuous mode, stats=1): start its clocks now (asked of every host, which replies with it). */
     enum ViewStart implements Wire { NOW }
 

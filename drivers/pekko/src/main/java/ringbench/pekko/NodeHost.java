@@ -2,6 +2,7 @@ package ringbench.pekko;
 
 import org.apache.pekko.actor.AbstractActor;
 import org.apache.pekko.actor.Props;
+import ringbench.pekko.Messages.Assign;
 import ringbench.pekko.Messages.SpawnOn;
 import ringbench.pekko.Messages.View;
 import ringbench.pekko.Messages.ViewStart;
@@ -26,6 +27,13 @@ final class NodeHost extends AbstractActor {
     public Receive createReceive() {
         return receiveBuilder()
                 .match(SpawnOn.class, this::spawn)
+                .match(Assign.class, a -> {
+                    // A node the user started (--hosts), taken by a driver: its index in that driver's ring.
+                    Nodes.self = a.node();
+                    Nodes.across = true;
+                    inRing = 0;
+                    getSender().tell(a, getSelf());
+                })
                 .match(ViewStart.class, v -> {
                     Nodes.startView();
                     getSender().tell(v, getSelf()); // started

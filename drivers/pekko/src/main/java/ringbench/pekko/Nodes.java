@@ -66,6 +66,30 @@ final class Nodes {
         return ConfigFactory.parseString(s).withFallback(base);
     }
 
+    /**
+     * A system of a ring over nodes on other hosts (--hosts; README, "Nodes on other hosts"): {@link #remote}
+     * with Artery's TLS transport ({@code tls-tcp}, always), over which the settings of the user's file go
+     * (its key store, trust store and their passwords, mutual authentication; its canonical host and port).
+     * The file is read here and nowhere else; its content is never printed.
+     */
+    static Config tls(Config base, String file) {
+        java.io.File f = new java.io.File(file);
+        if (!f.canRead()) throw new IllegalArgumentException("cannot read the TLS settings file " + file);
+        Config user;
+        try {
+            user = ConfigFactory.parseFile(f);
+        } catch (com.typesafe.config.ConfigException e) {
+            throw new IllegalArgumentException("the TLS settings file " + file + " is not HOCON (line "
+                    + (e.origin() == null ? "?" : e.origin().lineNumber()) + ")");
+        }
+        if (!user.hasPath("pekko.remote.artery.ssl.config-ssl-engine.key-store")) {
+            throw new IllegalArgumentException("the TLS settings file " + file
+                    + " sets no pekko.remote.artery.ssl.config-ssl-engine.key-store (README, \"Nodes on other hosts\")");
+        }
+        return ConfigFactory.parseString("pekko.remote.artery.transport = tls-tcp\n")
+                .withFallback(user).withFallback(remote(base)).resolve();
+    }
+
     /** The cluster view's clocks start now (continuous mode, just before the tokens go in). */
     static void startView() {
         viewCpu = Meter.cpu();

@@ -14,6 +14,32 @@ import ringbench.pekko.Messages.Hello;
 public final class Peer {
     private Peer() {}
 
+    /**
+     * A node the user starts on another host for --hosts (README, "Nodes on other hosts"): {@code run.sh peer
+     * <settings file> [cores]}. Its system, "ringbench", listens where the file says (canonical host and port)
+     * over Artery's TLS transport with the file's key and trust stores, the stock variant's settings and
+     * {@code cores} dispatcher threads (default: the CPUs); its host actor waits for drivers. It runs until
+     * stopped (Ctrl-C): a driver that takes it leaves it running.
+     */
+    static void user(String[] args) {
+        if (args.length < 2 || args.length > 3) {
+            System.err.println("usage: run.sh peer <TLS settings file> [cores]");
+            Runtime.getRuntime().halt(2);
+        }
+        try {
+            int cores = args.length == 3 ? Integer.parseInt(args[2]) : Runtime.getRuntime().availableProcessors();
+            Nodes.cores = cores;
+            ActorSystem system = ActorSystem.create("ringbench", Nodes.tls(Main.config("stock", cores), args[1]));
+            system.registerOnTermination(() -> Runtime.getRuntime().halt(1));
+            system.actorOf(NodeHost.props(Cluster.name(system)), "host");
+            System.err.println("ringbench pekko peer: node " + Cluster.name(system) + " (Artery TLS), " + cores
+                    + " dispatcher threads; give it to ringbench as --hosts " + Cluster.name(system));
+        } catch (IllegalArgumentException e) {
+            System.err.println("run.sh peer: " + e.getMessage());
+            Runtime.getRuntime().halt(2);
+        }
+    }
+
     public static void main(String[] args) {
         // Pekko's own logger prints to System.out; stdout is the driver's and carries records only.
         System.setOut(System.err);

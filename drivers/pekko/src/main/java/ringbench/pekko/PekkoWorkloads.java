@@ -13,6 +13,7 @@ import org.apache.pekko.actor.ActorSystem;
 import org.apache.pekko.actor.Props;
 import org.apache.pekko.pattern.Patterns;
 import ringbench.driver.Across;
+import ringbench.driver.Fail;
 import ringbench.driver.Meter;
 import ringbench.driver.Out;
 import ringbench.driver.Params;
@@ -154,6 +155,11 @@ final class PekkoWorkloads implements Across.Spread {
 
     @Override
     public long trace(Params p, Meter meter, boolean print) {
+        if (cluster != null && cluster.remote) {
+            // A process prints its hop line itself, as the token arrives: on another host, to that peer's stdout.
+            throw Fail.unsupported("trace over nodes on other hosts: a hop line is printed where its process runs, "
+                    + "on that host's terminal, not in this driver's output (local nodes: --nodes K)");
+        }
         final int n = p.n();
         final long total = (long) n * p.m();
         Ring ring = spawnAll(meter, n, 1, i -> TraceActor.props(i, n, total, print), successor(n),

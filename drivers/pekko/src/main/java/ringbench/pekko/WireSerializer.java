@@ -7,6 +7,7 @@ import org.apache.pekko.actor.ExtendedActorSystem;
 import org.apache.pekko.serialization.ByteBufferSerializer;
 import org.apache.pekko.serialization.Serialization;
 import org.apache.pekko.serialization.SerializerWithStringManifest;
+import ringbench.pekko.Messages.Assign;
 import ringbench.pekko.Messages.Finished;
 import ringbench.pekko.Messages.Hello;
 import ringbench.pekko.Messages.Kind;
@@ -61,6 +62,7 @@ public final class WireSerializer extends SerializerWithStringManifest implement
         if (o instanceof LinkOn) return "K";
         if (o instanceof Readied) return "D";
         if (o instanceof Hello) return "H";
+        if (o instanceof Assign) return "A";
         if (o instanceof ViewStart) return "V";
         if (o instanceof View) return "W";
         if (o instanceof NodeView) return "N";
@@ -95,6 +97,8 @@ public final class WireSerializer extends SerializerWithStringManifest implement
             b.putLong(r.count());
         } else if (o instanceof Hello h) {
             b.putInt(h.node());
+        } else if (o instanceof Assign a) {
+            b.putInt(a.node());
         } else if (o instanceof NodeView v) {
             string(b, v.name());
             b.putInt(v.values().length);
@@ -135,6 +139,7 @@ public final class WireSerializer extends SerializerWithStringManifest implement
             }
             case "D" -> new Readied(b.getLong());
             case "H" -> new Hello(b.getInt());
+            case "A" -> new Assign(b.getInt());
             case "V" -> ViewStart.NOW;
             case "W" -> View.ASK;
             case "N" -> {
