@@ -104,6 +104,20 @@ def test_the_cluster_file_is_private_and_removed(tmp_path, monkeypatch):
     assert not Path(path).exists()
 
 
+def test_a_ring_kept_private_by_tls_needs_no_cookie_and_gets_none(tmp_path, monkeypatch):
+    """Pekko's and CAF's nodes on other hosts are kept private by TLS (manifest `[nodes] cookie = false`): the
+    orchestrator asks for no cookie and writes no cookie line; Erlang's still needs one."""
+    monkeypatch.delenv("RINGBENCH_COOKIE", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))  # no ~/.erlang.cookie
+    found = drivers.discover()
+    assert not cluster.uses_cookie(found["caf/stock"]) and cluster.uses_cookie(found["erlang/stock"])
+    with cluster.cluster_file(("ringbench@a",), driver=found["caf/stock"]) as path:
+        assert Path(path).read_text() == "hosts=ringbench@a\n"
+    with pytest.raises(cluster.ClusterError, match="no cookie"):
+        with cluster.cluster_file(("ringbench@a",), driver=found["erlang/stock"]):
+            pass
+
+
 def test_hosts_with_no_cookie_is_one_line_and_exit_2(tmp_path, monkeypatch):
     monkeypatch.delenv("RINGBENCH_COOKIE", raising=False)
     r = run_cli(

@@ -635,7 +635,7 @@ void parse_host(peer& pr, const std::string& item) {
 }
 
 // The nodes on other hosts, from the cluster file (section 10: lines key=value; hosts= the other
-// nodes, comma-separated, node j the j-th; cookie= is Erlang's and ignored here).
+// nodes, comma-separated, node j the j-th; no cookie= line: the manifest says cookie = false).
 std::vector<std::string> read_cluster(const char* path) {
   FILE* f = fopen(path, "r");
   if (!f)

@@ -138,16 +138,18 @@ def _check_hosts(cells: list[CellSpec], opts: Options) -> None:
     an unreachable node, a cookie or OTP mismatch is bad input (one line, exit 2) and nothing is stored. A
     driver that starts every node itself (manifest `[nodes] hosts = false`) is refused first, in one line."""
     try:
-        for d in {c.driver.name: c.driver for c in cells if c.params.get("nodes", 1) > 1}.values():
+        drivers = {c.driver.name: c.driver for c in cells if c.params.get("nodes", 1) > 1}.values()
+        for d in drivers:
             if why := cluster.no_hosts(d):
                 raise InputError(why)
-        cluster.cookie(opts.cookie_file)
+        if any(cluster.uses_cookie(d) for d in drivers):
+            cluster.cookie(opts.cookie_file)
     except cluster.ClusterError as e:
         raise InputError(str(e)) from None
     k = cluster.nodes_of(opts.hosts)
     for d in {c.driver.name: c.driver for c in cells if c.params.get("nodes", 1) > 1}.values():
         try:
-            with cluster.cluster_file(opts.hosts, opts.cookie_file) as path:
+            with cluster.cluster_file(opts.hosts, opts.cookie_file, d) as path:
                 run_driver(
                     d, ["run", "ring", f"n={k}", "m=1", f"nodes={k}"], n=k, timeout=120, clean_env=opts.clean_env,
                     cluster=path,

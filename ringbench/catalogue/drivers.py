@@ -94,10 +94,13 @@ class Limit:
 class Remoting:
     """A driver's ring across nodes, its manifest's `[nodes]` table (contract section 10): what carries a message
     to a process on another node, in words ("Erlang distribution", "Pekko Artery"; "" when the manifest does not
-    say), and whether it takes nodes the user started on other hosts (`--hosts`)."""
+    say), whether it takes nodes the user started on other hosts (`--hosts`), and whether those are kept private
+    by a shared cookie (Erlang distribution) rather than by the runtime's own means read from a file the user
+    names (Pekko's and CAF's TLS): without one, the orchestrator reads no cookie and writes none."""
 
     transport: str = ""
     hosts: bool = True
+    cookie: bool = True
 
 
 @dataclass(frozen=True)
@@ -350,11 +353,13 @@ def _remoting(folder: Path, manifest: dict) -> Remoting | None:
     if table is None:
         env = manifest.get("env", {})
         return Remoting() if isinstance(env, dict) and "{cluster}" in env.values() else None
-    ok = isinstance(table, dict) and not set(table) - {"transport", "hosts"}
-    transport, hosts = (table.get("transport", ""), table.get("hosts", True)) if ok else (None, None)
-    if not isinstance(transport, str) or not isinstance(hosts, bool):
-        raise DriverError(f"{folder}/driver.toml: [nodes] takes transport (words) and hosts (true or false)")
-    return Remoting(transport, hosts)
+    ok = isinstance(table, dict) and not set(table) - {"transport", "hosts", "cookie"}
+    transport, hosts, cookie = (
+        (table.get("transport", ""), table.get("hosts", True), table.get("cookie", True)) if ok else (None, None, None)
+    )
+    if not isinstance(transport, str) or not isinstance(hosts, bool) or not isinstance(cookie, bool):
+        raise DriverError(f"{folder}/driver.toml: [nodes] takes transport (words), hosts and cookie (true or false)")
+    return Remoting(transport, hosts, cookie)
 
 
 def _ranked(folder: Path, vname: str, v: dict) -> str:

@@ -85,6 +85,13 @@ def no_hosts(d: Driver) -> str | None:
     return f"{d.name} starts its nodes itself: no --hosts (give --nodes K){who}"
 
 
+def uses_cookie(d: Driver) -> bool:
+    """Whether the nodes of a driver's ring on other hosts are kept private by a shared cookie (the manifest's
+    `[nodes] cookie`, true unless it says otherwise): Erlang distribution's, not Pekko's or CAF's TLS."""
+    r = remoting(d)
+    return r is None or r.cookie
+
+
 def parse_hosts(text: str | tuple[str, ...] | list[str]) -> tuple[str, ...]:
     """`a,b,name@c:4370` → each as `name@host[:port]` (name `ringbench` by default); a node given twice, an
     empty item or one that is not `[name@]host[:port]` is a ClusterError."""
@@ -185,20 +192,21 @@ def sweep_stale() -> list[str]:
 
 
 @contextmanager
-def cluster_file(hosts: tuple[str, ...], cookie_file: str = "") -> Iterator[str]:
+def cluster_file(hosts: tuple[str, ...], cookie_file: str = "", driver: Driver | None = None) -> Iterator[str]:
     """The cluster file for one driver process (its path; "" without hosts), removed afterwards. Its folder is
-    named after this process (pid and start time), so a later run can sweep it if this one is killed first."""
+    named after this process (pid and start time), so a later run can sweep it if this one is killed first.
+    The cookie line only for a driver whose nodes are kept private by one (uses_cookie)."""
     if not hosts:
         yield ""
         return
-    secret = cookie(cookie_file)
+    secret = cookie(cookie_file) if driver is None or uses_cookie(driver) else ""
     sweep_stale()
     folder = tempfile.mkdtemp(prefix=FOLDER_PREFIX + _owner_tag())  # mode 0700
     path = os.path.join(folder, "cluster")
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w") as f:
-            f.write(f"hosts={','.join(hosts)}\ncookie={secret}\n")
+            f.write(f"hosts={','.join(hosts)}\n" + (f"cookie={secret}\n" if secret else ""))
         yield path
     finally:
         shutil.rmtree(folder, ignore_errors=True)

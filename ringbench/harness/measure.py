@@ -210,7 +210,7 @@ def _settled_process(
     # A JIT's floor takes at most JIT_WARMUP_ITERATIONS beyond the cap (the process is stopped once measured).
     asked = cap + repeats + (JIT_WARMUP_ITERATIONS if floor else 0)
     args = _common_args(spec, p, opts, stats_ok) + [f"repeats={asked}", "warmup=0"]
-    with cluster_file(hosts_of(spec, opts), opts.cookie_file) as cluster:
+    with cluster_file(hosts_of(spec, opts), opts.cookie_file, spec.driver) as cluster:
         launch = run_driver(
             spec.driver,
             args,
@@ -310,7 +310,7 @@ def _sample_run(
         return False
 
     timeout = opts.timeout or TIMEOUT_BASE_S + budget * opts.sample_ms / 1e3 * 2 + p["n"] * TIMEOUT_PER_PROCESS_S
-    with cluster_file(hosts_of(spec, opts), opts.cookie_file) as cluster:
+    with cluster_file(hosts_of(spec, opts), opts.cookie_file, spec.driver) as cluster:
         run_driver(
             spec.driver, args, cores=spec.cores, n=p["n"], timeout=timeout, on_record=seen,
             clean_env=opts.clean_env, cluster=cluster,

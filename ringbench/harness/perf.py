@@ -440,7 +440,7 @@ class _Process:
         _sweep_stale()
         with signals_held():  # the files exist only with their owner: made whole, removed on every path
             try:
-                path = self.cluster.enter_context(cluster.cluster_file(req.hosts, req.cookie_file))
+                path = self.cluster.enter_context(cluster.cluster_file(req.hosts, req.cookie_file, req.driver))
             except cluster.ClusterError as e:
                 raise BadCode(str(e)) from None
             self.folder = tempfile.mkdtemp(prefix=f"{TEMP_PREFIX}{os.getpid()}-")
