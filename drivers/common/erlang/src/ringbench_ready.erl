@@ -1,17 +1,19 @@
-%% Ready signals (docs/driver-contract.md, section 3): the spawn phase ends
-%% when the main process knows that every process is blocked in its first
-%% receive. Each process signals immediately before that receive, in one of
+%% The gate (docs/driver-contract.md, section 3): the spawn phase ends when
+%% the main process knows that every process is blocked in its first
+%% receive. Each process arrives immediately before that receive, in one of
 %% the contract's two forms:
 %%
 %%   a message   - the process sends `ready` to main; main counts them
 %%                 (drain/1 while it spawns, wait/2 after)
 %%   a counter   - the process adds one to a shared atomics counter; the one
 %%                 that completes the count sends main `all_ready`, the
-%%                 phase's only message (counter/1, signal/1, await/1)
+%%                 phase's only message (counter/1, arrive/1, await/1)
 %%
 %% The counter costs main one message instead of n; the rings use it.
 -module(ringbench_ready).
--export([drain/1, wait/2, counter/1, signal/1, await/1, await/2]).
+-export([drain/1, wait/2, counter/1, arrive/1, await/1, await/2]).
+%% signal/1: arrive/1's former name, kept while test/ringbench_ready_tests.erl calls it.
+-export([signal/1]).
 -export_type([counter/0]).
 
 -opaque counter() :: {atomics:atomics_ref(), pos_integer(), pid()}.
@@ -33,14 +35,17 @@ wait(Got, N) -> receive ready -> wait(Got + 1, N) end.
 -spec counter(pos_integer()) -> counter().
 counter(N) -> {atomics:new(1, [{signed, false}]), N, self()}.
 
--spec signal(counter()) -> ok.
-signal({Counter, N, Main}) ->
+-spec arrive(counter()) -> ok.
+arrive({Counter, N, Main}) ->
     case atomics:add_get(Counter, 1, 1) of
         N -> Main ! all_ready, ok;
         _ -> ok
     end.
 
-%% Block until every process has signalled; the count seen.
+-spec signal(counter()) -> ok.
+signal(Counter) -> arrive(Counter).
+
+%% Block until every process has arrived; the count seen.
 -spec await(counter()) -> pos_integer().
 await({Counter, _N, _Main}) ->
     receive all_ready -> atomics:get(Counter, 1) end.
