@@ -5,7 +5,7 @@
 %% loop. The family's ringbench_ring wires them into a ring (p(n-1) spawned
 %% first, then p(n-2) ... p0, each with its successor's pid; across nodes a
 %% builder per node), injects the tokens, waits for them and runs the proof.
-%% Every process signals ready on the shared counter (ringbench_ready)
+%% Every process arrives at the gate, the shared counter (ringbench_ready),
 %% immediately before its first receive of the ring loop.
 -module(ringbench_erlang_ring).
 -export([ring/1, continuous/2, trace/2]).
@@ -34,17 +34,17 @@ ring(#{n := N, m := M, tokens := Tokens, burst := Burst} = P) ->
              end,
       proof => fun ringbench_ring:proof/1}.
 
-spawn_ring_process(_I, last, Ready) -> spawn(?MODULE, ring_last, [Ready]);
-spawn_ring_process(_I, Next, Ready) -> spawn(?MODULE, ring_enter, [Next, Ready]).
+spawn_ring_process(_I, last, Gate) -> spawn(?MODULE, ring_last, [Gate]);
+spawn_ring_process(_I, Next, Gate) -> spawn(?MODULE, ring_enter, [Next, Gate]).
 
-ring_enter(Next, Ready) ->
-    ringbench_ready:signal(Ready),
+ring_enter(Next, Gate) ->
+    ringbench_ready:arrive(Gate),
     ring_loop(Next, 0).
 
-ring_last(Ready) ->
+ring_last(Gate) ->
     receive
         {next, First} ->
-            ringbench_ready:signal(Ready),
+            ringbench_ready:arrive(Gate),
             ring_loop(First, 0)
     end.
 
@@ -74,10 +74,10 @@ ring_loop(Next, C) ->
 -spec continuous(ringbench_params:params(), atomics:atomics_ref()) -> fun(() -> ok).
 continuous(#{n := N, tokens := Tokens, burst := Burst} = P, Laps) ->
     Cluster = maps:get(cluster, P, none),
-    Spawn = fun(I, last, Ready) ->
-                    spawn(fun() -> receive {next, First} -> go_on(I, First, Laps, Ready, Cluster) end end);
-               (I, Next, Ready) ->
-                    spawn(fun() -> go_on(I, Next, Laps, Ready, Cluster) end)
+    Spawn = fun(I, last, Gate) ->
+                    spawn(fun() -> receive {next, First} -> go_on(I, First, Laps, Gate, Cluster) end end);
+               (I, Next, Gate) ->
+                    spawn(fun() -> go_on(I, Next, Laps, Gate, Cluster) end)
             end,
     Ring = ringbench_ring:build(N, ringbench_params:token_starts(N, Tokens, Burst), Spawn, Cluster),
     Entries = maps:get(entries, Ring),
@@ -85,12 +85,12 @@ continuous(#{n := N, tokens := Tokens, burst := Burst} = P, Laps) ->
 
 %% p0 counts the laps; across nodes the first process of every other node
 %% counts that node's laps for the cluster view (when it is on).
-go_on(0, Next, Laps, Ready, _Cluster) ->
-    ringbench_ready:signal(Ready), lap_loop(Next, Laps);
-go_on(_I, Next, _Laps, Ready, none) ->
-    ringbench_ready:signal(Ready), forward_loop(Next);
-go_on(I, Next, _Laps, Ready, Cluster) ->
-    ringbench_ready:signal(Ready),
+go_on(0, Next, Laps, Gate, _Cluster) ->
+    ringbench_ready:arrive(Gate), lap_loop(Next, Laps);
+go_on(_I, Next, _Laps, Gate, none) ->
+    ringbench_ready:arrive(Gate), forward_loop(Next);
+go_on(I, Next, _Laps, Gate, Cluster) ->
+    ringbench_ready:arrive(Gate),
     case ringbench_nodes:first_on_node(I, Cluster) andalso ringbench_nodes:laps() of
         false -> forward_loop(Next);
         none -> forward_loop(Next);
@@ -128,10 +128,10 @@ trace(#{n := N, m := M} = P, Kind) ->
                 end,
     Tracer = fun(I) -> #tracer{index = I, n = N, hops = N * M, main = Main,
                                print = Kind =:= measured, node = NodeField(I)} end,
-    Spawn = fun(I, last, Ready) ->
-                    spawn(fun() -> receive {next, First} -> trace_on(Tracer(I), First, Ready) end end);
-               (I, Next, Ready) ->
-                    spawn(fun() -> trace_on(Tracer(I), Next, Ready) end)
+    Spawn = fun(I, last, Gate) ->
+                    spawn(fun() -> receive {next, First} -> trace_on(Tracer(I), First, Gate) end end);
+               (I, Next, Gate) ->
+                    spawn(fun() -> trace_on(Tracer(I), Next, Gate) end)
             end,
     #{setup => fun() ->
                        Ring = ringbench_ring:build(N, [0], Spawn, Cluster),
@@ -143,8 +143,8 @@ trace(#{n := N, m := M} = P, Kind) ->
              end,
       proof => fun ringbench_ring:proof/1}.
 
-trace_on(Tracer, Next, Ready) ->
-    ringbench_ready:signal(Ready),
+trace_on(Tracer, Next, Gate) ->
+    ringbench_ready:arrive(Gate),
     trace_loop(Tracer, Next, 0).
 
 trace_loop(#tracer{index = I, n = N, hops = Hops, main = Main} = T, Next, C) ->
