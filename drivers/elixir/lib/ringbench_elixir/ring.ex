@@ -8,8 +8,8 @@ defmodule RingbenchElixir.Ring do
   p(n-1) first, then p(n-2) … p0, each born knowing its successor; p(n-1), spawned before p0
   exists, learns it from one `{:next, first}` message. Across nodes (`nodes` > 1, contract
   section 10) it runs a builder on each node. It also injects the tokens, waits for them and runs
-  the proof. Every process signals ready on the library's shared counter immediately before its
-  first receive of the ring loop.
+  the proof. Every process arrives at the gate, the library's shared counter, immediately before
+  its first receive of the ring loop.
   """
 
   # Main's registered name (:ringbench_ring.main_name/0): the ring processes need main only on a
@@ -39,20 +39,20 @@ defmodule RingbenchElixir.Ring do
   end
 
   # By module, function and arguments, as the book's chain spawns its counters.
-  defp spawn_ring_process(_i, :last, ready), do: spawn(__MODULE__, :last, [ready])
-  defp spawn_ring_process(_i, next, ready), do: spawn(__MODULE__, :enter, [next, ready])
+  defp spawn_ring_process(_i, :last, gate), do: spawn(__MODULE__, :last, [gate])
+  defp spawn_ring_process(_i, next, gate), do: spawn(__MODULE__, :enter, [next, gate])
 
   @doc false
-  def enter(next, ready) do
-    :ringbench_ready.signal(ready)
+  def enter(next, gate) do
+    :ringbench_ready.arrive(gate)
     loop(next, 0)
   end
 
   @doc false
-  def last(ready) do
+  def last(gate) do
     receive do
       {:next, first} ->
-        :ringbench_ready.signal(ready)
+        :ringbench_ready.arrive(gate)
         loop(first, 0)
     end
   end
@@ -90,15 +90,15 @@ defmodule RingbenchElixir.Ring do
     cluster = Map.get(params, :cluster, :none)
 
     spawner = fn
-      i, :last, ready ->
+      i, :last, gate ->
         spawn(fn ->
           receive do
-            {:next, first} -> go_on(i, first, laps, ready, cluster)
+            {:next, first} -> go_on(i, first, laps, gate, cluster)
           end
         end)
 
-      i, next, ready ->
-        spawn(fn -> go_on(i, next, laps, ready, cluster) end)
+      i, next, gate ->
+        spawn(fn -> go_on(i, next, laps, gate, cluster) end)
     end
 
     starts = :ringbench_params.token_starts(n, tokens, burst)
@@ -108,18 +108,18 @@ defmodule RingbenchElixir.Ring do
 
   # p0 (on node 0) counts the laps; across nodes the first process of every other node counts
   # that node's laps for the cluster view (when it is on: the node's own counter).
-  defp go_on(0, next, laps, ready, _cluster) do
-    :ringbench_ready.signal(ready)
+  defp go_on(0, next, laps, gate, _cluster) do
+    :ringbench_ready.arrive(gate)
     lap_loop(next, laps)
   end
 
-  defp go_on(_i, next, _laps, ready, :none) do
-    :ringbench_ready.signal(ready)
+  defp go_on(_i, next, _laps, gate, :none) do
+    :ringbench_ready.arrive(gate)
     forward_loop(next)
   end
 
-  defp go_on(i, next, _laps, ready, cluster) do
-    :ringbench_ready.signal(ready)
+  defp go_on(i, next, _laps, gate, cluster) do
+    :ringbench_ready.arrive(gate)
 
     with true <- :ringbench_nodes.first_on_node(i, cluster),
          node_laps when node_laps != :none <- :ringbench_nodes.laps() do
@@ -178,15 +178,15 @@ defmodule RingbenchElixir.Ring do
     end
 
     spawner = fn
-      i, :last, ready ->
+      i, :last, gate ->
         spawn(fn ->
           receive do
-            {:next, first} -> trace_on(tracer.(i), first, ready)
+            {:next, first} -> trace_on(tracer.(i), first, gate)
           end
         end)
 
-      i, next, ready ->
-        spawn(fn -> trace_on(tracer.(i), next, ready) end)
+      i, next, gate ->
+        spawn(fn -> trace_on(tracer.(i), next, gate) end)
     end
 
     %{
@@ -205,8 +205,8 @@ defmodule RingbenchElixir.Ring do
     }
   end
 
-  defp trace_on(tracer, next, ready) do
-    :ringbench_ready.signal(ready)
+  defp trace_on(tracer, next, gate) do
+    :ringbench_ready.arrive(gate)
     trace_loop(tracer, next, 0)
   end
 
