@@ -409,3 +409,19 @@ def test_the_ring_crosses_nodes_over_tls_distribution_and_a_bad_certificate_is_o
     assert "could not connect" in cell["reason"] and "inet_tls" in cell["reason"], cell["reason"]
     assert "\n" not in cell["reason"] and "erpc" not in cell["reason"]
     assert procs.left(10) == set()
+
+
+def test_the_default_timeout_allows_for_hops_that_cross_nodes():
+    """A hop to another node costs what the runtime's remoting and the loopback stack cost (Pekko's: over
+    100 µs on a loaded machine), so a ring across nodes gets an allowance per crossing, the untimed proof
+    lap included; a ring on one node keeps the per-hop one."""
+    from ringbench.harness.spec import TIMEOUT_PER_CROSS_HOP_S, CellSpec
+
+    pekko = drivers.discover()["pekko/stock"]
+    ring = workloads.get("ring")
+    one = CellSpec(pekko, ring, {"n": 10_000, "m": 2, "tokens": 1}, "1")
+    across = CellSpec(pekko, ring, {"n": 10_000, "m": 2, "tokens": 1, "nodes": 2, "node_placement": 1}, "1")
+    contiguous = CellSpec(pekko, ring, {"n": 10_000, "m": 2, "tokens": 1, "nodes": 2, "node_placement": 0}, "1")
+    crossings = 10_000 * 2 + 10_000  # every edge (p9,999 is on node 1, p0 on node 0): two laps and the proof
+    assert across.timeout(3, None) - one.timeout(3, None) == pytest.approx(3 * crossings * TIMEOUT_PER_CROSS_HOP_S)
+    assert contiguous.timeout(3, None) - one.timeout(3, None) == pytest.approx(3 * 6 * TIMEOUT_PER_CROSS_HOP_S)
