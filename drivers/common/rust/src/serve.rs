@@ -187,7 +187,7 @@ fn check(p: &Params, out: &Out) -> Result<(), Fail> {
     match p.expected_ready() {
         Some(r) if out.ready != r => fail(
             Kind::Failure,
-            format!("{}: the spawn phase ended with {} ready signals, {} expected", p.workload.name(), out.ready, r),
+            format!("{}: the spawn phase ended with {} gate arrivals, {} expected", p.workload.name(), out.ready, r),
         ),
         _ => Ok(()),
     }
