@@ -8,8 +8,8 @@
  *   end_put_many(e, m) / end_take_many(e)  to and from a process several may send to at once
  *   main_prepare(p), main_reserve(k)       the main process's receiving end
  *   tell_main(m), main_take()              a value to main, main's receive
- *   signal_main(), wait_signal()           a bare signal to main (a token finished, a spawned
- *                                          process is ready), and main's wait for one
+ *   signal_main(), wait_signal()           a bare signal to main (a token finished), and main's
+ *                                          wait for one
  *
  * and FAMILY, the name of the family_t this file defines. Each family's thread bodies are
  * compiled with its own calls inlined: a hop makes no indirect call.
@@ -243,12 +243,12 @@ static void continuous(const rb_params *p)
 
 /* ----------------------------------------------------------------------- spawn */
 
-/* an idle process: signals main (one signal each, counted by main), then blocks in its receive
- * until released */
+/* an idle process: arrives at the gate, as a ring process does, then blocks in its receive until
+ * released */
 static void *spawn_thread(void *arg)
 {
     proc_t *self = (proc_t *)arg;
-    signal_main();
+    arrive();
     for (;;)
         if (end_take(&self->end).kind == M_QUIT)
             return NULL;
@@ -258,16 +258,15 @@ static void spawn(const rb_params *p, rb_result *r)
 {
     const int64_t n = p->n;
     g_p = p, g_n = n;
-    main_reserve(n + 1);
+    main_reserve(2); /* the gate's one message */
 
     rb_spawn_begin(r);
     proc_t *procs = alloc_procs(n, 2); /* the receiving end a one-token ring process has */
+    atomic_store(&g_gate_arrived, 0);
+    g_gate_want = n;
     for (int64_t i = 0; i < n; i++)
         start_thread(&procs[i].tid, spawn_thread, &procs[i], i, n);
-    for (int64_t i = 0; i < n; i++) {
-        wait_signal(); /* a process is ready */
-        r->ready++;
-    }
+    gate_wait(n, r); /* the same boundary as the ring's spawn phase (ring_spawn) */
     rb_spawn_end(r);
     r->count = r->ready;
 
