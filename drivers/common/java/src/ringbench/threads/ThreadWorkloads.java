@@ -105,21 +105,21 @@ public final class ThreadWorkloads implements Workloads {
     /** A ring process. A token is a value v >= 1; the stop message is -(sum+1); main hears 0 per finished token. */
     static final class RingProc implements Runnable {
         final Box in, next, stopTo, main;
-        final Ready ready;
+        final Gate gate;
 
-        RingProc(Box in, Box next, Box stopTo, Box main, Ready ready) {
+        RingProc(Box in, Box next, Box stopTo, Box main, Gate gate) {
             this.in = in;
             this.next = next;
             this.stopTo = stopTo;
             this.main = main;
-            this.ready = ready;
+            this.gate = gate;
         }
 
         @Override
         public void run() {
             final Box in = this.in, next = this.next, main = this.main;
             in.bind();
-            ready.signal();
+            gate.arrive();
             long count = 0; // this process's receipts, for the proof
             for (;;) {
                 long v = in.take();
@@ -140,7 +140,7 @@ public final class ThreadWorkloads implements Workloads {
         final int n = p.n(), tokens = p.tokens();
         final long value = (long) n * p.m();
         Box[] boxes = new Box[n];
-        Ready ready = new Ready(n);
+        Gate gate = new Gate(n);
 
         meter.spawnBegins();
         Box main = newSharedBox();
@@ -148,9 +148,9 @@ public final class ThreadWorkloads implements Workloads {
         for (int i = 0; i < n; i++) boxes[i] = newBox();
         for (int i = 0; i < n; i++) {
             Box next = boxes[i + 1 == n ? 0 : i + 1];
-            procs[i] = spawn(new RingProc(boxes[i], next, i + 1 == n ? main : next, main, ready), i, n);
+            procs[i] = spawn(new RingProc(boxes[i], next, i + 1 == n ? main : next, main, gate), i, n);
         }
-        meter.spawnEnds(ready.await());
+        meter.spawnEnds(gate.await());
 
         meter.runBegins();
         for (int j = 0; j < tokens; j++) boxes[p.entry(j)].put(value);
@@ -167,13 +167,13 @@ public final class ThreadWorkloads implements Workloads {
     static final class LoopProc implements Runnable {
         final Box in, next;
         final AtomicLong laps; // only p0's is non-null
-        final Ready ready;
+        final Gate gate;
 
-        LoopProc(Box in, Box next, AtomicLong laps, Ready ready) {
+        LoopProc(Box in, Box next, AtomicLong laps, Gate gate) {
             this.in = in;
             this.next = next;
             this.laps = laps;
-            this.ready = ready;
+            this.gate = gate;
         }
 
         @Override
@@ -181,7 +181,7 @@ public final class ThreadWorkloads implements Workloads {
             final Box in = this.in, next = this.next;
             final AtomicLong laps = this.laps;
             in.bind();
-            ready.signal();
+            gate.arrive();
             for (;;) {
                 long v = in.take();
                 if (laps != null) laps.getAndIncrement();
@@ -194,14 +194,14 @@ public final class ThreadWorkloads implements Workloads {
     public LongSupplier ringForever(Params p, Meter meter) {
         final int n = p.n();
         Box[] boxes = new Box[n];
-        Ready ready = new Ready(n);
+        Gate gate = new Gate(n);
         AtomicLong laps = new AtomicLong();
         meter.spawnBegins();
         for (int i = 0; i < n; i++) boxes[i] = newBox();
         for (int i = 0; i < n; i++) {
-            spawn(new LoopProc(boxes[i], boxes[i + 1 == n ? 0 : i + 1], i == 0 ? laps : null, ready), i, n);
+            spawn(new LoopProc(boxes[i], boxes[i + 1 == n ? 0 : i + 1], i == 0 ? laps : null, gate), i, n);
         }
-        meter.spawnEnds(ready.await());
+        meter.spawnEnds(gate.await());
         meter.runBegins();
         for (int j = 0; j < p.tokens(); j++) boxes[p.entry(j)].put(1);
         return () -> laps.get() * n;
@@ -215,9 +215,9 @@ public final class ThreadWorkloads implements Workloads {
         final long total;
         final boolean print;
         final Box in, next, stopTo, main;
-        final Ready ready;
+        final Gate gate;
 
-        TraceProc(int idx, int n, long total, boolean print, Box in, Box next, Box stopTo, Box main, Ready ready) {
+        TraceProc(int idx, int n, long total, boolean print, Box in, Box next, Box stopTo, Box main, Gate gate) {
             this.idx = idx;
             this.n = n;
             this.total = total;
@@ -226,13 +226,13 @@ public final class ThreadWorkloads implements Workloads {
             this.next = next;
             this.stopTo = stopTo;
             this.main = main;
-            this.ready = ready;
+            this.gate = gate;
         }
 
         @Override
         public void run() {
             in.bind();
-            ready.signal();
+            gate.arrive();
             long count = 0;
             for (;;) {
                 long x = in.take();
@@ -258,15 +258,15 @@ public final class ThreadWorkloads implements Workloads {
         final long total = (long) n * p.m();
         Box[] boxes = new Box[n];
         Thread[] procs = new Thread[n];
-        Ready ready = new Ready(n);
+        Gate gate = new Gate(n);
         meter.spawnBegins();
         Box main = newSharedBox();
         for (int i = 0; i < n; i++) boxes[i] = newBox();
         for (int i = 0; i < n; i++) {
             Box next = boxes[i + 1 == n ? 0 : i + 1];
-            procs[i] = spawn(new TraceProc(i, n, total, print, boxes[i], next, i + 1 == n ? main : next, main, ready), i, n);
+            procs[i] = spawn(new TraceProc(i, n, total, print, boxes[i], next, i + 1 == n ? main : next, main, gate), i, n);
         }
-        meter.spawnEnds(ready.await());
+        meter.spawnEnds(gate.await());
         meter.runBegins();
         boxes[0].put(total << 7); // from = -1
         main.take();
@@ -279,7 +279,7 @@ public final class ThreadWorkloads implements Workloads {
 
     // ----------------------------------------------------------------- spawn
 
-    /** spawn: each process's ready signal is a message to main, sent just before its one receive. */
+    /** spawn: each process's arrival is a message to main, sent just before its one receive. */
     @Override
     public long spawn(Params p, Meter meter) throws InterruptedException {
         final int n = p.n();
@@ -308,12 +308,12 @@ public final class ThreadWorkloads implements Workloads {
     @Override
     public long pingpong(Params p, Meter meter) throws InterruptedException {
         final long m = p.m();
-        Ready ready = new Ready(2);
+        Gate gate = new Gate(2);
         meter.spawnBegins();
         final Box main = newSharedBox(), a = newBox(), b = newBox();
         Thread ta = spawn(() -> {
             a.bind();
-            ready.signal();
+            gate.arrive();
             a.take(); // start
             for (long i = 0; i < m; i++) {
                 b.forward(a, 1);
@@ -324,7 +324,7 @@ public final class ThreadWorkloads implements Workloads {
         }, 0, 2);
         Thread tb = spawn(() -> {
             b.bind();
-            ready.signal();
+            gate.arrive();
             long c = 0;
             for (;;) {
                 long v = b.take();
@@ -334,7 +334,7 @@ public final class ThreadWorkloads implements Workloads {
             }
             main.forward(b, -(c + 1));
         }, 1, 2);
-        meter.spawnEnds(ready.await());
+        meter.spawnEnds(gate.await());
         meter.runBegins();
         a.put(1);
         main.take();
@@ -352,13 +352,13 @@ public final class ThreadWorkloads implements Workloads {
         final int n = p.n();
         final long m = p.m();
         Thread[] procs = new Thread[n + 1];
-        Ready ready = new Ready(n + 1L);
+        Gate gate = new Gate(n + 1L);
         CountDownLatch go = new CountDownLatch(1);
         meter.spawnBegins();
         final Box main = newSharedBox(), rx = newSharedBox();
         procs[n] = spawn(() -> {
             rx.bind();
-            ready.signal();
+            gate.arrive();
             long got = 0, done = 0;
             while (done < n) {
                 if (rx.take() > 0) got++;
@@ -368,7 +368,7 @@ public final class ThreadWorkloads implements Workloads {
         }, 0, n + 1L);
         for (int i = 0; i < n; i++) {
             procs[i] = spawn(() -> {
-                ready.signal();
+                gate.arrive();
                 try {
                     go.await(); // the start signal is this sender's first receive
                 } catch (InterruptedException e) {
@@ -378,7 +378,7 @@ public final class ThreadWorkloads implements Workloads {
                 rx.put(0); // this sender is done
             }, i + 1L, n + 1L);
         }
-        meter.spawnEnds(ready.await());
+        meter.spawnEnds(gate.await());
         meter.runBegins();
         go.countDown();
         long got = -main.take() - 1;

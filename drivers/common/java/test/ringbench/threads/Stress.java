@@ -10,7 +10,7 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * A randomized stress test of the hand-written primitives: ParkBox (the MPSC
  * mailbox, its cell reuse and its park/unpark hand-shake), SlotBox (the
- * hand-off slot with its two writers) and Ready, on platform or virtual threads.
+ * hand-off slot with its two writers) and Gate, on platform or virtual threads.
  * Each round draws its sizes and its timing perturbations from a seeded random
  * source, checks every value that went in came out (in order per sender), and
  * must end within a deadline: a lost wake-up shows as a round that never ends.
@@ -46,7 +46,7 @@ final class Stress {
                 case 1 -> ring(r, false);
                 case 2 -> ring(r, true);
                 case 3 -> twoWriters(r);
-                default -> ready(r);
+                default -> gate(r);
             };
             String name = current.substring(0, current.indexOf(' '));
             long[] d = done.computeIfAbsent(name, k -> new long[2]);
@@ -134,7 +134,7 @@ final class Stress {
     }
 
     /**
-     * The ring exactly as the driver runs it (RingProc, Ready, main's mailbox): N
+     * The ring exactly as the driver runs it (RingProc, Gate, main's mailbox): N
      * processes, T tokens spread or in a burst, M laps; with slots, the hand-off,
      * where tokens meet at full slots and writers park.
      */
@@ -144,14 +144,14 @@ final class Stress {
         current = (slots ? "slot-ring" : "park-ring") + " n=" + n + " tokens=" + tokens + " m=" + m + " burst=" + burst;
         Box[] boxes = new Box[n];
         Thread[] ts = new Thread[n];
-        Ready ready = new Ready(n);
+        Gate gate = new Gate(n);
         Box main = new ParkBox();
         for (int i = 0; i < n; i++) boxes[i] = slots ? new SlotBox() : new ParkBox();
         for (int i = 0; i < n; i++) {
             Box next = boxes[i + 1 == n ? 0 : i + 1];
-            ts[i] = start(new ThreadWorkloads.RingProc(boxes[i], next, i + 1 == n ? main : next, main, ready));
+            ts[i] = start(new ThreadWorkloads.RingProc(boxes[i], next, i + 1 == n ? main : next, main, gate));
         }
-        check(ready.await() == n, "ready count");
+        check(gate.await() == n, "gate count");
         long value = (long) n * m;
         for (int j = 0; j < tokens; j++) boxes[burst ? 0 : (int) ((long) j * n / tokens)].put(value);
         for (int j = 0; j < tokens; j++) check(main.take() == 0, "a finished token reports 0");
@@ -207,23 +207,23 @@ final class Stress {
         return 2L * each;
     }
 
-    /** Ready: K processes signal at once; await returns only when it has seen all K. */
-    private static long ready(SplittableRandom r) throws InterruptedException {
+    /** Gate: K processes arrive at once; await returns only when it has seen all K. */
+    private static long gate(SplittableRandom r) throws InterruptedException {
         int k = 1 + r.nextInt(500);
-        current = "ready k=" + k;
-        Ready ready = new Ready(k);
-        AtomicLong signalled = new AtomicLong();
+        current = "gate k=" + k;
+        Gate gate = new Gate(k);
+        AtomicLong arrived = new AtomicLong();
         Thread[] ts = new Thread[k];
         for (int i = 0; i < k; i++) {
             final SplittableRandom pr = r.split();
             ts[i] = start(() -> {
                 jitter(pr, 3);
-                signalled.incrementAndGet();
-                ready.signal();
+                arrived.incrementAndGet();
+                gate.arrive();
             });
         }
-        long seen = ready.await();
-        check(seen == k && signalled.get() == k, "await returned after " + seen + " of " + k + " signals");
+        long seen = gate.await();
+        check(seen == k && arrived.get() == k, "await returned after " + seen + " of " + k + " arrivals");
         for (Thread t : ts) t.join();
         return k;
     }

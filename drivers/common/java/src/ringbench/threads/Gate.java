@@ -4,18 +4,18 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * The ready signals of a spawn phase: each process calls signal() immediately
- * before its first blocking receive; the main thread waits in await() until it
- * has seen them all and reports the count it saw.
+ * The gate of a spawn phase: each process calls arrive() immediately before its
+ * first blocking receive; the main thread waits in await() until it has seen
+ * every arrival and reports the count it saw.
  */
-final class Ready {
+final class Gate {
     private final AtomicLong seen = new AtomicLong();
     private final long wanted;
     private final Thread waiter = Thread.currentThread();
 
-    Ready(long wanted) { this.wanted = wanted; }
+    Gate(long wanted) { this.wanted = wanted; }
 
-    void signal() {
+    void arrive() {
         if (seen.incrementAndGet() == wanted) LockSupport.unpark(waiter);
     }
 
