@@ -399,7 +399,7 @@ times({SetupNs, SetupCpuNs, {SetupV, SetupI}}, {RunNs, RunCpuNs, {RunV, RunI}}) 
 
 %% {{WallNs, CpuNs, {VoluntarySwitches, InvoluntarySwitches}}, what the phase
 %% returned}. A phase the workload does not have takes no time and switches
-%% nothing; a missing setup leaves no ready signals and no state. The context
+%% nothing; a missing setup leaves no arrivals and no state. The context
 %% switches are read outside both clocks (first at the start, last at the
 %% end), so their read is in neither figure.
 timed(none, []) -> {{0, 0, {0, 0}}, {0, undefined}};

@@ -12,8 +12,6 @@
 %% The counter costs main one message instead of n; the rings use it.
 -module(ringbench_ready).
 -export([drain/1, wait/2, counter/1, arrive/1, await/1, await/2]).
-%% signal/1: arrive/1's former name, kept while test/ringbench_ready_tests.erl calls it.
--export([signal/1]).
 -export_type([counter/0]).
 
 -opaque counter() :: {atomics:atomics_ref(), pos_integer(), pid()}.
@@ -41,9 +39,6 @@ arrive({Counter, N, Main}) ->
         N -> Main ! all_ready, ok;
         _ -> ok
     end.
-
--spec signal(counter()) -> ok.
-signal(Counter) -> arrive(Counter).
 
 %% Block until every process has arrived; the count seen.
 -spec await(counter()) -> pos_integer().

@@ -6,12 +6,12 @@
 %%
 %% Main spawns p(n-1) first, then p(n-2) ... p0, so each process gets its
 %% successor's pid at birth; p(n-1), spawned before p0 exists, gets p0's pid
-%% in one {next, First} message. Every process signals ready on a shared
-%% counter (ringbench_ready) immediately before its first receive.
+%% in one {next, First} message. Every process arrives at a shared gate (the
+%% counter of ringbench_ready) immediately before its first receive.
 %%
 %% Across nodes (nodes > 1, contract section 10; the nodes are
 %% ringbench_nodes'): a builder on each node spawns that node's processes the
-%% same way, in parallel, with the node's own ready counter; a process whose
+%% same way, in parallel, with the node's own gate; a process whose
 %% successor lives on another node (or is p0) is spawned waiting for it, as
 %% p(n-1) is, and main sends it its successor once every node has built. Main
 %% is reached by one registered name (main_name/0), a relay on every other
@@ -32,12 +32,12 @@
 -define(MAIN, ringbench_ring_main).
 
 %% A built ring: p0, the pid each token goes in at (in token order), the
-%% ready signals seen, the node of p(n-1) (p0's predecessor, for the proof's
+%% arrivals the gate saw, the node of p(n-1) (p0's predecessor, for the proof's
 %% cross-node count) and the nodes' builders (none on one node).
 -type ring() :: #{first := pid(), entries := [pid()], ready := pos_integer(),
                   last_node := node(), builders := [pid()]}.
-%% Spawner(I, Next, Ready) spawns p(I) with its successor (Next = last: a
-%% process that waits for {next, Pid} first) and the ready counter.
+%% Spawner(I, Next, Gate) spawns p(I) with its successor (Next = last: a
+%% process that waits for {next, Pid} first) and the gate.
 -type spawner() :: fun((non_neg_integer(), pid() | last, ringbench_ready:counter()) -> pid()).
 
 %% The registered name the ring processes reach main by.
@@ -69,17 +69,17 @@ crossed(From, Cross, _C) when From =:= node() -> Cross;
 crossed(_From, Cross, C) -> Cross + C.
 
 %% Spawns p(n-1), then p(n-2) ... p0, and closes the ring; returns it once
-%% every process has signalled ready. Starts: the index each token goes in
+%% every process has arrived at the gate. Starts: the index each token goes in
 %% at, ascending (ringbench_params:token_starts/3).
 -spec build(pos_integer(), [non_neg_integer()], spawner(), ringbench_nodes:cluster() | none) -> ring().
 build(N, Starts, Spawn, none) ->
-    Ready = ringbench_ready:counter(N),
-    Last = Spawn(N - 1, last, Ready),
+    Gate = ringbench_ready:counter(N),
+    Last = Spawn(N - 1, last, Gate),
     {Starts1, Entries} = entries(N - 1, Last, lists:reverse(Starts), []),
-    {First, AllEntries} = spawn_down(N - 2, Last, fun(I, Next) -> Spawn(I, Next, Ready) end,
+    {First, AllEntries} = spawn_down(N - 2, Last, fun(I, Next) -> Spawn(I, Next, Gate) end,
                                      Starts1, Entries),
     Last ! {next, First},
-    #{first => First, entries => AllEntries, ready => ringbench_ready:await(Ready),
+    #{first => First, entries => AllEntries, ready => ringbench_ready:await(Gate),
       last_node => node(), builders => []};
 %% Across nodes: every node's builder spawns its processes at once; main
 %% joins the open ends (a process whose successor is elsewhere gets it in a
@@ -94,8 +94,8 @@ build(N, Starts, Spawn, Cluster) ->
     Heads = maps:from_list(lists:append([H || {_, H, _} <- Built])),
     [Pid ! {next, maps:get((I + 1) rem N, Heads)} || {Open, _, _} <- Built, {I, Pid} <- Open],
     At = maps:from_list(lists:append([E || {_, _, E} <- Built])),
-    Ready = lists:sum([receive {ready, B, R} -> R end || B <- Builders]),
-    #{first => maps:get(0, Heads), entries => [maps:get(S, At) || S <- Starts], ready => Ready,
+    Arrived = lists:sum([receive {ready, B, R} -> R end || B <- Builders]),
+    #{first => maps:get(0, Heads), entries => [maps:get(S, At) || S <- Starts], ready => Arrived,
       last_node => lists:nth(ringbench_nodes:node_of(N - 1, Cluster) + 1, Nodes),
       builders => Builders}.
 
@@ -126,12 +126,12 @@ builder(Main, J, Cluster, Starts, Spawn) ->
     Mine = ringbench_nodes:indices(J, Cluster),
     N = ringbench_nodes:ring_size(Cluster),
     Wanted = maps:from_list([{S, true} || S <- Starts, ringbench_nodes:node_of(S, Cluster) =:= J]),
-    Ready = ringbench_ready:counter(length(Mine)),
+    Gate = ringbench_ready:counter(length(Mine)),
     {Open, Heads, Entries, All} = spawn_block(Mine, none, #{n => N, j => J, cluster => Cluster,
-                                                            spawn => Spawn, ready => Ready,
+                                                            spawn => Spawn, gate => Gate,
                                                             wanted => Wanted}, {[], [], [], []}),
     Main ! {built, self(), Open, Heads, Entries},
-    case ringbench_ready:await(Ready, Monitor) of
+    case ringbench_ready:await(Gate, Monitor) of
         down -> [exit(P, kill) || P <- All], ok;
         Count ->
             Main ! {ready, self(), Count},
@@ -142,12 +142,12 @@ builder(Main, J, Cluster, Starts, Spawn) ->
     end.
 
 spawn_block([], _Prev, _B, Acc) -> Acc;
-spawn_block([I | Rest], Prev, #{n := N, j := J, cluster := C, spawn := Spawn, ready := Ready,
+spawn_block([I | Rest], Prev, #{n := N, j := J, cluster := C, spawn := Spawn, gate := Gate,
                                  wanted := Wanted} = B, {Open, Heads, Entries, All}) ->
     Succ = (I + 1) rem N,
     {Pid, Open1} = case Prev of
-                       {Succ, SuccPid} -> {Spawn(I, SuccPid, Ready), Open};
-                       _ -> Last = Spawn(I, last, Ready), {Last, [{I, Last} | Open]}
+                       {Succ, SuccPid} -> {Spawn(I, SuccPid, Gate), Open};
+                       _ -> Last = Spawn(I, last, Gate), {Last, [{I, Last} | Open]}
                    end,
     Head = I =:= 0 orelse ringbench_nodes:node_of(I - 1, C) =/= J,
     Heads1 = case Head of true -> [{I, Pid} | Heads]; false -> Heads end,
