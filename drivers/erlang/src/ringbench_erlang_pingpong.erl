@@ -1,6 +1,6 @@
 %% pingpong: two processes, A sends ping to B, B answers pong; m round trips.
 %% A is spawned first and learns B's pid from its start message, so neither
-%% needs a set-up message: each signals ready and blocks at once.
+%% needs a set-up message: each arrives at the gate and blocks at once.
 -module(ringbench_erlang_pingpong).
 -export([pingpong/1]).
 
