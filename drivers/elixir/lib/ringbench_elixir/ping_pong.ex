@@ -2,7 +2,7 @@ defmodule RingbenchElixir.PingPong do
   @moduledoc """
   pingpong: two processes; A sends `:ping` to B, B answers `:pong`; m round trips, counted by B.
   A is spawned first and learns B's pid from its start message, so neither needs a set-up
-  message: each signals ready and blocks at once.
+  message: each arrives at the gate and blocks at once.
   """
 
   def pingpong(%{m: m}) do
