@@ -60,7 +60,7 @@ int rb_parse_params(const char *workload, int argc, char *const *argv, int64_t c
                     char *msg, size_t cap);
 
 int64_t rb_expected_count(const rb_params *p); /* the count a run must prove (section 3) */
-int64_t rb_expected_ready(const rb_params *p); /* the ready signals of its spawn phase; -1 for tree */
+int64_t rb_expected_ready(const rb_params *p); /* arrivals at its spawn phase's gate; -1 for tree */
 int64_t rb_processes(const rb_params *p);      /* the processes it spawns (tree: (fanout*n - 1)/(fanout - 1)) */
 int64_t rb_inject_at(const rb_params *p, int64_t j); /* ring: the process token j enters at (burst: 0) */
 
@@ -87,7 +87,7 @@ static inline int64_t rb_cpu_ns(void) { return rb_clock_ns(CLOCK_PROCESS_CPUTIME
 typedef struct rb_result {
     int64_t iteration; /* set by the loop: 1, 2, ... measured; 0, -1, ... warm-ups (print no hops) */
     int64_t count;     /* the count the driver proved (checked against rb_expected_count) */
-    int64_t ready;     /* ready signals seen when the spawn phase ended (not for tree) */
+    int64_t ready;     /* arrivals the gate saw when the spawn phase ended (not for tree) */
     int64_t setup_ns, run_ns, setup_cpu_ns, run_cpu_ns;
     /* voluntary and involuntary context switches of the whole process over each phase (contract 4),
      * from getrusage(RUSAGE_SELF) read just outside the phase's clock readings */
