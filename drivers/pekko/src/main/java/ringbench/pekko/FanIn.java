@@ -3,9 +3,9 @@ package ringbench.pekko;
 import org.apache.pekko.actor.AbstractActor;
 import org.apache.pekko.actor.ActorRef;
 import org.apache.pekko.actor.Props;
+import ringbench.pekko.Messages.Arrived;
 import ringbench.pekko.Messages.Finished;
 import ringbench.pekko.Messages.Link;
-import ringbench.pekko.Messages.Ready;
 import ringbench.pekko.Messages.Start;
 import ringbench.pekko.Messages.Token;
 
@@ -32,7 +32,7 @@ final class FanIn {
                     .match(Token.class, t -> {
                         if (++got == total) getContext().getParent().tell(new Finished(got), getSelf());
                     })
-                    .match(Link.class, l -> getContext().getParent().tell(Ready.READY, getSelf()))
+                    .match(Link.class, l -> getContext().getParent().tell(Arrived.ARRIVED, getSelf()))
                     .build();
         }
     }
@@ -60,7 +60,7 @@ final class FanIn {
                     })
                     .match(Link.class, l -> {
                         rx = l.next();
-                        getContext().getParent().tell(Ready.READY, getSelf());
+                        getContext().getParent().tell(Arrived.ARRIVED, getSelf());
                     })
                     .build();
         }

@@ -20,11 +20,11 @@ final class Messages {
     /** Main to the coordinator (asked): spawn and link the processes; the reply is {@link Spawned}. */
     enum Spawn { ASK }
 
-    /** The coordinator's reply once every process has signalled ready: the processes in order, and the count. */
+    /** The coordinator's reply once every process has arrived at the gate: the processes in order, and the count. */
     record Spawned(ActorRef[] procs, long ready) {}
 
     /** A process to its coordinator: linked, about to wait for its first message (one addition to the gate). */
-    enum Ready implements Wire { READY }
+    enum Arrived implements Wire { ARRIVED }
 
     /** Main, before a timed phase (asked): reply with a {@link Sum} once the phase has ended. */
     enum AwaitEnd { ASK }
@@ -84,12 +84,12 @@ final class Messages {
      * Coordinator to a node's agent, once every node's processes are known: link your processes first,
      * first + step, … to the successors {@code next} (in that order, {@link SpawnOn#CHUNK} at most a
      * message) of a ring of n over k nodes placed by {@code placement}. The agent links each of them
-     * locally and counts their ready signals.
+     * locally and counts their arrivals.
      */
     record LinkOn(int first, int step, int n, int k, int placement, ActorRef[] next) implements Wire {}
 
-    /** A node's agent to the coordinator: {@code count} of its processes are linked and ready. */
-    record Readied(long count) implements Wire {}
+    /** A node's agent to the coordinator: {@code count} of its processes are linked and have arrived. */
+    record Arrivals(long count) implements Wire {}
 
     /** A peer node's host to the driver's registry, once its system is up: "node {@code node} is here". */
     record Hello(int node) implements Wire {}

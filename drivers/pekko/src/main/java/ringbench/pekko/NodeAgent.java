@@ -3,11 +3,11 @@ package ringbench.pekko;
 import org.apache.pekko.actor.AbstractActor;
 import org.apache.pekko.actor.ActorRef;
 import org.apache.pekko.actor.Props;
+import ringbench.pekko.Messages.Arrivals;
+import ringbench.pekko.Messages.Arrived;
 import ringbench.pekko.Messages.Finished;
 import ringbench.pekko.Messages.Link;
 import ringbench.pekko.Messages.LinkOn;
-import ringbench.pekko.Messages.Readied;
-import ringbench.pekko.Messages.Ready;
 import ringbench.pekko.Messages.SpawnOn;
 import ringbench.pekko.Messages.SpawnedOn;
 import ringbench.pekko.Messages.Sum;
@@ -17,7 +17,7 @@ import ringbench.pekko.Messages.Sum;
  * {@link SpawnOn} and forwards it, so the coordinator on node 0 (the sender) talks to the agent. The
  * agent spawns the node's block of processes as its children with {@code actorOf} and replies with their
  * references in chunks ({@link SpawnedOn}); asked to {@link LinkOn}, it links each to its successor
- * (a remote one, mostly) and tells the coordinator once all are ready ({@link Readied}); it relays their
+ * (a remote one, mostly) and tells the coordinator once all have arrived ({@link Arrivals}); it relays their
  * {@link Finished} tokens and the proof's {@link Sum}. So the spawn phase sends a few large messages
  * between nodes, not one per process (Artery's send queue drops a burst beyond its size); the tokens go
  * from process to process, {@code tell} to a remote {@code ActorRef}. Stopping the agent (the
@@ -27,7 +27,7 @@ final class NodeAgent extends AbstractActor {
     private ActorRef boss; // the coordinator on node 0
     private ActorRef[] procs = new ActorRef[0];
     private int first, step;
-    private long ready;
+    private long arrived;
 
     static Props props() {
         return Props.create(NodeAgent.class, NodeAgent::new);
@@ -38,8 +38,8 @@ final class NodeAgent extends AbstractActor {
         return receiveBuilder()
                 .match(SpawnOn.class, this::spawn)
                 .match(LinkOn.class, this::link)
-                .match(Ready.class, r -> {
-                    if (++ready == procs.length) boss.tell(new Readied(ready), getSelf());
+                .match(Arrived.class, r -> {
+                    if (++arrived == procs.length) boss.tell(new Arrivals(arrived), getSelf());
                 })
                 .match(Finished.class, f -> boss.tell(f, getSelf()))
                 .match(Sum.class, s -> boss.tell(s, getSelf()))

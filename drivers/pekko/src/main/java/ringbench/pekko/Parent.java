@@ -6,14 +6,14 @@ import org.apache.pekko.actor.AbstractActor;
 import org.apache.pekko.actor.ActorRef;
 import org.apache.pekko.actor.PoisonPill;
 import org.apache.pekko.actor.Props;
+import ringbench.pekko.Messages.Arrivals;
+import ringbench.pekko.Messages.Arrived;
 import ringbench.pekko.Messages.AwaitEnd;
 import ringbench.pekko.Messages.Finished;
 import ringbench.pekko.Messages.Kind;
 import ringbench.pekko.Messages.Link;
 import ringbench.pekko.Messages.LinkOn;
 import ringbench.pekko.Messages.Prove;
-import ringbench.pekko.Messages.Readied;
-import ringbench.pekko.Messages.Ready;
 import ringbench.pekko.Messages.Spawn;
 import ringbench.pekko.Messages.SpawnOn;
 import ringbench.pekko.Messages.Spawned;
@@ -24,7 +24,7 @@ import ringbench.pekko.Messages.Sum;
  * The coordinator of one iteration's processes, and their parent (an actor creates its children:
  * the Pekko way; main is not an actor and asks it). Asked to {@link Spawn}, it spawns them with
  * {@code getContext().actorOf} and tells each its successor or peer with a {@link Link}; each
- * linked process tells it {@link Ready}, and the one that completes the count makes it reply to
+ * linked process tells it {@link Arrived}, and the one that completes the count makes it reply to
  * main, once (the gate, contract section 3). It counts the {@link Finished} tokens the same way
  * and answers main's {@link AwaitEnd}, sends the proof's {@link Prove} and relays its {@link Sum}.
  * Stopping it (main's gracefulStop) stops what is left of its children first.
@@ -36,7 +36,7 @@ final class Parent extends AbstractActor {
     private final long finishing;
     private final Layout layout; // null: every process on this node
     private ActorRef spawnTo, endTo, sumTo; // main's asks, each answered once
-    private long ready, finished, ended;
+    private long arrived, finished, ended;
     private int awaited; // processes whose node's agent has not replied yet (across nodes)
     private ActorRef[] agents; // across nodes: node j's agent for this ring (null on node 0)
 
@@ -75,8 +75,8 @@ final class Parent extends AbstractActor {
     @Override
     public Receive createReceive() {
         return receiveBuilder()
-                .match(Ready.class, r -> ready(1))
-                .match(Readied.class, r -> ready(r.count()))
+                .match(Arrived.class, r -> arrive(1))
+                .match(Arrivals.class, r -> arrive(r.count()))
                 .match(Finished.class, f -> {
                     ended += f.value();
                     if (++finished == finishing && endTo != null) endTo.tell(new Sum(ended), getSelf());
@@ -95,10 +95,10 @@ final class Parent extends AbstractActor {
                 .build();
     }
 
-    /** Ready signals: one process's, or a node agent's count; the last completes the spawn phase. */
-    private void ready(long count) {
-        ready += count;
-        if (ready == procs.length) spawnTo.tell(new Spawned(procs, ready), getSelf());
+    /** Arrivals at the gate: one process's, or a node agent's count; the last completes the spawn phase. */
+    private void arrive(long count) {
+        arrived += count;
+        if (arrived == procs.length) spawnTo.tell(new Spawned(procs, arrived), getSelf());
     }
 
     /** Across nodes: the agents stop too, and with them what is left of their processes. */
@@ -138,7 +138,7 @@ final class Parent extends AbstractActor {
     /**
      * Tell each process its successor: this node's directly; across nodes, each other node's through its
      * agent, {@link SpawnOn#CHUNK} successors a message, which links them there (with whether each one's
-     * predecessor is on another node) and replies once they are all ready.
+     * predecessor is on another node) and replies once they have all arrived.
      */
     private void link() {
         final ActorRef self = getSelf();

@@ -75,10 +75,10 @@ final class PekkoWorkloads implements Across.Spread {
         return ((Sum) reply.join()).value();
     }
 
-    /** One iteration's coordinator, its processes and the ready signals it counted. */
+    /** One iteration's coordinator, its processes and the arrivals its gate counted. */
     private record Ring(ActorRef parent, ActorRef[] procs, long ready) {}
 
-    /** The spawn phase: the coordinator, asked, spawns and links the processes and replies at the last ready signal. */
+    /** The spawn phase: the coordinator, asked, spawns and links the processes and replies at the last arrival. */
     private Ring spawnAll(Meter meter, int processes, long finishing, IntFunction<Props> child, IntUnaryOperator linkTo) {
         return spawnAll(meter, processes, finishing, child, linkTo, null);
     }

@@ -3,9 +3,9 @@ package ringbench.pekko;
 import org.apache.pekko.actor.AbstractActor;
 import org.apache.pekko.actor.ActorRef;
 import org.apache.pekko.actor.Props;
+import ringbench.pekko.Messages.Arrived;
 import ringbench.pekko.Messages.Finished;
 import ringbench.pekko.Messages.Link;
-import ringbench.pekko.Messages.Ready;
 import ringbench.pekko.Messages.Start;
 import ringbench.pekko.Messages.Stop;
 import ringbench.pekko.Messages.Sum;
@@ -42,7 +42,7 @@ final class PingPong {
                     })
                     .match(Link.class, l -> {
                         peer = l.next();
-                        getContext().getParent().tell(Ready.READY, getSelf());
+                        getContext().getParent().tell(Arrived.ARRIVED, getSelf());
                     })
                     .build();
         }
@@ -63,7 +63,7 @@ final class PingPong {
                         count++;
                         getSender().tell(t, getSelf());
                     })
-                    .match(Link.class, l -> getContext().getParent().tell(Ready.READY, getSelf()))
+                    .match(Link.class, l -> getContext().getParent().tell(Arrived.ARRIVED, getSelf()))
                     .match(Stop.class, s -> getContext().getParent().tell(new Sum(count), getSelf()))
                     .build();
         }

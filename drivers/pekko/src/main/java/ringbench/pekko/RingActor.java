@@ -3,9 +3,9 @@ package ringbench.pekko;
 import org.apache.pekko.actor.AbstractActor;
 import org.apache.pekko.actor.ActorRef;
 import org.apache.pekko.actor.Props;
+import ringbench.pekko.Messages.Arrived;
 import ringbench.pekko.Messages.Finished;
 import ringbench.pekko.Messages.Link;
-import ringbench.pekko.Messages.Ready;
 import ringbench.pekko.Messages.Stop;
 import ringbench.pekko.Messages.Sum;
 import ringbench.pekko.Messages.Token;
@@ -43,7 +43,7 @@ final class RingActor extends AbstractActor {
     private void link(Link l) {
         next = l.next();
         boss = getSender();
-        boss.tell(Ready.READY, getSelf()); // linked: now waiting for its first token
+        boss.tell(Arrived.ARRIVED, getSelf()); // linked: now waiting for its first token
     }
 
     /**

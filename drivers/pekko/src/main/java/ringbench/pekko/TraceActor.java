@@ -4,9 +4,9 @@ import org.apache.pekko.actor.AbstractActor;
 import org.apache.pekko.actor.ActorRef;
 import org.apache.pekko.actor.Props;
 import ringbench.driver.Out;
+import ringbench.pekko.Messages.Arrived;
 import ringbench.pekko.Messages.Finished;
 import ringbench.pekko.Messages.Link;
-import ringbench.pekko.Messages.Ready;
 import ringbench.pekko.Messages.Stop;
 import ringbench.pekko.Messages.Sum;
 import ringbench.pekko.Messages.TraceToken;
@@ -37,7 +37,7 @@ final class TraceActor extends AbstractActor {
                 .match(Link.class, l -> {
                     next = l.next();
                     boss = getSender();
-                    boss.tell(Ready.READY, getSelf());
+                    boss.tell(Arrived.ARRIVED, getSelf());
                 })
                 .match(Stop.class, this::stop)
                 .build();

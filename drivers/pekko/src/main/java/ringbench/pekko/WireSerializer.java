@@ -7,6 +7,8 @@ import org.apache.pekko.actor.ExtendedActorSystem;
 import org.apache.pekko.serialization.ByteBufferSerializer;
 import org.apache.pekko.serialization.Serialization;
 import org.apache.pekko.serialization.SerializerWithStringManifest;
+import ringbench.pekko.Messages.Arrivals;
+import ringbench.pekko.Messages.Arrived;
 import ringbench.pekko.Messages.Assign;
 import ringbench.pekko.Messages.Finished;
 import ringbench.pekko.Messages.Hello;
@@ -14,8 +16,6 @@ import ringbench.pekko.Messages.Kind;
 import ringbench.pekko.Messages.Link;
 import ringbench.pekko.Messages.LinkOn;
 import ringbench.pekko.Messages.NodeView;
-import ringbench.pekko.Messages.Readied;
-import ringbench.pekko.Messages.Ready;
 import ringbench.pekko.Messages.SpawnOn;
 import ringbench.pekko.Messages.SpawnedOn;
 import ringbench.pekko.Messages.Stop;
@@ -54,13 +54,13 @@ public final class WireSerializer extends SerializerWithStringManifest implement
         if (o instanceof TraceToken) return "R";
         if (o instanceof Stop) return "S";
         if (o instanceof Link) return "L";
-        if (o instanceof Ready) return "Y";
+        if (o instanceof Arrived) return "Y";
         if (o instanceof Finished) return "F";
         if (o instanceof Sum) return "U";
         if (o instanceof SpawnOn) return "P";
         if (o instanceof SpawnedOn) return "Q";
         if (o instanceof LinkOn) return "K";
-        if (o instanceof Readied) return "D";
+        if (o instanceof Arrivals) return "D";
         if (o instanceof Hello) return "H";
         if (o instanceof Assign) return "A";
         if (o instanceof ViewStart) return "V";
@@ -93,7 +93,7 @@ public final class WireSerializer extends SerializerWithStringManifest implement
         } else if (o instanceof LinkOn l) {
             b.putInt(l.first()).putInt(l.step()).putInt(l.n()).putInt(l.k()).putInt(l.placement()).putInt(l.next().length);
             for (ActorRef r : l.next()) ref(b, r);
-        } else if (o instanceof Readied r) {
+        } else if (o instanceof Arrivals r) {
             b.putLong(r.count());
         } else if (o instanceof Hello h) {
             b.putInt(h.node());
@@ -103,8 +103,8 @@ public final class WireSerializer extends SerializerWithStringManifest implement
             string(b, v.name());
             b.putInt(v.values().length);
             for (long x : v.values()) b.putLong(x);
-        } else if (!(o instanceof Ready || o instanceof ViewStart || o instanceof View)) {
-            // Ready, ViewStart and View carry nothing but their manifest.
+        } else if (!(o instanceof Arrived || o instanceof ViewStart || o instanceof View)) {
+            // Arrived, ViewStart and View carry nothing but their manifest.
             throw notRing(o);
         }
     }
@@ -120,7 +120,7 @@ public final class WireSerializer extends SerializerWithStringManifest implement
             case "R" -> new TraceToken(b.getLong(), b.getInt());
             case "S" -> new Stop(b.getLong(), b.getInt(), b.getLong(), b.getInt());
             case "L" -> new Link(ref(b), b.get() == 1);
-            case "Y" -> Ready.READY;
+            case "Y" -> Arrived.ARRIVED;
             case "F" -> new Finished(b.getLong());
             case "U" -> new Sum(b.getLong(), b.getLong());
             case "P" -> new SpawnOn(Kind.values()[b.getInt()], b.getInt(), b.getLong(), b.get() == 1, b.getInt(),
@@ -137,7 +137,7 @@ public final class WireSerializer extends SerializerWithStringManifest implement
                 for (int i = 0; i < next.length; i++) next[i] = ref(b);
                 yield new LinkOn(first, step, n, k, placement, next);
             }
-            case "D" -> new Readied(b.getLong());
+            case "D" -> new Arrivals(b.getLong());
             case "H" -> new Hello(b.getInt());
             case "A" -> new Assign(b.getInt());
             case "V" -> ViewStart.NOW;

@@ -26,7 +26,7 @@ import ringbench.pekko.Messages.Token;
 
 /**
  * The driver's own coordination, on a dispatcher of 4 threads so that children run at once: the gate
- * (the coordinator replies to the spawn ask once, when the last child has signalled ready, every
+ * (the coordinator replies to the spawn ask once, when the last child has arrived, every
  * child linked), the end of the message phase (every token counted, whichever comes first of
  * main's ask and the last token), the proof relayed, the tree's root answering its ask before and
  * after its sum is known, and gracefulStop waiting for every child. A lost reply fails by timeout.
@@ -71,7 +71,7 @@ class CoordinatorTest {
     }
 
     @Test
-    void theGateRepliesOnceEveryChildIsReady() {
+    void theGateRepliesOnceEveryChildHasArrived() {
         for (int round = 0; round < 50; round++) ring(1 + round * 97, 3, 1, false);
     }
 
@@ -95,14 +95,14 @@ class CoordinatorTest {
 
     @Test
     void aSpawnWithNoChildToWaitForNeverReplies() {
-        // The coordinator replies only at its n-th Ready: asked to spawn 1 child that never links, no reply.
+        // The coordinator replies only at its n-th Arrived: asked to spawn 1 child that never links, no reply.
         ActorRef parent = system.actorOf(Parent.props(1, 0, i -> Props.create(Silent.class, Silent::new), i -> -1));
         CompletableFuture<Object> reply = Patterns.ask(parent, Spawn.ASK, Duration.ofMillis(300)).toCompletableFuture();
         assertFalse(reply.handle((v, e) -> e == null).join());
         system.stop(parent);
     }
 
-    /** A child that never signals ready. */
+    /** A child that never arrives. */
     static final class Silent extends org.apache.pekko.actor.AbstractActor {
         @Override
         public Receive createReceive() {

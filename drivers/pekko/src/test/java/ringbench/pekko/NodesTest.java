@@ -18,6 +18,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import ringbench.driver.Across;
+import ringbench.pekko.Messages.Arrivals;
+import ringbench.pekko.Messages.Arrived;
 import ringbench.pekko.Messages.Assign;
 import ringbench.pekko.Messages.AwaitEnd;
 import ringbench.pekko.Messages.Finished;
@@ -27,8 +29,6 @@ import ringbench.pekko.Messages.Link;
 import ringbench.pekko.Messages.LinkOn;
 import ringbench.pekko.Messages.NodeView;
 import ringbench.pekko.Messages.Prove;
-import ringbench.pekko.Messages.Readied;
-import ringbench.pekko.Messages.Ready;
 import ringbench.pekko.Messages.Spawn;
 import ringbench.pekko.Messages.SpawnOn;
 import ringbench.pekko.Messages.Spawned;
@@ -91,8 +91,8 @@ class NodesTest {
         WireSerializer w = new WireSerializer((ExtendedActorSystem) system);
         ActorRef ref = system.actorOf(NodeHost.props("n"));
         List<Object> messages = List.of(new Token(42), new TraceToken(7, -1), new Stop(10, 3, 4, 2), new Link(ref, true),
-                Ready.READY, new Finished(1), new Sum(99, 12), new SpawnOn(Kind.TRACE, 100, 300, true, 1, 4, 25),
-                new Hello(3), ViewStart.NOW, View.ASK, new Readied(5000), new Assign(2));
+                Arrived.ARRIVED, new Finished(1), new Sum(99, 12), new SpawnOn(Kind.TRACE, 100, 300, true, 1, 4, 25),
+                new Hello(3), ViewStart.NOW, View.ASK, new Arrivals(5000), new Assign(2));
         for (Object m : messages) {
             ByteBuffer b = ByteBuffer.allocate(4096);
             w.toBinary(m, b);
