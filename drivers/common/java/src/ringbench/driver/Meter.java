@@ -15,7 +15,7 @@ import java.util.List;
  *
  * <ul>
  * <li>{@link #spawnBegins()} … {@link #spawnEnds(long)} around the spawn phase
- * (which ends when every ready signal has been seen), then
+ * (which ends when every process has arrived at the gate), then
  * {@link #runBegins()} … {@link #runEnds()} around the message phase;</li>
  * <li>or, for {@code tree}, {@link #treeBegins()} … {@link #treeEnds()} around
  * its one phase.</li>
@@ -94,7 +94,7 @@ public final class Meter {
         t0 = System.nanoTime();
     }
 
-    /** The spawn phase ends: main has seen {@code ready} ready signals. Then, untimed, the collection. */
+    /** The spawn phase ends: main has seen {@code ready} arrivals at the gate. Then, untimed, the collection. */
     public void spawnEnds(long ready) {
         long t1 = System.nanoTime(), c1 = cpu();
         contextSwitches(s1);

@@ -24,7 +24,7 @@ public interface Workloads {
      */
     LongSupplier ringForever(Params p, Meter meter) throws Exception;
 
-    /** {@code spawn}: p.n() idle processes, each holding what a ring process holds; returns the ready signals. */
+    /** {@code spawn}: p.n() idle processes, each holding what a ring process holds; returns the arrivals. */
     long spawn(Params p, Meter meter) throws Exception;
 
     /** {@code pingpong}: p.m() round trips between two processes; returns those B counted. */
