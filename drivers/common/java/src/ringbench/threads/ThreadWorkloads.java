@@ -279,24 +279,23 @@ public final class ThreadWorkloads implements Workloads {
 
     // ----------------------------------------------------------------- spawn
 
-    /** spawn: each process's arrival is a message to main, sent just before its one receive. */
+    /** spawn: each process arrives at the gate just before its one receive, as a ring process does. */
     @Override
     public long spawn(Params p, Meter meter) throws InterruptedException {
         final int n = p.n();
         Box[] boxes = new Box[n];
         Thread[] procs = new Thread[n];
+        Gate gate = new Gate(n);
         meter.spawnBegins();
-        final Box main = newSharedBox();
         for (int i = 0; i < n; i++) {
             final Box in = boxes[i] = newBox();
             procs[i] = spawn(() -> {
                 in.bind();
-                main.forward(in, 1); // the cell was made by the spawner with the mailbox
+                gate.arrive();
                 in.take();
             }, i, n);
         }
-        long ready = 0;
-        for (int i = 0; i < n; i++) ready += main.take();
+        long ready = gate.await();
         meter.spawnEnds(ready);
         for (int i = 0; i < n; i++) boxes[i].put(0);
         joinAll(procs);
