@@ -180,8 +180,8 @@ def sweep(workload, resume, budget, **kw):
 
 # The process is the unit of the statistics (a test needs stats.MIN_PROCESSES_FOR_TEST = 3 fresh processes
 # a side), so 3 processes a cell; 2 repeats each; 30 ms message phases. The 48 cells of 24 ranked variants
-# took 264 s (docs/results/bench.md, run 2), most of it the JIT runtimes' floors (about 2 s a process,
-# 48 processes and 8 probes), then process start-up and the iterations (a window of 8 warm-ups and 2
+# took 293 s (docs/results/bench.md, run 90), most of it the JIT runtimes' floors (about 2 s a process,
+# 48 processes and 8 probes), then process start-up and the iterations (a window of 10 warm-ups and 2
 # repeats). The drivers' hand-written mailboxes wait for --all-idioms: 6 cells, about 50 s more.
 _BENCH = {"repeat": 6, "processes": 3, "target_ms": 30.0, "clean_env": True}
 
@@ -206,7 +206,7 @@ def bench(n, m, all_idioms, **kw):
     a side), after warm-up until the runtime has settled (its last 10 iterations without drift or
     alternation; a JIT runtime first passes its floor: 10 M hops, 50 iterations or 2 s), M
     calibrated so a repeat's message phase lasts about 30 ms; drivers start without the variables
-    that tune a runtime. About 4½ minutes on a 2-core machine with every driver built, half of it the
+    that tune a runtime. About 5 minutes on a 2-core machine with every driver built, half of it the
     JIT runtimes' warm-ups. Same as `ringbench run ring --runtime RANKED --cores 1,all -n 1000
     --repeat 6 --processes 3 --target 30ms --clean-env`, RANKED the built variants that are neither
     hand-offs, rendezvous nor hand-written mailboxes.
