@@ -13,10 +13,14 @@
 fanin(#{n := N, m := M}) ->
     Main = self(),
     #{setup => fun() ->
-                       Receiver = spawn_opt(fun() -> Main ! ready, receive_all(N * M, 0, Main) end,
+                       Gate = ringbench_ready:counter(N + 1),
+                       Receiver = spawn_opt(fun() ->
+                                                    ringbench_ready:arrive(Gate),
+                                                    receive_all(N * M, 0, Main)
+                                            end,
                                             [{message_queue_data, off_heap}]),
-                       {Senders, Got} = spawn_senders(N, Receiver, M, [], 0),
-                       {ringbench_ready:wait(Got, N + 1), Senders}
+                       Senders = spawn_senders(N, Receiver, M, Gate, []),
+                       {ringbench_ready:await(Gate), Senders}
                end,
       run => fun(Senders) ->
                      go(Senders),
@@ -24,11 +28,10 @@ fanin(#{n := N, m := M}) ->
              end,
       proof => fun(Count) -> Count end}.
 
-spawn_senders(0, _Receiver, _M, Senders, Got) -> {Senders, Got};
-spawn_senders(K, Receiver, M, Senders, Got) ->
-    Main = self(),
-    S = spawn(fun() -> Main ! ready, receive go -> send(Receiver, M) end end),
-    spawn_senders(K - 1, Receiver, M, [S | Senders], ringbench_ready:drain(Got)).
+spawn_senders(0, _Receiver, _M, _Gate, Senders) -> Senders;
+spawn_senders(K, Receiver, M, Gate, Senders) ->
+    S = spawn(fun() -> ringbench_ready:arrive(Gate), receive go -> send(Receiver, M) end end),
+    spawn_senders(K - 1, Receiver, M, Gate, [S | Senders]).
 
 go([]) -> ok;
 go([S | Senders]) -> S ! go, go(Senders).

@@ -8,9 +8,13 @@
 pingpong(#{m := M}) ->
     Main = self(),
     #{setup => fun() ->
-                       A = spawn(fun() -> Main ! ready, receive {go, B} -> ping(B, M, Main) end end),
-                       B = spawn(fun() -> Main ! ready, pong(A, 0) end),
-                       {ringbench_ready:wait(0, 2), {A, B}}
+                       Gate = ringbench_ready:counter(2),
+                       A = spawn(fun() ->
+                                         ringbench_ready:arrive(Gate),
+                                         receive {go, B} -> ping(B, M, Main) end
+                                 end),
+                       B = spawn(fun() -> ringbench_ready:arrive(Gate), pong(A, 0) end),
+                       {ringbench_ready:await(Gate), {A, B}}
                end,
       run => fun({A, B}) ->
                      A ! {go, B},

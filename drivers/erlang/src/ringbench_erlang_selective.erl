@@ -12,8 +12,9 @@ selective(#{n := N, m := M, reverse := Reverse}) ->
                 1 -> lists:seq(N - 1, 0, -1)
             end,
     #{setup => fun() ->
-                       {Workers, Got} = spawn_workers(N - 1, self(), [], 0),
-                       {ringbench_ready:wait(Got, N), Workers}
+                       Gate = ringbench_ready:counter(N),
+                       Workers = spawn_workers(N - 1, self(), Gate, []),
+                       {ringbench_ready:await(Gate), Workers}
                end,
       run => fun(Workers) -> {rounds(M, Workers, Order, 0), Workers} end,
       proof => fun({Count, Workers}) ->
@@ -22,10 +23,10 @@ selective(#{n := N, m := M, reverse := Reverse}) ->
                end}.
 
 %% Workers are spawned n-1 first, so the list is in worker order 0 .. n-1.
-spawn_workers(I, _Main, Workers, Got) when I < 0 -> {Workers, Got};
-spawn_workers(I, Main, Workers, Got) ->
-    W = spawn(fun() -> Main ! ready, worker(I, Main) end),
-    spawn_workers(I - 1, Main, [W | Workers], ringbench_ready:drain(Got)).
+spawn_workers(I, _Main, _Gate, Workers) when I < 0 -> Workers;
+spawn_workers(I, Main, Gate, Workers) ->
+    W = spawn(fun() -> ringbench_ready:arrive(Gate), worker(I, Main) end),
+    spawn_workers(I - 1, Main, Gate, [W | Workers]).
 
 worker(I, Main) ->
     receive

@@ -1,5 +1,6 @@
 %% spawn: n idle processes, each made as a ring process is made (spawn/3,
-%% one process with its own mailbox) and blocked in its first receive; the
+%% one process with its own mailbox), arriving at the gate as a ring process
+%% does (ringbench_ready's counter) and blocked in its first receive; the
 %% contract's memory workload reads its bytes per process from them.
 -module(ringbench_erlang_spawn).
 -export([spawn_idle/1]).
@@ -9,8 +10,9 @@
 -spec spawn_idle(ringbench_params:params()) -> ringbench:phases().
 spawn_idle(#{n := N}) ->
     #{setup => fun() ->
-                       {Tail, Got} = spawn_chain(N, self(), 0),
-                       Ready = ringbench_ready:wait(Got, N),
+                       Gate = ringbench_ready:counter(N),
+                       Tail = spawn_chain(N, self(), Gate),
+                       Ready = ringbench_ready:await(Gate),
                        {Ready, {Tail, Ready}}
                end,
       proof => fun({Tail, Ready}) ->
@@ -20,12 +22,15 @@ spawn_idle(#{n := N}) ->
                end}.
 
 %% Each process knows only the one spawned before it (Prev), so the release
-%% needs no list of n pids in main (which runtime_mem_after would count).
-spawn_chain(0, Prev, Got) -> {Prev, Got};
-spawn_chain(K, Prev, Got) ->
-    P = spawn(?MODULE, idle, [self(), Prev]),
-    spawn_chain(K - 1, P, ringbench_ready:drain(Got)).
+%% needs no list of n pids in main (which runtime_mem_after would count); main
+%% holds the tail and the gate, one atomics counter, and its mailbox gets one
+%% message however large n is.
+spawn_chain(0, Prev, _Gate) -> Prev;
+spawn_chain(K, Prev, Gate) ->
+    P = spawn(?MODULE, idle, [Gate, Prev]),
+    spawn_chain(K - 1, P, Gate).
 
-idle(Main, Prev) ->
-    Main ! ready,
+%% As ring_enter/2: arrive, then the first receive; only Prev is live in it.
+idle(Gate, Prev) ->
+    ringbench_ready:arrive(Gate),
     receive release -> Prev ! release end.
