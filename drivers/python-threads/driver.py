@@ -23,7 +23,31 @@ FEATURES = ["tokens", "continuous", "stats", "perf"]
 TUNED_STACK_SIZE = 64 * 1024  # threading.stack_size in the tuned variant (32 KiB is CPython's minimum)
 
 
-def ring_process(q, sq, first, main_q):
+class Gate:
+    """The gate (contract section 3): each process arrives once, immediately before its first
+    receive, by adding one to a count under a lock; the arrival that completes the count sets an
+    Event, on which main waits once. No message to main per process."""
+
+    def __init__(self, want):
+        self.want = want
+        self.arrived = 0
+        self.lock = threading.Lock()
+        self.open = threading.Event()
+
+    def arrive(self):
+        with self.lock:
+            self.arrived += 1
+            last = self.arrived == self.want
+        if last:
+            self.open.set()
+
+    def wait(self):
+        """Main: sleeps until the last arrival; the arrivals counted."""
+        self.open.wait()
+        return self.arrived
+
+
+def ring_process(q, sq, first, main_q, gate):
     """One process of the ring (and, with main as its successor, of spawn).
 
     A hop: get() returns (the thread was woken by the sender's put), one compare, one receipt count,
@@ -32,7 +56,7 @@ def ring_process(q, sq, first, main_q):
     get = q.get
     put = sq.put
     cnt = 0
-    main_q.put(1)  # arrive at the gate: about to block in its first receive
+    gate.arrive()  # about to block in its first receive
     while True:
         v = get()
         if v > 1:
@@ -48,21 +72,21 @@ def ring_process(q, sq, first, main_q):
             return
 
 
-def ring_head_continuous(q, sq, main_q, laps):
+def ring_head_continuous(q, sq, gate, laps):
     """p0 in continuous mode: counts the laps (only p0 writes the count; main reads it)."""
     get = q.get
     put = sq.put
-    main_q.put(1)
+    gate.arrive()
     while True:
         v = get()
         laps.count += 1
         put(v)
 
 
-def pinger(q, pong_q, main_q, m):
+def pinger(q, pong_q, main_q, gate, m):
     get = q.get
     put = pong_q.put
-    main_q.put(1)
+    gate.arrive()
     get()  # the start signal
     for _ in range(m):
         put(1)
@@ -71,30 +95,30 @@ def pinger(q, pong_q, main_q, m):
     main_q.put(0)  # done
 
 
-def ponger(q, ping_q, main_q, result_q):
+def ponger(q, ping_q, gate, result_q):
     get = q.get
     put = ping_q.put
     cnt = 0
-    main_q.put(1)
+    gate.arrive()
     while get():
         cnt += 1
         put(1)
     result_q.put(cnt)  # the round trips it counted
 
 
-def fanin_receiver(q, main_q, total):
+def fanin_receiver(q, main_q, gate, total):
     get = q.get
     cnt = 0
-    main_q.put(1)
+    gate.arrive()
     while cnt < total:
         get()
         cnt += 1
     main_q.put(cnt)
 
 
-def fanin_sender(q, to_q, main_q, m):
+def fanin_sender(q, to_q, gate, m):
     put = to_q.put
-    main_q.put(1)
+    gate.arrive()
     q.get()  # the start signal
     for _ in range(m):
         put(1)
@@ -116,10 +140,10 @@ def tree_node(start, lo, n, fanout, to_q):
     to_q.put(lo)
 
 
-def trace_process(i, q, sq, main_q, log):
+def trace_process(i, q, sq, main_q, gate, log):
     """A ring process of the trace: the token carries its sender's index; each hop is printed here,
     by the receiving thread."""
-    main_q.put(1)
+    gate.arrive()
     while True:
         msg = q.get()
         if msg is None:  # released after the run
@@ -162,11 +186,6 @@ class Threads(common.Runtime):
         except RuntimeError as e:
             oslimits.start_failed(common.threads_now(), self.planned, e)
 
-    def wait_gate(self, main_q, k):
-        """The sum of k messages to main (the arrivals at the gate, one message each)."""
-        get = main_q.get
-        return sum(get() for _ in range(k))
-
     def wait_exited(self, base):
         """Untimed teardown: wait until the process's OS threads are back to `base` (Threads: of
         /proc/self/status), so that the next iteration starts with none of this one's."""
@@ -184,15 +203,16 @@ class Threads(common.Runtime):
         laps = common.Laps()
         base = common.threads_now()
         main_q = SimpleQueue()
+        gate = Gate(n)
         meter.spawn_begins()
         qs = [SimpleQueue() for _ in range(n)]
         for i in range(n):
             sq = qs[i + 1 if i + 1 < n else 0]
             if continuous and i == 0:
-                self.start(ring_head_continuous, qs[0], sq, main_q, laps)
+                self.start(ring_head_continuous, qs[0], sq, gate, laps)
             else:
-                self.start(ring_process, qs[i], sq, i == 0, main_q)
-        meter.spawn_ends(self.wait_gate(main_q, n))
+                self.start(ring_process, qs[i], sq, i == 0, main_q, gate)
+        meter.spawn_ends(gate.wait())
         starts = common.token_starts(p)
         if continuous:
             return self._samples(p, qs, starts, laps)
@@ -226,11 +246,12 @@ class Threads(common.Runtime):
         n = p["n"]
         base = common.threads_now()
         main_q = SimpleQueue()
+        gate = Gate(n)
         meter.spawn_begins()
         qs = [SimpleQueue() for _ in range(n)]
         for q in qs:
-            self.start(ring_process, q, main_q, False, main_q)
-        meter.spawn_ends(self.wait_gate(main_q, n))
+            self.start(ring_process, q, main_q, False, main_q, gate)
+        meter.spawn_ends(gate.wait())
         get = main_q.get
         for q in qs:  # one at a time: released all at once, n threads would wait for the GIL together
             q.put(-1)  # the stop message: it answers main and exits
@@ -241,10 +262,11 @@ class Threads(common.Runtime):
     def pingpong(self, p, meter, emit_hops):
         base = common.threads_now()
         main_q, result_q, aq, bq = SimpleQueue(), SimpleQueue(), SimpleQueue(), SimpleQueue()
+        gate = Gate(2)
         meter.spawn_begins()
-        self.start(pinger, aq, bq, main_q, p["m"])
-        self.start(ponger, bq, aq, main_q, result_q)
-        meter.spawn_ends(self.wait_gate(main_q, 2))
+        self.start(pinger, aq, bq, main_q, gate, p["m"])
+        self.start(ponger, bq, aq, gate, result_q)
+        meter.spawn_ends(gate.wait())
         meter.run_begins()
         aq.put(1)
         main_q.get()  # A is done
@@ -257,12 +279,13 @@ class Threads(common.Runtime):
         n, m = p["n"], p["m"]
         base = common.threads_now()
         main_q, rq = SimpleQueue(), SimpleQueue()
+        gate = Gate(n + 1)
         meter.spawn_begins()
-        self.start(fanin_receiver, rq, main_q, n * m)
+        self.start(fanin_receiver, rq, main_q, gate, n * m)
         qs = [SimpleQueue() for _ in range(n)]
         for q in qs:
-            self.start(fanin_sender, q, rq, main_q, m)
-        meter.spawn_ends(self.wait_gate(main_q, n + 1))
+            self.start(fanin_sender, q, rq, gate, m)
+        meter.spawn_ends(gate.wait())
         meter.run_begins()
         for q in qs:
             q.put(1)  # the start signal
@@ -286,11 +309,12 @@ class Threads(common.Runtime):
         base = common.threads_now()
         main_q = SimpleQueue()
         log = common.HopLog(n, emit_hops)
+        gate = Gate(n)
         meter.spawn_begins()
         qs = [SimpleQueue() for _ in range(n)]
         for i in range(n):
-            self.start(trace_process, i, qs[i], qs[(i + 1) % n], main_q, log)
-        meter.spawn_ends(self.wait_gate(main_q, n))
+            self.start(trace_process, i, qs[i], qs[(i + 1) % n], main_q, gate, log)
+        meter.spawn_ends(gate.wait())
         meter.run_begins()
         qs[0].put((n * m, -1))
         main_q.get()
