@@ -14,30 +14,32 @@ defmodule RingbenchElixir.FanIn do
 
     %{
       setup: fn ->
+        gate = :ringbench_ready.counter(n + 1)
+
         receiver =
           Process.spawn(
             fn ->
-              send(main, :ready)
+              :ringbench_ready.arrive(gate)
               receive_all(n * m, 0, main)
             end,
             message_queue_data: :off_heap
           )
 
-        {senders, got} =
-          Enum.reduce(1..n, {[], 0}, fn _, {senders, got} ->
+        senders =
+          Enum.reduce(1..n, [], fn _, senders ->
             sender =
               spawn(fn ->
-                send(main, :ready)
+                :ringbench_ready.arrive(gate)
 
                 receive do
                   :go -> send_all(receiver, m)
                 end
               end)
 
-            {[sender | senders], :ringbench_ready.drain(got)}
+            [sender | senders]
           end)
 
-        {:ringbench_ready.wait(got, n + 1), senders}
+        {:ringbench_ready.await(gate), senders}
       end,
       run: fn senders ->
         Enum.each(senders, &send(&1, :go))

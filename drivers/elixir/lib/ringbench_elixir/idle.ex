@@ -1,10 +1,12 @@
 defmodule RingbenchElixir.Idle do
   @moduledoc """
   spawn: n idle processes, each made as a ring process is made (`spawn/3`, one process with its
-  own mailbox) and blocked in its first receive; the contract's memory workload reads its bytes
-  per process from them. Built as the book's chain is: an `Enum.reduce` in which each new process
-  is given the one spawned before it, so the release walks the chain back to main and main keeps
-  no list of n pids (which `runtime_mem_after` would count).
+  own mailbox), arriving at the gate as a ring process does (the library's `:atomics` counter)
+  and blocked in its first receive; the contract's memory workload reads its bytes per process
+  from them. Built as the book's chain is: an `Enum.reduce` in which each new process is given
+  the one spawned before it, so the release walks the chain back to main and main keeps no list
+  of n pids (which `runtime_mem_after` would count), only the tail and the gate; its mailbox
+  gets one message however large n is.
   """
 
   def spawn_idle(%{n: n}) do
@@ -12,14 +14,9 @@ defmodule RingbenchElixir.Idle do
       setup: fn ->
         main = self()
 
-        {tail, got} =
-          Enum.reduce(1..n, {main, 0}, fn _, {prev, got} ->
-            pid = spawn(__MODULE__, :idle, [main, prev])
-            # take the ready messages already in, so main's mailbox stays short while it spawns
-            {pid, :ringbench_ready.drain(got)}
-          end)
-
-        ready = :ringbench_ready.wait(got, n)
+        gate = :ringbench_ready.counter(n)
+        tail = Enum.reduce(1..n, main, fn _, prev -> spawn(__MODULE__, :idle, [gate, prev]) end)
+        ready = :ringbench_ready.await(gate)
         {ready, {tail, ready}}
       end,
       proof: fn {tail, ready} ->
@@ -34,8 +31,8 @@ defmodule RingbenchElixir.Idle do
   end
 
   @doc false
-  def idle(main, prev) do
-    send(main, :ready)
+  def idle(gate, prev) do
+    :ringbench_ready.arrive(gate)
 
     receive do
       :release -> send(prev, :release)

@@ -10,9 +10,11 @@ defmodule RingbenchElixir.PingPong do
 
     %{
       setup: fn ->
+        gate = :ringbench_ready.counter(2)
+
         a =
           spawn(fn ->
-            send(main, :ready)
+            :ringbench_ready.arrive(gate)
 
             receive do
               {:go, b} -> ping(b, m, main)
@@ -21,11 +23,11 @@ defmodule RingbenchElixir.PingPong do
 
         b =
           spawn(fn ->
-            send(main, :ready)
+            :ringbench_ready.arrive(gate)
             pong(a, 0)
           end)
 
-        {:ringbench_ready.wait(0, 2), {a, b}}
+        {:ringbench_ready.await(gate), {a, b}}
       end,
       run: fn {a, b} ->
         send(a, {:go, b})

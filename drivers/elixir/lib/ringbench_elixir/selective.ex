@@ -12,20 +12,21 @@ defmodule RingbenchElixir.Selective do
     %{
       setup: fn ->
         main = self()
+        gate = :ringbench_ready.counter(n)
 
         # spawned n-1 first, so that the list ends in worker order 0 … n-1
-        {workers, got} =
-          Enum.reduce((n - 1)..0//-1, {[], 0}, fn i, {workers, got} ->
+        workers =
+          Enum.reduce((n - 1)..0//-1, [], fn i, workers ->
             worker =
               spawn(fn ->
-                send(main, :ready)
+                :ringbench_ready.arrive(gate)
                 worker(i, main)
               end)
 
-            {[worker | workers], :ringbench_ready.drain(got)}
+            [worker | workers]
           end)
 
-        {:ringbench_ready.wait(got, n), workers}
+        {:ringbench_ready.await(gate), workers}
       end,
       run: fn workers -> {rounds(m, workers, order, 0), workers} end,
       proof: fn {count, workers} ->
