@@ -3,7 +3,6 @@ package ringbench.pekko;
 import org.apache.pekko.actor.AbstractActor;
 import org.apache.pekko.actor.ActorRef;
 import org.apache.pekko.actor.Props;
-import ringbench.pekko.Messages.Arrived;
 import ringbench.pekko.Messages.Finished;
 import ringbench.pekko.Messages.Link;
 import ringbench.pekko.Messages.Start;
@@ -32,7 +31,7 @@ final class FanIn {
                     .match(Token.class, t -> {
                         if (++got == total) getContext().getParent().tell(new Finished(got), getSelf());
                     })
-                    .match(Link.class, l -> getContext().getParent().tell(Arrived.ARRIVED, getSelf()))
+                    .match(Link.class, l -> l.gate().arrive())
                     .build();
         }
     }
@@ -60,7 +59,7 @@ final class FanIn {
                     })
                     .match(Link.class, l -> {
                         rx = l.next();
-                        getContext().getParent().tell(Arrived.ARRIVED, getSelf());
+                        l.gate().arrive();
                     })
                     .build();
         }

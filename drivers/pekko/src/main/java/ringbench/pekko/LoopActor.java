@@ -4,7 +4,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.apache.pekko.actor.AbstractActor;
 import org.apache.pekko.actor.ActorRef;
 import org.apache.pekko.actor.Props;
-import ringbench.pekko.Messages.Arrived;
 import ringbench.pekko.Messages.Link;
 import ringbench.pekko.Messages.Token;
 
@@ -44,6 +43,6 @@ final class LoopActor extends AbstractActor {
         next = l.next();
         fromOther = l.fromOther();
         toOther = next.path().address().hasGlobalScope(); // a reference to another system's actor
-        getSender().tell(Arrived.ARRIVED, getSelf()); // the coordinator that linked it
+        l.gate().arrive(); // the gate of the coordinator that linked it
     }
 }

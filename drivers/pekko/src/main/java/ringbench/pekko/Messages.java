@@ -20,11 +20,11 @@ final class Messages {
     /** Main to the coordinator (asked): spawn and link the processes; the reply is {@link Spawned}. */
     enum Spawn { ASK }
 
-    /** The coordinator's reply once every process has arrived at the gate: the processes in order, and the count. */
-    record Spawned(ActorRef[] procs, long ready) {}
-
-    /** A process to its coordinator: linked, about to wait for its first message (one addition to the gate). */
-    enum Arrived implements Wire { ARRIVED }
+    /**
+     * The coordinator's reply once it has told every process its {@link Link}: the processes in order. The
+     * spawn phase ends at the gate, not at this reply (main waits for it after the clock has stopped).
+     */
+    record Spawned(ActorRef[] procs) {}
 
     /** Main, before a timed phase (asked): reply with a {@link Sum} once the phase has ended. */
     enum AwaitEnd { ASK }
@@ -39,11 +39,11 @@ final class Messages {
 
     /**
      * Your successor (ring, trace, spawn) or your peer (pingpong, fanin), from the coordinator that spawned you
-     * (the Link's sender, to which a process reports). {@code fromOther}: your predecessor is on another node.
+     * (the Link's sender, to which a process reports), and the gate you arrive at once linked, about to wait
+     * for your first message. {@code fromOther}: your predecessor is on another node. Never sent between
+     * nodes (a node's agent links its own processes), so not a {@link Wire} message: the gate is one JVM's.
      */
-    record Link(ActorRef next, boolean fromOther) implements Wire {
-        Link(ActorRef next) { this(next, false); }
-    }
+    record Link(ActorRef next, boolean fromOther, Gate gate) {}
 
     /** A ring token: the receipts it still has to make. */
     record Token(long value) implements Wire {}
@@ -88,7 +88,10 @@ final class Messages {
      */
     record LinkOn(int first, int step, int n, int k, int placement, ActorRef[] next) implements Wire {}
 
-    /** A node's agent to the coordinator: {@code count} of its processes are linked and have arrived. */
+    /**
+     * A node's agent to the coordinator: {@code count} of its processes are linked and have arrived at the
+     * agent's gate; the coordinator adds the count to its own gate. One message per node, not per process.
+     */
     record Arrivals(long count) implements Wire {}
 
     /** A peer node's host to the driver's registry, once its system is up: "node {@code node} is here". */

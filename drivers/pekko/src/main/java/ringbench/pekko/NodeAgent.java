@@ -4,7 +4,6 @@ import org.apache.pekko.actor.AbstractActor;
 import org.apache.pekko.actor.ActorRef;
 import org.apache.pekko.actor.Props;
 import ringbench.pekko.Messages.Arrivals;
-import ringbench.pekko.Messages.Arrived;
 import ringbench.pekko.Messages.Finished;
 import ringbench.pekko.Messages.Link;
 import ringbench.pekko.Messages.LinkOn;
@@ -17,7 +16,10 @@ import ringbench.pekko.Messages.Sum;
  * {@link SpawnOn} and forwards it, so the coordinator on node 0 (the sender) talks to the agent. The
  * agent spawns the node's block of processes as its children with {@code actorOf} and replies with their
  * references in chunks ({@link SpawnedOn}); asked to {@link LinkOn}, it links each to its successor
- * (a remote one, mostly) and tells the coordinator once all have arrived ({@link Arrivals}); it relays their
+ * (a remote one, mostly) with a {@link Link} carrying the agent's own {@link Gate}, at which each arrives as
+ * on node 0; the arrival that completes the node's count tells the coordinator once ({@link Arrivals}),
+ * and the coordinator adds it to main's gate. Remote arrivals are a message per node, not a counter:
+ * main's counter is in another JVM, which an actor here cannot touch. The agent relays their
  * {@link Finished} tokens and the proof's {@link Sum}. So the spawn phase sends a few large messages
  * between nodes, not one per process (Artery's send queue drops a burst beyond its size); the tokens go
  * from process to process, {@code tell} to a remote {@code ActorRef}. Stopping the agent (the
@@ -27,7 +29,7 @@ final class NodeAgent extends AbstractActor {
     private ActorRef boss; // the coordinator on node 0
     private ActorRef[] procs = new ActorRef[0];
     private int first, step;
-    private long arrived;
+    private Gate gate; // this node's processes' arrivals; its completing one tells the coordinator
 
     static Props props() {
         return Props.create(NodeAgent.class, NodeAgent::new);
@@ -38,9 +40,6 @@ final class NodeAgent extends AbstractActor {
         return receiveBuilder()
                 .match(SpawnOn.class, this::spawn)
                 .match(LinkOn.class, this::link)
-                .match(Arrived.class, r -> {
-                    if (++arrived == procs.length) boss.tell(new Arrivals(arrived), getSelf());
-                })
                 .match(Finished.class, f -> boss.tell(f, getSelf()))
                 .match(Sum.class, s -> boss.tell(s, getSelf()))
                 .build();
@@ -51,6 +50,9 @@ final class NodeAgent extends AbstractActor {
         first = s.first();
         step = s.step();
         procs = new ActorRef[s.count()];
+        final ActorRef to = boss, self = getSelf();
+        final long count = procs.length;
+        gate = new Gate(count, () -> to.tell(new Arrivals(count), self)); // on the completing actor's thread
         Props ring = RingActor.props(), loop = LoopActor.props(null);
         for (int x = 0; x < procs.length; x++) {
             int i = first + x * step;
@@ -73,7 +75,7 @@ final class NodeAgent extends AbstractActor {
         for (int x = 0; x < l.next().length; x++) {
             int i = l.first() + x * l.step(), pred = i == 0 ? n - 1 : i - 1;
             boolean fromOther = Nodes.nodeOf(i, n, l.k(), l.placement()) != Nodes.nodeOf(pred, n, l.k(), l.placement());
-            procs[(i - first) / step].tell(new Link(l.next()[x], fromOther), getSelf());
+            procs[(i - first) / step].tell(new Link(l.next()[x], fromOther, gate), getSelf());
         }
     }
 }

@@ -7,7 +7,6 @@ import org.apache.pekko.actor.ActorRef;
 import org.apache.pekko.actor.PoisonPill;
 import org.apache.pekko.actor.Props;
 import ringbench.pekko.Messages.Arrivals;
-import ringbench.pekko.Messages.Arrived;
 import ringbench.pekko.Messages.AwaitEnd;
 import ringbench.pekko.Messages.Finished;
 import ringbench.pekko.Messages.Kind;
@@ -23,10 +22,12 @@ import ringbench.pekko.Messages.Sum;
 /**
  * The coordinator of one iteration's processes, and their parent (an actor creates its children:
  * the Pekko way; main is not an actor and asks it). Asked to {@link Spawn}, it spawns them with
- * {@code getContext().actorOf} and tells each its successor or peer with a {@link Link}; each
- * linked process tells it {@link Arrived}, and the one that completes the count makes it reply to
- * main, once (the gate, contract section 3). It counts the {@link Finished} tokens the same way
- * and answers main's {@link AwaitEnd}, sends the proof's {@link Prove} and relays its {@link Sum}.
+ * {@code getContext().actorOf}, tells each its successor or peer with a {@link Link} carrying main's
+ * {@link Gate}, and replies to main with the processes ({@link Spawned}). Each linked process arrives at
+ * the gate itself, and the one that completes the count wakes main, once (contract section 3): the
+ * coordinator takes no message per process. Across nodes it adds each node agent's {@link Arrivals}
+ * to the gate. It counts the {@link Finished} tokens and answers main's {@link AwaitEnd}, sends the
+ * proof's {@link Prove} and relays its {@link Sum}.
  * Stopping it (main's gracefulStop) stops what is left of its children first.
  */
 final class Parent extends AbstractActor {
@@ -35,8 +36,9 @@ final class Parent extends AbstractActor {
     private final ActorRef[] procs;
     private final long finishing;
     private final Layout layout; // null: every process on this node
+    private final Gate gate; // main's: the spawn phase ends when it opens
     private ActorRef spawnTo, endTo, sumTo; // main's asks, each answered once
-    private long arrived, finished, ended;
+    private long finished, ended;
     private int awaited; // processes whose node's agent has not replied yet (across nodes)
     private ActorRef[] agents; // across nodes: node j's agent for this ring (null on node 0)
 
@@ -54,29 +56,34 @@ final class Parent extends AbstractActor {
      * @param finishing the {@link Finished} messages that end the message phase (0: none ends it)
      * @param child     the props of child i (ring and spawn share one Props: a child keeps its props)
      * @param linkTo    the index of the process child i is linked to, or -1 for none
+     * @param gate      the gate main waits at, for {@code processes} arrivals
      */
-    Parent(int processes, long finishing, IntFunction<Props> child, IntUnaryOperator linkTo, Layout layout) {
+    Parent(int processes, long finishing, IntFunction<Props> child, IntUnaryOperator linkTo, Gate gate,
+            Layout layout) {
         this.procs = new ActorRef[processes];
         this.finishing = finishing;
         this.child = child;
         this.linkTo = linkTo;
         this.layout = layout;
+        this.gate = gate;
     }
 
-    static Props props(int processes, long finishing, IntFunction<Props> child, IntUnaryOperator linkTo) {
-        return props(processes, finishing, child, linkTo, null);
+    static Props props(int processes, long finishing, IntFunction<Props> child, IntUnaryOperator linkTo, Gate gate) {
+        return props(processes, finishing, child, linkTo, gate, null);
     }
 
     /** A ring's coordinator with its processes spread over the nodes of {@code layout} (null: all here). */
-    static Props props(int processes, long finishing, IntFunction<Props> child, IntUnaryOperator linkTo, Layout layout) {
-        return Props.create(Parent.class, () -> new Parent(processes, finishing, child, linkTo, layout));
+    static Props props(int processes, long finishing, IntFunction<Props> child, IntUnaryOperator linkTo, Gate gate,
+            Layout layout) {
+        return Props.create(Parent.class, () -> new Parent(processes, finishing, child, linkTo, gate, layout));
     }
 
     @Override
     public Receive createReceive() {
         return receiveBuilder()
-                .match(Arrived.class, r -> arrive(1))
-                .match(Arrivals.class, r -> arrive(r.count()))
+                // A remote process cannot reach main's counter (another JVM's memory): a node's agent
+                // counts its own processes at a gate of its own and sends one Arrivals per node.
+                .match(Arrivals.class, r -> gate.arrive(r.count()))
                 .match(Finished.class, f -> {
                     ended += f.value();
                     if (++finished == finishing && endTo != null) endTo.tell(new Sum(ended), getSelf());
@@ -93,12 +100,6 @@ final class Parent extends AbstractActor {
                 .match(Sum.class, s -> sumTo.tell(s, getSelf()))
                 .match(SpawnedOn.class, this::spawnedOn)
                 .build();
-    }
-
-    /** Arrivals at the gate: one process's, or a node agent's count; the last completes the spawn phase. */
-    private void arrive(long count) {
-        arrived += count;
-        if (arrived == procs.length) spawnTo.tell(new Spawned(procs, arrived), getSelf());
     }
 
     /** Across nodes: the agents stop too, and with them what is left of their processes. */
@@ -136,9 +137,10 @@ final class Parent extends AbstractActor {
     }
 
     /**
-     * Tell each process its successor: this node's directly; across nodes, each other node's through its
-     * agent, {@link SpawnOn#CHUNK} successors a message, which links them there (with whether each one's
-     * predecessor is on another node) and replies once they have all arrived.
+     * Tell each process its successor and the gate: this node's directly; across nodes, each other node's
+     * through its agent, {@link SpawnOn#CHUNK} successors a message, which links them there (with whether
+     * each one's predecessor is on another node, and its own gate) and tells the count once they have all
+     * arrived. Then main has the processes.
      */
     private void link() {
         final ActorRef self = getSelf();
@@ -147,10 +149,9 @@ final class Parent extends AbstractActor {
             if (layout != null && layout.nodeOf(i, n) != 0) continue;
             int to = linkTo.applyAsInt(i);
             boolean fromOther = layout != null && layout.nodeOf(i, n) != layout.nodeOf(i == 0 ? n - 1 : i - 1, n);
-            procs[i].tell(new Link(to < 0 ? null : procs[to], fromOther), self);
+            procs[i].tell(new Link(to < 0 ? null : procs[to], fromOther, gate), self);
         }
-        if (layout == null) return;
-        for (int j = 1; j < layout.k(); j++) {
+        for (int j = 1; layout != null && j < layout.k(); j++) {
             int[] at = Nodes.indices(j, n, layout.k(), layout.placement());
             for (int c = 0; c < at[2]; c += SpawnOn.CHUNK) {
                 ActorRef[] next = new ActorRef[Math.min(SpawnOn.CHUNK, at[2] - c)];
@@ -158,5 +159,6 @@ final class Parent extends AbstractActor {
                 agents[j].tell(new LinkOn(at[0] + c * at[1], at[1], n, layout.k(), layout.placement(), next), self);
             }
         }
+        spawnTo.tell(new Spawned(procs), self); // main takes it once the gate has opened
     }
 }

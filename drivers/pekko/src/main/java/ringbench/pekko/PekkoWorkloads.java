@@ -36,8 +36,9 @@ import ringbench.pekko.Messages.ViewStart;
  * timed phase). The main thread is not an actor: it makes each iteration's coordinator
  * ({@link Parent}), tells the processes with {@code tell} (no sender) and hears from them
  * only through replies to its asks (the ask pattern: {@code Patterns.ask}, whose future it
- * joins, parked; no busy waiting). Each wait of a timed phase is one ask: the spawn phase's
- * is the question that starts it; the message phase's is asked before its clock starts.
+ * joins, parked; no busy waiting). The spawn phase's wait is the gate ({@link Gate}): main parks
+ * until the actor whose arrival completes the count unparks it; the message phase's is one ask,
+ * asked before its clock starts.
  */
 final class PekkoWorkloads implements Across.Spread {
     /** An ask's timeout: longer than any run (the orchestrator's own limits end a stuck driver first). */
@@ -78,18 +79,24 @@ final class PekkoWorkloads implements Across.Spread {
     /** One iteration's coordinator, its processes and the arrivals its gate counted. */
     private record Ring(ActorRef parent, ActorRef[] procs, long ready) {}
 
-    /** The spawn phase: the coordinator, asked, spawns and links the processes and replies at the last arrival. */
+    /**
+     * The spawn phase: the coordinator, asked, spawns and links the processes, each of which arrives at
+     * the gate main made; the phase ends when main wakes at the gate. The coordinator's reply, the
+     * processes, is taken after the clock has stopped.
+     */
     private Ring spawnAll(Meter meter, int processes, long finishing, IntFunction<Props> child, IntUnaryOperator linkTo) {
         return spawnAll(meter, processes, finishing, child, linkTo, null);
     }
 
     private Ring spawnAll(Meter meter, int processes, long finishing, IntFunction<Props> child, IntUnaryOperator linkTo,
             Parent.Layout layout) {
+        Gate gate = new Gate(processes);
         meter.spawnBegins();
-        ActorRef parent = system.actorOf(Parent.props(processes, finishing, child, linkTo, layout));
-        Spawned spawned = (Spawned) ask(parent, Spawn.ASK).join();
-        meter.spawnEnds(spawned.ready());
-        return new Ring(parent, spawned.procs(), spawned.ready());
+        ActorRef parent = system.actorOf(Parent.props(processes, finishing, child, linkTo, gate, layout));
+        CompletableFuture<Object> spawned = ask(parent, Spawn.ASK);
+        long ready = gate.await();
+        meter.spawnEnds(ready);
+        return new Ring(parent, ((Spawned) spawned.join()).procs(), ready);
     }
 
     /** Untimed: the coordinator stopped, and with it every child that has not exited yet; wait until all are gone. */

@@ -3,7 +3,6 @@ package ringbench.pekko;
 import org.apache.pekko.actor.AbstractActor;
 import org.apache.pekko.actor.ActorRef;
 import org.apache.pekko.actor.Props;
-import ringbench.pekko.Messages.Arrived;
 import ringbench.pekko.Messages.Finished;
 import ringbench.pekko.Messages.Link;
 import ringbench.pekko.Messages.Start;
@@ -42,7 +41,7 @@ final class PingPong {
                     })
                     .match(Link.class, l -> {
                         peer = l.next();
-                        getContext().getParent().tell(Arrived.ARRIVED, getSelf());
+                        l.gate().arrive();
                     })
                     .build();
         }
@@ -63,7 +62,7 @@ final class PingPong {
                         count++;
                         getSender().tell(t, getSelf());
                     })
-                    .match(Link.class, l -> getContext().getParent().tell(Arrived.ARRIVED, getSelf()))
+                    .match(Link.class, l -> l.gate().arrive())
                     .match(Stop.class, s -> getContext().getParent().tell(new Sum(count), getSelf()))
                     .build();
         }

@@ -3,7 +3,6 @@ package ringbench.pekko;
 import org.apache.pekko.actor.AbstractActor;
 import org.apache.pekko.actor.ActorRef;
 import org.apache.pekko.actor.Props;
-import ringbench.pekko.Messages.Arrived;
 import ringbench.pekko.Messages.Finished;
 import ringbench.pekko.Messages.Link;
 import ringbench.pekko.Messages.Stop;
@@ -43,7 +42,7 @@ final class RingActor extends AbstractActor {
     private void link(Link l) {
         next = l.next();
         boss = getSender();
-        boss.tell(Arrived.ARRIVED, getSelf()); // linked: now waiting for its first token
+        l.gate().arrive(); // linked: now waiting for its first token
     }
 
     /**

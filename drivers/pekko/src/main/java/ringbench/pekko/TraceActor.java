@@ -4,7 +4,6 @@ import org.apache.pekko.actor.AbstractActor;
 import org.apache.pekko.actor.ActorRef;
 import org.apache.pekko.actor.Props;
 import ringbench.driver.Out;
-import ringbench.pekko.Messages.Arrived;
 import ringbench.pekko.Messages.Finished;
 import ringbench.pekko.Messages.Link;
 import ringbench.pekko.Messages.Stop;
@@ -37,7 +36,7 @@ final class TraceActor extends AbstractActor {
                 .match(Link.class, l -> {
                     next = l.next();
                     boss = getSender();
-                    boss.tell(Arrived.ARRIVED, getSelf());
+                    l.gate().arrive(); // linked: now waiting for its first token
                 })
                 .match(Stop.class, this::stop)
                 .build();

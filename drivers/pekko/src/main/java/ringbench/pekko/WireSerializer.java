@@ -8,12 +8,10 @@ import org.apache.pekko.serialization.ByteBufferSerializer;
 import org.apache.pekko.serialization.Serialization;
 import org.apache.pekko.serialization.SerializerWithStringManifest;
 import ringbench.pekko.Messages.Arrivals;
-import ringbench.pekko.Messages.Arrived;
 import ringbench.pekko.Messages.Assign;
 import ringbench.pekko.Messages.Finished;
 import ringbench.pekko.Messages.Hello;
 import ringbench.pekko.Messages.Kind;
-import ringbench.pekko.Messages.Link;
 import ringbench.pekko.Messages.LinkOn;
 import ringbench.pekko.Messages.NodeView;
 import ringbench.pekko.Messages.SpawnOn;
@@ -53,8 +51,6 @@ public final class WireSerializer extends SerializerWithStringManifest implement
         if (o instanceof Token) return "T";
         if (o instanceof TraceToken) return "R";
         if (o instanceof Stop) return "S";
-        if (o instanceof Link) return "L";
-        if (o instanceof Arrived) return "Y";
         if (o instanceof Finished) return "F";
         if (o instanceof Sum) return "U";
         if (o instanceof SpawnOn) return "P";
@@ -77,9 +73,6 @@ public final class WireSerializer extends SerializerWithStringManifest implement
             b.putLong(t.value()).putInt(t.from());
         } else if (o instanceof Stop s) {
             b.putLong(s.sum()).putInt(s.left()).putLong(s.cross()).putInt(s.node());
-        } else if (o instanceof Link l) {
-            ref(b, l.next());
-            b.put((byte) (l.fromOther() ? 1 : 0));
         } else if (o instanceof Finished f) {
             b.putLong(f.value());
         } else if (o instanceof Sum s) {
@@ -103,8 +96,8 @@ public final class WireSerializer extends SerializerWithStringManifest implement
             string(b, v.name());
             b.putInt(v.values().length);
             for (long x : v.values()) b.putLong(x);
-        } else if (!(o instanceof Arrived || o instanceof ViewStart || o instanceof View)) {
-            // Arrived, ViewStart and View carry nothing but their manifest.
+        } else if (!(o instanceof ViewStart || o instanceof View)) {
+            // ViewStart and View carry nothing but their manifest.
             throw notRing(o);
         }
     }
@@ -119,8 +112,6 @@ public final class WireSerializer extends SerializerWithStringManifest implement
             case "T" -> new Token(b.getLong());
             case "R" -> new TraceToken(b.getLong(), b.getInt());
             case "S" -> new Stop(b.getLong(), b.getInt(), b.getLong(), b.getInt());
-            case "L" -> new Link(ref(b), b.get() == 1);
-            case "Y" -> Arrived.ARRIVED;
             case "F" -> new Finished(b.getLong());
             case "U" -> new Sum(b.getLong(), b.getLong());
             case "P" -> new SpawnOn(Kind.values()[b.getInt()], b.getInt(), b.getLong(), b.get() == 1, b.getInt(),
@@ -170,7 +161,6 @@ public final class WireSerializer extends SerializerWithStringManifest implement
     private static int size(Object o) {
         if (o instanceof SpawnedOn s) return 64 + s.procs().length * (4 + 1024);
         if (o instanceof LinkOn l) return 64 + l.next().length * (4 + 1024);
-        if (o instanceof Link) return 64 + 4 + 1024;
         if (o instanceof NodeView v) return 64 + 4 * v.name().length() + 8 * v.values().length;
         return 64;
     }

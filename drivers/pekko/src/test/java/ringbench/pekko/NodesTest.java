@@ -19,13 +19,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import ringbench.driver.Across;
 import ringbench.pekko.Messages.Arrivals;
-import ringbench.pekko.Messages.Arrived;
 import ringbench.pekko.Messages.Assign;
 import ringbench.pekko.Messages.AwaitEnd;
 import ringbench.pekko.Messages.Finished;
 import ringbench.pekko.Messages.Hello;
 import ringbench.pekko.Messages.Kind;
-import ringbench.pekko.Messages.Link;
 import ringbench.pekko.Messages.LinkOn;
 import ringbench.pekko.Messages.NodeView;
 import ringbench.pekko.Messages.Prove;
@@ -90,8 +88,8 @@ class NodesTest {
     void everyWireMessageRoundTrips() {
         WireSerializer w = new WireSerializer((ExtendedActorSystem) system);
         ActorRef ref = system.actorOf(NodeHost.props("n"));
-        List<Object> messages = List.of(new Token(42), new TraceToken(7, -1), new Stop(10, 3, 4, 2), new Link(ref, true),
-                Arrived.ARRIVED, new Finished(1), new Sum(99, 12), new SpawnOn(Kind.TRACE, 100, 300, true, 1, 4, 25),
+        List<Object> messages = List.of(new Token(42), new TraceToken(7, -1), new Stop(10, 3, 4, 2),
+                new Finished(1), new Sum(99, 12), new SpawnOn(Kind.TRACE, 100, 300, true, 1, 4, 25),
                 new Hello(3), ViewStart.NOW, View.ASK, new Arrivals(5000), new Assign(2));
         for (Object m : messages) {
             ByteBuffer b = ByteBuffer.allocate(4096);
@@ -118,9 +116,12 @@ class NodesTest {
             ActorRef[] hosts = {null, system.actorOf(NodeHost.props("one")), system.actorOf(NodeHost.props("two"))};
             Props props = RingActor.props();
             Parent.Layout layout = new Parent.Layout(3, placement, hosts, Kind.RING, 0, false);
-            ActorRef parent = system.actorOf(Parent.props(n, tokens, i -> props, i -> i + 1 == n ? 0 : i + 1, layout));
-            Spawned spawned = (Spawned) ask(parent, Spawn.ASK);
-            assertEquals(n, spawned.ready());
+            Gate gate = new Gate(n);
+            ActorRef parent = system.actorOf(
+                    Parent.props(n, tokens, i -> props, i -> i + 1 == n ? 0 : i + 1, gate, layout));
+            var asked = Patterns.ask(parent, Spawn.ASK, PATIENCE).toCompletableFuture();
+            assertEquals(n, gate.await()); // node 0's arrivals and the two hosts' counts, one each
+            Spawned spawned = (Spawned) asked.join();
             var end = Patterns.ask(parent, AwaitEnd.ASK, PATIENCE).toCompletableFuture();
             for (int j = 0; j < tokens; j++) spawned.procs()[j * n / tokens].tell(new Token((long) n * m), ActorRef.noSender());
             assertEquals(tokens, ((Sum) end.join()).value());
