@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The driver's own checks: `mvn -o verify` (offline: the build filled the local repository) into a
 # temporary folder, which compiles the driver and the JVM family library with every javac lint
-# warning an error (-Xlint:all -Werror) and runs src/test/java: the coordinator's gate, the end of
-# the message phase, the proof, the tree's root and gracefulStop under a dispatcher of 4 threads
-# (CoordinatorTest), the ring across nodes' layout, wire messages and spread coordinator (NodesTest);
-# then the shell scripts (shellcheck; its absence fails the check).
+# warning an error (-Xlint:all -Werror) and runs src/test/java: the gate (one wake; a slow arrival
+# delays it), the end of the message phase, the proof, the tree's root and gracefulStop under a
+# dispatcher of 4 threads (CoordinatorTest), the ring across nodes' layout, wire messages and spread
+# coordinator (NodesTest); then the shell scripts (shellcheck; its absence fails the check).
 set -euo pipefail
 cd -- "$(dirname -- "${BASH_SOURCE[0]}")"
 # shellcheck source=../common/java/lib.sh
