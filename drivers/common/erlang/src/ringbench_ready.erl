@@ -1,33 +1,17 @@
 %% The gate (docs/driver-contract.md, section 3): the spawn phase ends when
 %% the main process knows that every process is blocked in its first
-%% receive. Each process arrives immediately before that receive, in one of
-%% the contract's two forms:
-%%
-%%   a message   - the process sends `ready` to main; main counts them
-%%                 (drain/1 while it spawns, wait/2 after)
-%%   a counter   - the process adds one to a shared atomics counter; the one
-%%                 that completes the count sends main `all_ready`, the
-%%                 phase's only message (counter/1, arrive/1, await/1)
-%%
-%% The counter costs main one message instead of n; the rings use it.
+%% receive. Each process arrives immediately before that receive by adding
+%% one to a shared atomics counter (arrive/1); the one whose addition
+%% completes the count sends main `all_ready`, the phase's only message, and
+%% main blocks until it comes (await/1). Every workload with a set-up uses
+%% it, the ring and spawn alike: not n `ready` messages to main, whose
+%% senders may still be runnable, short of their first receive, when main
+%% has taken the last of them.
 -module(ringbench_ready).
--export([drain/1, wait/2, counter/1, arrive/1, await/1, await/2]).
+-export([counter/1, arrive/1, await/1, await/2]).
 -export_type([counter/0]).
 
 -opaque counter() :: {atomics:atomics_ref(), pos_integer(), pid()}.
-
-%% Take the ready messages that have already arrived (main calls it after
-%% each spawn, so its mailbox stays short while it spawns).
--spec drain(non_neg_integer()) -> non_neg_integer().
-drain(Got) ->
-    receive ready -> drain(Got + 1)
-    after 0 -> Got
-    end.
-
-%% Wait until N ready messages have arrived in all.
--spec wait(non_neg_integer(), non_neg_integer()) -> non_neg_integer().
-wait(Got, N) when Got >= N -> Got;
-wait(Got, N) -> receive ready -> wait(Got + 1, N) end.
 
 %% A counter for N processes, reporting to the calling process.
 -spec counter(pos_integer()) -> counter().

@@ -61,12 +61,3 @@ await_with_monitor_test() ->
     Never = ringbench_ready:counter(5),
     Alive ! stop,
     ?assertEqual(down, ringbench_ready:await(Never, Ref)).
-
-%% The message form: drain/1 takes what has arrived, wait/2 the rest.
-messages_test() ->
-    Main = self(),
-    [spawn(fun() -> Main ! ready end) || _ <- lists:seq(1, 300)],
-    Got = ringbench_ready:drain(0),
-    ?assert(Got =< 300),
-    ?assertEqual(300, ringbench_ready:wait(Got, 300)),
-    ?assertEqual(0, ringbench_ready:drain(0)).
