@@ -3,6 +3,49 @@
 require_relative 'scheduler'
 require_relative 'sys'
 
+# The gate (contract section 3): each process arrives once, immediately before its first receive,
+# by adding one to a count; the arrival that completes the count sends main one message, and main
+# waits for it with one receive. The fibers' gate: one OS thread runs every fiber and a fiber is
+# switched only where it blocks, so no other process runs between the count's read and its write.
+class Gate
+  def initialize(want, mailbox)
+    @want = want
+    @arrived = 0
+    @mailbox = mailbox # a fresh main mailbox: the gate's message is its only one
+  end
+
+  def arrive
+    @mailbox << @want if count_one == @want
+  end
+
+  # Main: one receive, which the last arrival completes; the arrivals counted.
+  def wait
+    @mailbox.pop
+    @arrived
+  end
+
+  private
+
+  def count_one
+    @arrived += 1
+  end
+end
+
+# The threads' gate: the VM lock may pass to another thread between the count's read and its write,
+# so the count is taken under a Thread::Mutex.
+class LockedGate < Gate
+  def initialize(want, mailbox)
+    super
+    @mutex = Thread::Mutex.new
+  end
+
+  private
+
+  def count_one
+    @mutex.synchronize { @arrived += 1 }
+  end
+end
+
 # Fibers (the stock variant): each process a non-blocking fiber under RingScheduler, one OS thread.
 class FiberProcesses
   def initialize
@@ -34,6 +77,10 @@ class FiberProcesses
   # Main's mailbox: a Thread::Queue, as every process's.
   def main_mailbox
     Thread::Queue.new
+  end
+
+  def gate(want)
+    Gate.new(want, main_mailbox)
   end
 
   def stats
@@ -98,6 +145,10 @@ class ThreadProcesses
     MainBox.new
   end
 
+  def gate(want)
+    LockedGate.new(want, main_mailbox)
+  end
+
   def stats
     { threads_alive: Thread.list.size }
   end
@@ -105,6 +156,9 @@ end
 
 # What main and p0 share in continuous mode: when the next sample is due.
 Sampling = Struct.new(:start, :due, :period)
+
+# What a trace process shares with main: main's mailbox, the gate.
+TraceEnds = Struct.new(:main_q, :gate)
 
 # The workloads of contract section 3. Every mailbox is a Thread::Queue owned by its receiver:
 # send is push (<<), receive a blocking pop. Each method returns the count it proved.
@@ -121,19 +175,20 @@ class Workloads
     sampling = Sampling.new(0, 0, prm[:sample_ms] * 1_000_000) if prm[:sample_ms].positive?
     count = @rt.as_main do
       main_q = @rt.main_mailbox
+      gate = @rt.gate(n)
       meter.spawn_begins
       qs = Array.new(n) { Thread::Queue.new }
       n.times do |i|
         q = qs[i]
         succ = qs[i + 1 == n ? 0 : i + 1]
         if sampling && i.zero?
-          @rt.spawn { ring_head_continuous(q, succ, main_q, sampling) }
+          @rt.spawn { ring_head_continuous(q, succ, main_q, gate, sampling) }
         else
           first = i.zero?
-          @rt.spawn { ring_process(q, succ, first, main_q) }
+          @rt.spawn { ring_process(q, succ, first, main_q, gate) }
         end
       end
-      meter.spawn_ends(wait_gate(main_q, n))
+      meter.spawn_ends(gate.wait)
       starts = token_starts(prm)
       samples(prm, qs, starts, main_q, sampling) if sampling # never returns
       v = n * prm[:m]
@@ -152,10 +207,11 @@ class Workloads
     n = prm[:n]
     ready = @rt.as_main do
       main_q = @rt.main_mailbox
+      gate = @rt.gate(n)
       meter.spawn_begins
       qs = Array.new(n) { Thread::Queue.new }
-      qs.each { |q| @rt.spawn { ring_process(q, main_q, false, main_q) } }
-      meter.spawn_ends(wait_gate(main_q, n))
+      qs.each { |q| @rt.spawn { ring_process(q, main_q, false, main_q, gate) } }
+      meter.spawn_ends(gate.wait)
       qs.each do |q|
         q << -1 # the stop message: the process answers main and ends
         main_q.pop
@@ -172,10 +228,11 @@ class Workloads
       result_q = @rt.main_mailbox
       aq = Thread::Queue.new
       bq = Thread::Queue.new
+      gate = @rt.gate(2)
       meter.spawn_begins
-      @rt.spawn { pinger(aq, bq, main_q, prm[:m]) }
-      @rt.spawn { ponger(bq, aq, main_q, result_q) }
-      meter.spawn_ends(wait_gate(main_q, 2))
+      @rt.spawn { pinger(aq, bq, main_q, gate, prm[:m]) }
+      @rt.spawn { ponger(bq, aq, gate, result_q) }
+      meter.spawn_ends(gate.wait)
       meter.run_begins
       aq << 1 # the start signal
       main_q.pop # A is done
@@ -192,11 +249,12 @@ class Workloads
     count = @rt.as_main do
       main_q = @rt.main_mailbox
       rq = Thread::Queue.new
+      gate = @rt.gate(n + 1)
       meter.spawn_begins
-      @rt.spawn { fanin_receiver(rq, main_q, n * m) }
+      @rt.spawn { fanin_receiver(rq, main_q, gate, n * m) }
       qs = Array.new(n) { Thread::Queue.new }
-      qs.each { |q| @rt.spawn { fanin_sender(q, rq, main_q, m) } }
-      meter.spawn_ends(wait_gate(main_q, n + 1))
+      qs.each { |q| @rt.spawn { fanin_sender(q, rq, gate, m) } }
+      meter.spawn_ends(gate.wait)
       meter.run_begins
       qs.each { |q| q << 1 } # the start signal
       received = main_q.pop
@@ -226,10 +284,12 @@ class Workloads
     log = HopLog.new(n, print_hops ? @emit : nil)
     @rt.as_main do
       main_q = @rt.main_mailbox
+      gate = @rt.gate(n)
       meter.spawn_begins
       qs = Array.new(n) { Thread::Queue.new }
-      n.times { |i| @rt.spawn { trace_process(i, qs[i], qs[(i + 1) % n], main_q, log) } }
-      meter.spawn_ends(wait_gate(main_q, n))
+      ends = TraceEnds.new(main_q, gate)
+      n.times { |i| @rt.spawn { trace_process(i, qs[i], qs[(i + 1) % n], ends, log) } }
+      meter.spawn_ends(gate.wait)
       meter.run_begins
       qs[0] << [n * m, -1]
       main_q.pop
@@ -245,9 +305,9 @@ class Workloads
 
   # A ring process (and, with main as its successor, a spawn process). A hop: pop returns, one
   # compare, one receipt counted, push v - 1 into the successor's queue, pop again.
-  def ring_process(q, succ, first, main_q)
+  def ring_process(q, succ, first, main_q, gate)
     cnt = 0
-    main_q << 1 # arrive at the gate: about to block in its first receive
+    gate.arrive # about to block in its first receive
     while (v = q.pop)
       if v > 1
         cnt += 1
@@ -264,9 +324,9 @@ class Workloads
   end
 
   # p0 in continuous mode: counts the laps and, once a lap when a sample is due, tells main.
-  def ring_head_continuous(q, succ, main_q, sampling)
+  def ring_head_continuous(q, succ, main_q, gate, sampling)
     laps = 0
-    main_q << 1
+    gate.arrive
     while (v = q.pop)
       laps += 1
       t = Sys.now_ns
@@ -290,8 +350,8 @@ class Workloads
     Process.exit!(0) # no teardown (contract section 5)
   end
 
-  def pinger(q, pong_q, main_q, rounds)
-    main_q << 1
+  def pinger(q, pong_q, main_q, gate, rounds)
+    gate.arrive
     q.pop # the start signal
     rounds.times do
       pong_q << 1
@@ -301,9 +361,9 @@ class Workloads
     main_q << 0 # done
   end
 
-  def ponger(q, ping_q, main_q, result_q)
+  def ponger(q, ping_q, gate, result_q)
     cnt = 0
-    main_q << 1
+    gate.arrive
     while q.pop.positive?
       cnt += 1
       ping_q << 1
@@ -311,9 +371,9 @@ class Workloads
     result_q << cnt
   end
 
-  def fanin_receiver(q, main_q, total)
+  def fanin_receiver(q, main_q, gate, total)
     cnt = 0
-    main_q << 1
+    gate.arrive
     while cnt < total
       q.pop
       cnt += 1
@@ -321,8 +381,8 @@ class Workloads
     main_q << cnt
   end
 
-  def fanin_sender(q, to_q, main_q, count)
-    main_q << 1
+  def fanin_sender(q, to_q, gate, count)
+    gate.arrive
     q.pop # the start signal
     count.times { to_q << 1 }
   end
@@ -346,23 +406,17 @@ class Workloads
   end
 
   # A trace process: the token carries its sender's index; the receiver prints the hop.
-  def trace_process(index, q, succ, main_q, log)
-    main_q << 1
+  def trace_process(index, q, succ, ends, log)
+    ends.gate.arrive
     while (msg = q.pop)
       v, sender = msg
       log.hop(sender, index)
       if v == 1
-        main_q << 0
+        ends.main_q << 0
         return
       end
       succ << [v - 1, index]
     end
-  end
-
-  def wait_gate(main_q, count)
-    sum = 0
-    count.times { sum += main_q.pop }
-    sum
   end
 
   def token_starts(prm)
