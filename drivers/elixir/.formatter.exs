@@ -1,1 +1,1 @@
-[inputs: ["{mix,.formatter}.exs", "lib/**/*.ex"]]
+[inputs: ["{mix,.formatter}.exs", "{lib,test}/**/*.{ex,exs}"]]
