@@ -856,7 +856,7 @@ def settle_point(
     """Where `rule` stops a default process warming up, replayed on its iterations as measure.py does
     (a JIT floor first, then the window; at most SETTLE_MAX warm-ups after the floor or SETTLE_S):
     (the iteration it decides at, whether settled), or (None, False) when the iterations run out first."""
-    from ringbench.results.modes import JIT_WARMUP_CAP_S, JIT_WARMUP_ITERATIONS, SETTLE_MAX, SETTLE_S
+    from ringbench.api import JIT_WARMUP_CAP_S, JIT_WARMUP_ITERATIONS, SETTLE_MAX, SETTLE_S
 
     passed = floor_done = 0
     clock = 0.0
@@ -874,19 +874,13 @@ def settle_point(
     return None, False
 
 
-def _jit_floors() -> dict[str, int]:
-    from ringbench.catalogue.drivers import discover
-    from ringbench.harness.measure import jit_floor
-
-    return {name: jit_floor(d) for name, d in discover().items()}
-
-
 def settle_simulation() -> str:
     """Each candidate settle rule replayed on the stored positions runs and the newest bench run: how many
     cells land within SETTLE_PCT of their late level or end "not settled", and what the bench would spend."""
+    from ringbench.api import jit_floors as api_jit_floors
     from ringbench.api import load
 
-    floors = _jit_floors()
+    floors = api_jit_floors()
     rules = settle_candidates()
     pos_args = next(args for name, _, args, _ in MEASUREMENTS if name == "positions")
     series = []  # (variant, N, run, ns/hop, seconds, units, floor)
@@ -922,7 +916,7 @@ def settle_simulation() -> str:
         return out
 
     def cost(rule: Callable[[list[float]], str | None]) -> tuple[int, float, int]:
-        from ringbench.results.modes import SETTLE_MAX
+        from ringbench.api import SETTLE_MAX
 
         extra, seconds, flagged = 0, 0.0, 0
         for figures, floor, taken, its in procs:

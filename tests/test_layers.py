@@ -255,3 +255,36 @@ def test_the_loop_finder_finds_a_loop_hidden_in_a_function(tmp_path, monkeypatch
     (pkg / "c.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .a import x\n")
     monkeypatch.setattr(__import__(__name__), "PACKAGE", tmp_path / "ringbench")
     assert cycles(import_graph()) == [["ringbench.results.a", "ringbench.results.b"]]
+
+
+SCRIPTS = sorted((PACKAGE.parent / "scripts").glob("*.py"))
+# a script stands where the command line stands: the API, and present/ to print
+SCRIPT_LAYERS = {"api", "present", "cli"}
+
+
+def script_imports(path: Path) -> set[str]:
+    """The ringbench layers a script imports, however spelled (`from ringbench import api` included)."""
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module == "ringbench":
+            out |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("ringbench."):
+            out.add(node.module.split(".")[1])
+        elif isinstance(node, ast.Import):
+            out |= {a.name.split(".")[1] for a in node.names if a.name.startswith("ringbench.")}
+    return out
+
+
+@pytest.mark.parametrize("path", SCRIPTS, ids=[p.name for p in SCRIPTS])
+def test_a_script_reaches_ringbench_only_through_its_api(path):
+    wrong = script_imports(path) - SCRIPT_LAYERS
+    named = ", ".join(sorted(wrong))
+    assert not wrong, f"scripts/{path.name} imports ringbench's {named}: add what it needs to the API"
+
+
+def test_the_script_walker_sees_every_spelling(tmp_path):
+    f = tmp_path / "s.py"
+    f.write_text(
+        "from ringbench import api\ndef g():\n    from ringbench.results.modes import X\nimport ringbench.harness\n"
+    )
+    assert script_imports(f) == {"api", "results", "harness"}

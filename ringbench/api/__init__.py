@@ -32,8 +32,12 @@ from ..results import stats
 from ..results.model import Cell, Run
 from ..results.modes import (
     DEFAULT_NS_PER_HOP,
+    JIT_WARMUP_CAP_S,
+    JIT_WARMUP_ITERATIONS,
     OWN_NS_PER_HOP,
+    SETTLE_MAX,
     SETTLE_PCT,
+    SETTLE_S,
     SETTLE_WINDOW,
     WALL_LONG,
     WALL_SHORT,
@@ -41,7 +45,7 @@ from ..results.modes import (
     unsettled,
 )
 from ..results.store import DEFAULT_DB, Store, StoreError
-from .drivers import build, runtimes, trace, trace_drivers
+from .drivers import build, jit_floors, runtimes, trace, trace_drivers
 from .errors import InputError
 from .importing import import_run
 from .installing import add_installation, installations
@@ -119,6 +123,11 @@ __all__ = [
     "WALL_LONG",
     "WALL_SHORT",
     "SETTLE_WINDOW",
+    "SETTLE_MAX",
+    "SETTLE_S",
+    "JIT_WARMUP_CAP_S",
+    "JIT_WARMUP_ITERATIONS",
+    "jit_floors",
     "unsettled",
     "FORMER_NAMES",
 ]

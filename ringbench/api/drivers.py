@@ -9,6 +9,7 @@ from ..catalogue.drivers import Driver, DriverError, at_installation, build_reco
 from ..catalogue.drivers import build as build_driver
 from ..harness import cluster, runner
 from ..harness.launch import run_driver
+from ..harness.measure import jit_floor
 from ..harness.protocol import DriverFailed
 from .errors import InputError
 from .planning import PLACEMENT_WITHOUT_NODES
@@ -135,3 +136,9 @@ def trace(
     want = workloads.cross_hops({"n": n, "m": m, "tokens": 1, "nodes": nodes, "node_placement": node_placement})
     got = next((r.get("cross_hops") for r in launch.records if r.get("type") == "result"), None)
     return None if got == want else f"cross-node hops {got}, expected {want}"
+
+
+def jit_floors() -> dict[str, int]:
+    """Each runtime's JIT floor: the units of work its warm-ups pass before the settle window starts (0 without
+    a JIT), as a default run applies it (scripts/results.py replays the settle rule with them)."""
+    return {name: jit_floor(d) for name, d in discover().items()}
