@@ -98,15 +98,30 @@ class DriverError(Exception):
 
 
 _dying = _thread.allocate_lock()
+_batching = False  # the verb is `batch`: each run's records end with a `done` record
 
 
 def die(kind, message):
     """Print the error record and exit at once: os._exit, so that blocked threads cannot hang the exit.
-    Callable from any thread; the first caller's record is the only one (later callers wait for the exit)."""
+    Callable from any thread; the first caller's record is the only one (later callers wait for the exit).
+    Under `batch` the `done` record of the run follows the error record."""
     _dying.acquire()
     emit({"type": "error", "kind": kind, "message": message})
+    if _batching:
+        emit({"type": "done", "exit": EXIT[kind]})
     flush()
     os._exit(EXIT[kind])
+
+
+def error_of(exc):
+    """The (kind, message) of an exception that ended a run: a DriverError's own, MemoryError a `limit`,
+    anything else a `failure` (its traceback on stderr)."""
+    if isinstance(exc, DriverError):
+        return exc.kind, exc.message
+    if isinstance(exc, MemoryError):
+        return "limit", "memory: the Python heap could not grow (MemoryError); free memory or lower n"
+    traceback.print_exception(type(exc), exc, exc.__traceback__, file=sys.stderr)
+    return "failure", f"{type(exc).__name__}: {exc}"
 
 
 def die_in_thread(unraisable):
@@ -463,6 +478,24 @@ class Runtime:
         """Extra fields of the stats record: numbers only."""
         return {}
 
+    def close(self):
+        """`batch` only, after a run (or its refusal), before its `done` record: release what the run
+        left behind, so the next run starts as in a fresh process. A continuous ring's processes
+        circulate their tokens for ever (`run` exits without teardown): they end here. Nothing to do
+        for a runtime whose runs end every process and own nothing that outlives them."""
+
+
+class _Serving:
+    """What `serve` was given, and the Runtime of the run in progress (`batch` closes it)."""
+
+    def __init__(self, prepare, variant, tuned, threads, selective_reason):
+        self.prepare = prepare
+        self.variant = variant
+        self.tuned = variant in tuned
+        self.threads = threads
+        self.selective_reason = selective_reason
+        self.rt = None
+
 
 def serve(describe, prepare, variants, tuned=("tuned",), threads=False, selective_reason="", perf=False):
     """Run the driver program on sys.argv and exit.
@@ -473,16 +506,8 @@ def serve(describe, prepare, variants, tuned=("tuned",), threads=False, selectiv
     """
     try:
         rc = _main(sys.argv[1:], describe, prepare, variants, tuned, threads, selective_reason, perf)
-    except DriverError as e:
-        die(e.kind, e.message)
-    except MemoryError:
-        die("limit", "memory: the Python heap could not grow (MemoryError); free memory or lower n")
-    except RecursionError as e:
-        traceback.print_exc(file=sys.stderr)
-        die("failure", f"RecursionError: {e}")
     except Exception as e:  # noqa: BLE001 - any bug is a failure record, never a bare traceback
-        traceback.print_exc(file=sys.stderr)
-        die("failure", f"{type(e).__name__}: {e}")
+        die(*error_of(e))
     flush()
     os._exit(rc)
 
@@ -503,7 +528,7 @@ def _main(argv, describe, prepare, variants, tuned, threads, selective_reason, p
     variant = _variant(argv, variants)
     if not argv:
         raise DriverError("bad_param", "usage: driver.py [--variant=NAME] describe | run <workload> key=value... "
-                          "| perf <job.json>")
+                          "| batch | perf <job.json>")
     if argv[0] == "perf" and perf:
         import ringbench_perf  # the family's perf runner, beside this module
         return ringbench_perf.run(argv[1:], processes_ok=True)
@@ -512,29 +537,47 @@ def _main(argv, describe, prepare, variants, tuned, threads, selective_reason, p
         if len(argv) > 1:
             raise DriverError("bad_param", "describe takes no arguments")
         d = describe(variant)
+        features = list(d["features"]) + [f for f in FAMILY_FEATURES if f not in d["features"]]
         emit({"type": "describe", "contract": CONTRACT, "name": d["name"], "runtime": d["runtime"],
-              "version": d["version"], "workloads": d["workloads"], "features": d["features"],
+              "version": d["version"], "workloads": d["workloads"], "features": features,
               "variant": variant, "clock": CLOCK, "collector": collector_name()})
         return 0
-    if verb != "run":
-        raise DriverError("bad_param", f"unknown verb '{verb}' (expected describe or run)")
-    if len(argv) < 2:
+    serving = _Serving(prepare, variant, tuned, threads, selective_reason)
+    if verb == "run":
+        return _run(argv[1:], serving)
+    if verb == "batch":
+        if len(argv) > 1:
+            raise DriverError("bad_param", "batch takes no arguments: each line of its input is one run's, "
+                              "tab-separated")
+        return _batch(serving)
+    raise DriverError("bad_param", f"unknown verb '{verb}' (expected describe, run or batch)")
+
+
+# What every driver of the family serves, whatever its variant: `batch` (contract section 2).
+FAMILY_FEATURES = ("batch",)
+
+
+def _run(args, serving):
+    """`run <args>`: its records; the exit status (0), or a DriverError for a refusal or a failure."""
+    if not args:
         raise DriverError("bad_param", "run needs a workload: " + ", ".join(WORKLOAD_KEYS))
-    workload = argv[1]
+    workload = args[0]
     if workload not in WORKLOAD_KEYS:
         raise DriverError("unknown_workload", f"unknown workload '{workload}' "
                           f"(this driver knows: {', '.join(WORKLOAD_KEYS)})")
-    p = parse_params(workload, argv[2:])
-    if workload == "selective" and selective_reason:
-        raise DriverError("unsupported", selective_reason)
-    rt = prepare(variant, workload, p)
-    if variant in tuned:
+    p = parse_params(workload, args[1:])
+    if workload == "selective" and serving.selective_reason:
+        raise DriverError("unsupported", serving.selective_reason)
+    rt = serving.rt = serving.prepare(serving.variant, workload, p)
+    if serving.tuned:
         tune_collector()  # start-up is over: the runtime is built, nothing measured yet
-    meter = Meter(threads)
+    meter = Meter(serving.threads)
 
     if workload == "ring" and p["sample_ms"] > 0:
         rt.run(workload, p, meter, False)  # prints its samples
         flush()
+        if _batching:
+            return 0  # the batch ends the ring's processes (Runtime.close)
         os._exit(0)  # no teardown (contract section 5)
 
     expect = expected_count(workload, p)
@@ -551,6 +594,53 @@ def _main(argv, describe, prepare, variants, tuned, threads, selective_reason, p
             emit(stats_record(workload, it, meter, rt))
         flush()  # each result as its iteration ends
     return 0
+
+
+def _batch(serving, lines=None):
+    """`batch` (contract section 2): each line of stdin (UTF-8) holds the arguments of one `run`,
+    separated by tabs (an empty line: none). Each is answered as `run` would answer it, then with
+    {"type":"done","exit":E}, E the status `run` would exit with. After E = 1 or 3 the driver exits
+    with E; at the end of the input, with 0. `lines`: an iterable of byte lines in place of stdin
+    (the family's test)."""
+    global _batching
+    _batching = True
+    threshold = gc.get_threshold() if hasattr(gc, "get_threshold") else None  # CPython's
+    for raw in iter(sys.stdin.buffer.readline, b"") if lines is None else lines:
+        line = raw[:-1] if raw.endswith(b"\n") else raw
+        args = line.decode("utf-8", "surrogateescape").split("\t") if line else []
+        serving.rt = None
+        try:
+            status = _run(args, serving)
+        except Exception as e:  # noqa: BLE001 - answered as `run` answers it, an error record
+            kind, message = error_of(e)
+            emit({"type": "error", "kind": kind, "message": message})
+            status = EXIT[kind]
+        if status in (0, 2):
+            try:
+                _release(serving, threshold)
+            except Exception as e:  # noqa: BLE001 - a run that cannot be released ends the batch
+                kind, message = error_of(e)
+                emit({"type": "error", "kind": kind, "message": f"after the run: {message}"})
+                status = EXIT[kind]
+        emit({"type": "done", "exit": status})
+        flush()
+        if status not in (0, 2):
+            os._exit(status)  # failure, limit: the runtime may be in a state a fresh process is not
+    return 0
+
+
+def _release(serving, threshold):
+    """Between two runs of a batch: the run's own release (Runtime.close), then the collector as a fresh
+    process has it (a tuned run's settings undone, PyPy's hooks removed)."""
+    rt, serving.rt = serving.rt, None
+    if rt is not None:
+        rt.close()
+    if serving.tuned and threshold is not None:
+        gc.unfreeze()
+        gc.set_threshold(*threshold)
+    hooks = getattr(gc, "hooks", None)  # PyPy: PyPyCollector's, set by a run with stats=1
+    if hooks is not None:
+        hooks.reset()
 
 
 def result_record(workload, iteration, p, count, meter):

@@ -156,8 +156,18 @@ def trace_process(sched, i, box, succ_switch, sbox, log):
 class Stock(common.Runtime):
     def __init__(self):
         self.sched = Scheduler()
+        self.endless = []  # a continuous ring's processes, which never end by themselves
 
     def reset(self):
+        self.sched.reset()
+
+    def close(self):
+        """batch: end a continuous ring's processes (each suspended in a receive or a yield: a
+        GreenletExit raised there ends it, back to main), then forget the run queue and mailboxes."""
+        for g in self.endless:
+            if g:  # started and not dead
+                g.throw()
+        self.endless = []
         self.sched.reset()
 
     def ring(self, p, meter, emit_hops):
@@ -176,6 +186,7 @@ class Stock(common.Runtime):
         meter.spawn_ends(sched.arrived)
         starts = common.token_starts(p)
         if continuous:
+            self.endless = gs
             return self._samples(p, gs, boxes, starts, laps)
         v = n * p["m"]
         meter.run_begins()

@@ -58,6 +58,15 @@ class Switch(common.Runtime):
     def __init__(self):
         self.main = getcurrent()
         self.main_switch = self.main.switch
+        self.endless = []  # a continuous ring's processes, which never end by themselves
+
+    def close(self):
+        """batch: end a continuous ring's processes (each suspended in a switch: a GreenletExit raised
+        there ends it, back to main, its parent)."""
+        for g in self.endless:
+            if g:  # started and not dead
+                g.throw()
+        self.endless = []
 
     def ring(self, p, meter, emit_hops):
         n = p["n"]
@@ -72,6 +81,7 @@ class Switch(common.Runtime):
         meter.spawn_ends(arrived)
         p0 = gs[0]
         if continuous:
+            self.endless = gs
             return self._samples(p, p0, laps)
         meter.run_begins()
         p0.switch(n * p["m"])  # tokens = 1 (more is unsupported); returns when the token finishes
