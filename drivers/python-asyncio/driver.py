@@ -178,6 +178,16 @@ class Asyncio(common.Runtime):
     def reset(self):
         self.arrived = 0
 
+    def close(self):
+        """batch (contract section 2): the run's Tasks cancelled (a continuous ring's never end by
+        themselves) and its event loop closed; the next run makes its own, as a fresh process does."""
+        tasks = asyncio.all_tasks(self.loop)
+        for t in tasks:
+            t.cancel()
+        if tasks:
+            self.loop.run_until_complete(asyncio.gather(*tasks, return_exceptions=True))
+        self.loop.close()
+
     async def wait_gate(self, k, tasks):
         """Main waits until k processes have arrived at the gate: one pass of the loop runs every new
         task to its first receive (tasks run in creation order). A task that ended before it arrived
