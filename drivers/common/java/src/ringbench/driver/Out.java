@@ -17,6 +17,8 @@ public final class Out {
             new BufferedOutputStream(new FileOutputStream(FileDescriptor.out), 1 << 16), false, StandardCharsets.UTF_8);
     private static final Object LOCK = new Object();
     private static boolean dying;
+    /** Serving {@code batch}: an ending error record is followed by its {@code done} record. */
+    private static volatile boolean batch;
 
     private Out() {}
 
@@ -35,15 +37,31 @@ public final class Out {
         line("{\"type\":\"hop\",\"hop\":" + hop + ",\"lap\":" + lap + ",\"from\":" + from + ",\"to\":" + to + "}");
     }
 
+    /** The error record of {@code f}. */
+    private static String errorRecord(Fail f) {
+        return "{\"type\":\"error\",\"kind\":" + str(f.kind) + ",\"message\":" + str(f.getMessage()) + "}";
+    }
+
+    /** From now on, {@link #die} ends with a {@code done} record too (the verb {@code batch}). */
+    static void batch() { batch = true; }
+
+    /** Under batch: the error record of a line that continues (exit status 2), without ending the JVM. */
+    static void error(Fail f) { line(errorRecord(f)); }
+
+    /** Under batch: the last record of a line, with the exit status {@code run} would have ended with. */
+    static void done(int exit) { line("{\"type\":\"done\",\"exit\":" + exit + "}"); }
+
     /**
      * Print one error record and end the JVM at once with the kind's exit code;
      * callable from any thread (the first caller's record is the only one).
+     * Under {@code batch} the {@code done} record with that code follows it.
      */
     public static void die(Fail f) {
         synchronized (LOCK) {
             if (!dying) {
                 dying = true;
-                OUT.print("{\"type\":\"error\",\"kind\":" + str(f.kind) + ",\"message\":" + str(f.getMessage()) + "}\n");
+                OUT.print(errorRecord(f) + "\n");
+                if (batch) OUT.print("{\"type\":\"done\",\"exit\":" + f.code + "}\n");
                 OUT.flush();
                 Runtime.getRuntime().halt(f.code);
             }

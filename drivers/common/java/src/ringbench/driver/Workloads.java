@@ -50,6 +50,14 @@ public interface Workloads {
         throw Fail.unsupported("this driver has no selective receive");
     }
 
+    /**
+     * Under the verb {@code batch}, after a line's last iteration and before its {@code done} record:
+     * end what the run still holds that a fresh process would not have (continuous mode's ring,
+     * a runtime's own system), so that the next line starts as a fresh process would. A plain
+     * {@code run} ends the JVM instead and never calls it.
+     */
+    default void release() throws Exception {}
+
     /** Extra fields of the stats record (numbers only, snake_case). */
     default void stats(Out.Rec stats) {}
 }
