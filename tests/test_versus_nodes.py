@@ -53,6 +53,21 @@ def test_a_driver_without_nodes_is_refused_in_the_line_run_gives_and_nothing_is_
     assert not db.exists()
 
 
+def test_the_drivers_refusal_comes_before_a_missing_program_and_before_any_build(fake, db, tmp_path):
+    """What the driver cannot do is said first: a program not yet built (or a typo in it) must not hide it, and
+    `--build` must not run a build for a request that is refused anyway."""
+    built = tmp_path / "built"
+    r = run_cli(
+        "versus", "-r", "fake", "-p", "no-such-program {n} {m}", "-n", "10", "-m", "1,2", "--nodes", "2",
+        "--build", f"touch {built}", "--db", db,
+    )  # fmt: skip
+    assert r.exit_code == 2 and r.output.strip() == f"Error: {cluster.no_nodes('fake', 2)}", r.output
+    assert not built.exists() and not db.exists()
+    # without nodes the same request reaches the program check, and says so in one line
+    r = run_cli("versus", "-r", "fake", "-p", "no-such-program {n} {m}", "-n", "10", "-m", "1,2", "--db", db)
+    assert r.exit_code == 2 and "'no-such-program' not found or not executable" in r.output, r.output
+
+
 def test_the_tree_is_not_spread_over_nodes():
     with pytest.raises(versus.BadRequest, match="the tree is measured on one node"):
         versus.plan(versus.VersusRequest("erlang/stock", "p {n}", "100", workload="tree", nodes=2))

@@ -46,13 +46,14 @@ def versus(
     ask = _request(request, fields)
     try:
         req = _versus.plan(ask)
+        _versus.check_driver(req)  # what the driver cannot do is said before anything is built
         if ask.build:
             on_progress(f"building: {ask.build}")
             try:
                 _versus.build(ask.build)
             except _versus.Failed as e:
                 raise RunFailed(str(e)) from None
-        _versus.check_ready(req, built=bool(ask.build))
+        _versus.check_program(req, built=bool(ask.build))
     except _versus.BadRequest as e:
         raise InputError(str(e)) from None
     settings = {

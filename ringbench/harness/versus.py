@@ -414,18 +414,22 @@ def build(command: str) -> None:
         raise Failed(f"build command failed (exit {proc.returncode}): {command}{'; ' + tail if tail else ''}")
 
 
-def check_ready(req: Request, built: bool = False) -> None:
-    """BadRequest unless the program can be started and the driver can serve every ring of the request
-    (the ring, its tokens, its size on this machine): found before a run is created."""
-    exe = req.argv[0]
-    if not (shutil.which(exe) if "/" not in exe else os.access(exe, os.X_OK)):
-        hint = "" if built else " (build it first, or give --build)"
-        raise BadRequest(f"program {exe!r} not found or not executable{hint}")
+def check_driver(req: Request) -> None:
+    """BadRequest unless the driver can serve every ring of the request (the ring, its tokens, its nodes,
+    its size on this machine): asked first, before a program is built or looked for."""
     for point in req.points:
         spec = _spec(req, point)
         why = runner.refusal(spec) or runner.unsupported(spec, Options())
         if why:
             raise BadRequest(why)
+
+
+def check_program(req: Request, built: bool = False) -> None:
+    """BadRequest unless the program can be started: found before a run is created."""
+    exe = req.argv[0]
+    if not (shutil.which(exe) if "/" not in exe else os.access(exe, os.X_OK)):
+        hint = "" if built else " (build it first, or give --build)"
+        raise BadRequest(f"program {exe!r} not found or not executable{hint}")
 
 
 # -- one timed process ------------------------------------------------------------------------------
