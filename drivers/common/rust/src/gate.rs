@@ -79,4 +79,45 @@ mod tests {
             hs.into_iter().for_each(|h| h.join().unwrap());
         }
     }
+
+    const SLOW: std::time::Duration = std::time::Duration::from_millis(200);
+
+    /// `want` processes arrive, the first `SLOW` late; the time main waited and the count it saw.
+    fn one_late(want: u64) -> (std::time::Duration, u64) {
+        let g = Arc::new(Gate::for_this_thread(want));
+        let t0 = std::time::Instant::now();
+        let hs: Vec<_> = (0..want)
+            .map(|i| {
+                let g = g.clone();
+                std::thread::spawn(move || {
+                    if i == 0 {
+                        std::thread::sleep(SLOW);
+                    }
+                    g.arrive()
+                })
+            })
+            .collect();
+        let seen = g.wait();
+        let waited = t0.elapsed();
+        hs.into_iter().for_each(|h| h.join().unwrap());
+        (waited, seen)
+    }
+
+    /// Contract 3's boundary: a process slow to arrive holds main at the gate as long.
+    #[test]
+    fn a_late_arrival_delays_the_wake() {
+        for want in [1u64, 2, 50] {
+            let (waited, _) = one_late(want);
+            assert!(waited >= SLOW, "want {want}: main woke after {waited:?}, before the late arrival");
+        }
+    }
+
+    /// When main wakes, every process has arrived (the late one too), not want - 1.
+    #[test]
+    fn main_wakes_with_every_arrival_counted() {
+        for want in [1u64, 2, 50] {
+            let (_, seen) = one_late(want);
+            assert_eq!(seen, want, "main woke with {seen} of {want} arrivals");
+        }
+    }
 }
