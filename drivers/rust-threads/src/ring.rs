@@ -122,7 +122,11 @@ struct Ring {
 /// at the gate. With channels, channel i+1 and thread i are made one after the other, in ring
 /// order. `entries`: the ascending process indices main injects at (starting with 0).
 /// A failed spawn tears down what exists (ABORT passed round from p0) and reports `limit`.
-fn build_ring(hop: HopKind, n: u64, entries: &[u64], body: Body) -> Result<Ring, Fail> {
+/// Each thread first runs `before(i)` (the workloads: nothing; a test: a process slow to arrive).
+fn build_ring<B>(hop: HopKind, n: u64, entries: &[u64], body: Body, before: B) -> Result<Ring, Fail>
+where
+    B: Fn(u64) + Copy + Send + 'static,
+{
     let (main_tx, done) = channel::<u64>();
     let sh = Arc::new(Shared { gate: Gate::for_this_thread(n), main: main_tx, n });
     let mut handles = Vec::with_capacity(n as usize);
@@ -148,7 +152,10 @@ fn build_ring(hop: HopKind, n: u64, entries: &[u64], body: Body) -> Result<Ring,
                 }
                 let Some(inbox) = my_rx.take() else { unreachable!() };
                 let (sh, body) = (sh.clone(), body.clone());
-                match spawn_thread(move || run_node(ChanHop { inbox, next }, sh, &body, i, n)) {
+                match spawn_thread(move || {
+                    before(i);
+                    run_node(ChanHop { inbox, next }, sh, &body, i, n)
+                }) {
                     Ok(h) => handles.push(h),
                     Err(e) => {
                         failed = Some(spawn_failed(e, i, n));
@@ -164,7 +171,10 @@ fn build_ring(hop: HopKind, n: u64, entries: &[u64], body: Body) -> Result<Ring,
             for i in 0..n {
                 let h = SlotHop { slots: slots.clone(), me: i as usize, next: ((i + 1) % n) as usize };
                 let (sh, body) = (sh.clone(), body.clone());
-                match spawn_thread(move || run_node(h, sh, &body, i, n)) {
+                match spawn_thread(move || {
+                    before(i);
+                    run_node(h, sh, &body, i, n)
+                }) {
                     Ok(h) => handles.push(h),
                     Err(e) => {
                         failed = Some(spawn_failed(e, i, n));
@@ -208,7 +218,7 @@ fn prove(ring: Ring) -> Result<u64, Fail> {
 pub fn ring(hop: HopKind, p: &Params) -> Result<Out, Fail> {
     let (n, m, tokens) = (p.n, p.m, p.tokens);
     let setup = SpawnPhase::start();
-    let ring = build_ring(hop, n, &p.entry_indices(), Body::Ring)?;
+    let ring = build_ring(hop, n, &p.entry_indices(), Body::Ring, |_| ())?;
     let setup = setup.end();
 
     let run = ringbench_common::Phase::start();
@@ -229,7 +239,7 @@ pub fn ring(hop: HopKind, p: &Params) -> Result<Out, Fail> {
 pub fn trace(hop: HopKind, p: &Params, print: bool) -> Result<Out, Fail> {
     let total = p.n * p.m;
     let setup = SpawnPhase::start();
-    let ring = build_ring(hop, p.n, &[0], Body::Trace(total, print))?;
+    let ring = build_ring(hop, p.n, &[0], Body::Trace(total, print), |_| ())?;
     let setup = setup.end();
     let run = ringbench_common::Phase::start();
     ring.entries.send(0, trace_encode(total, -1));
@@ -245,8 +255,13 @@ pub fn trace(hop: HopKind, p: &Params, print: bool) -> Result<Out, Fail> {
 /// n ring processes, each arrives at the gate and blocks in its first receive: a ring that gets no
 /// token. Untimed, the stop message releases them (each passes it on and exits).
 pub fn spawn(hop: HopKind, p: &Params) -> Result<Out, Fail> {
+    spawn_with(hop, p, |_| ())
+}
+
+/// spawn, each process thread first running `before(i)` (the tests' late process).
+fn spawn_with<B: Fn(u64) + Copy + Send + 'static>(hop: HopKind, p: &Params, before: B) -> Result<Out, Fail> {
     let setup = SpawnPhase::start();
-    let ring = build_ring(hop, p.n, &[0], Body::Ring)?;
+    let ring = build_ring(hop, p.n, &[0], Body::Ring, before)?;
     let setup = setup.end();
     let ready = ring.ready;
     if prove(ring)? != 0 {
@@ -258,7 +273,7 @@ pub fn spawn(hop: HopKind, p: &Params) -> Result<Out, Fail> {
 /// Continuous mode: tokens circulate for ever; p0 counts laps; main prints the samples.
 pub fn continuous(hop: HopKind, p: &Params) -> Result<(), Fail> {
     let laps = Arc::new(AtomicU64::new(0));
-    let ring = build_ring(hop, p.n, &p.entry_indices(), Body::Laps(laps.clone()))?;
+    let ring = build_ring(hop, p.n, &p.entry_indices(), Body::Laps(laps.clone()), |_| ())?;
     let mut samples = Samples::start(p);
     for j in 0..p.tokens {
         ring.entries.send(p.entry_of(j), 1);
@@ -271,4 +286,60 @@ pub fn continuous(hop: HopKind, p: &Params) -> Result<(), Fail> {
         samples.emit(laps.load(Ordering::Relaxed));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    const SLOW: Duration = Duration::from_millis(200);
+
+    fn params(n: u64) -> Params {
+        Params {
+            workload: ringbench_common::Workload::Spawn,
+            n,
+            m: 0,
+            tokens: 1,
+            burst: false,
+            reverse: 0,
+            fanout: 10,
+            repeats: 1,
+            warmup: 0,
+            cores: None,
+            sample_ms: 0,
+            samples: 3,
+            stats: false,
+        }
+    }
+
+    /// spawn of n processes with p0's thread `SLOW` late to the gate, for each hop.
+    fn spawn_one_late(n: u64) -> Vec<Out> {
+        let late = |i: u64| {
+            if i == 0 {
+                std::thread::sleep(SLOW)
+            }
+        };
+        [HopKind::Channel, HopKind::Handoff].into_iter().map(|hop| spawn_with(hop, &params(n), late).unwrap()).collect()
+    }
+
+    /// A process slow to arrive at the gate (to its first receive) delays the spawn boundary.
+    #[test]
+    fn a_process_slow_to_its_receive_delays_the_spawn_boundary() {
+        for n in [1u64, 2, 100] {
+            for out in spawn_one_late(n) {
+                assert!(out.setup.ns >= SLOW.as_nanos() as u64, "n={n}: spawn ended after {} ns", out.setup.ns);
+            }
+        }
+    }
+
+    /// When main wakes from the gate every process has arrived, the late one too.
+    #[test]
+    fn main_wakes_with_every_process_arrived() {
+        for n in [1u64, 2, 100] {
+            for out in spawn_one_late(n) {
+                assert_eq!(out.ready, n, "n={n}: main woke with {} of {n} arrived", out.ready);
+            }
+        }
+    }
 }
