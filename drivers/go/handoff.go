@@ -285,22 +285,23 @@ func spawnHandoffProc(s *slot, g *gate, retired chan<- struct{}) {
 }
 
 func spawnHandoffIter(n int) result {
-	r, release := spawnHandoffPhase(n)
+	r, release := spawnHandoffPhase(n, spawnHandoffProc)
 	release()
 	verify("spawn", r.count, int64(n))
 	return r
 }
 
-// spawnHandoffPhase spawns n idle processes and ends the spawn phase;
-// release (untimed) retires them.
-func spawnHandoffPhase(n int) (r result, release func()) {
+// spawnHandoffPhase spawns n idle processes running proc (spawnHandoffProc;
+// a test passes one that is slow to arrive) and ends the spawn phase; release
+// (untimed) retires them.
+func spawnHandoffPhase(n int, proc func(s *slot, g *gate, retired chan<- struct{})) (r result, release func()) {
 	e := &ends{gate: newGate(n), retired: make(chan struct{})}
 
 	t0 := spawnBegins()
 	slots := newSlots(n)
 	for i := range slots {
 		slots[i].next = &slots[(i+1)%n] // as a ring process's slot
-		go spawnHandoffProc(&slots[i], e.gate, e.retired)
+		go proc(&slots[i], e.gate, e.retired)
 	}
 	r.count = e.gate.wait()
 	r.spawnEnds(t0, r.count)

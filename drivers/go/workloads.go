@@ -400,22 +400,23 @@ func spawnProc(in <-chan int, g *gate, retired chan<- struct{}) {
 }
 
 func spawnIter(n int) result {
-	r, release := spawnPhase(n)
+	r, release := spawnPhase(n, spawnProc)
 	release()
 	verify("spawn", r.count, int64(n))
 	return r
 }
 
-// spawnPhase spawns n idle processes and ends the spawn phase; release
-// (untimed) retires them.
-func spawnPhase(n int) (r result, release func()) {
+// spawnPhase spawns n idle processes running proc (spawnProc; a test passes
+// one that is slow to arrive) and ends the spawn phase; release (untimed)
+// retires them.
+func spawnPhase(n int, proc func(in <-chan int, g *gate, retired chan<- struct{})) (r result, release func()) {
 	inboxes := handles(n)
 	e := &ends{gate: newGate(n), retired: make(chan struct{})}
 
 	t0 := spawnBegins()
 	for i := range inboxes {
 		inboxes[i] = make(chan int)
-		go spawnProc(inboxes[i], e.gate, e.retired)
+		go proc(inboxes[i], e.gate, e.retired)
 	}
 	r.count = e.gate.wait()
 	r.spawnEnds(t0, r.count)
