@@ -73,12 +73,15 @@ def ring_process(q, sq, first, main_q, gate):
 
 
 def ring_head_continuous(q, sq, gate, laps):
-    """p0 in continuous mode: counts the laps (only p0 writes the count; main reads it)."""
+    """p0 in continuous mode: counts the laps (only p0 writes the count; main reads it). A negative
+    value, which only Threads.close sends (batch), ends it."""
     get = q.get
     put = sq.put
     gate.arrive()
     while True:
         v = get()
+        if v < 0:
+            return
         laps.count += 1
         put(v)
 
@@ -168,6 +171,18 @@ class Threads(common.Runtime):
         self.planned = planned
         threading.stack_size(stack_size)
         sys.unraisablehook = common.die_in_thread  # a process thread that fails ends the driver
+        self.endless = None  # a continuous ring's queues and the thread count before it
+
+    def close(self):
+        """batch (contract section 2): end a continuous ring's threads, which `run` leaves circulating.
+        A -1 in every queue: a ring process forwards a negative and exits, p0 exits on one; tokens
+        left in the queues of exited threads are garbage. Then wait until the threads are gone."""
+        if self.endless is not None:
+            qs, base = self.endless
+            self.endless = None
+            for q in qs:
+                q.put(-1)
+            self.wait_exited(base)
 
     def start(self, fn, *args):
         """A process thread running fn(*args); main goes on at once."""
@@ -215,6 +230,7 @@ class Threads(common.Runtime):
         meter.spawn_ends(gate.wait())
         starts = common.token_starts(p)
         if continuous:
+            self.endless = (qs, base)
             return self._samples(p, qs, starts, laps)
         v = n * p["m"]
         get = main_q.get
