@@ -14,12 +14,31 @@ from ringbench.present import PLOT_KINDS, charts, draw_mpl, draw_plotly, plots, 
 from ringbench.results import analysis
 
 
-@pytest.fixture
-def swept(fake, db):
-    fake(FAKE_NS_PER_HOP=100, FAKE_JITTER="1,1.1,0.9")
-    r = ringbench_cli(
-        "sweep", "ring", "-r", "fake", "-n", "10,100,1000", "-m", "10,100", "--cores", "1,all", "--db", db
-    )
+@pytest.fixture(scope="module")
+def swept(tmp_path_factory):
+    """One sweep of the fake (3 N × 2 M × 2 core settings), measured once: the plot tests only read it."""
+    from conftest import FAKE_DIR
+
+    from ringbench.harness import measure, runner
+
+    where = tmp_path_factory.mktemp("swept")
+    db = where / "store.db"
+    with pytest.MonkeyPatch.context() as mp:  # what the `fake` fixture sets, for the module
+        mp.setenv("RINGBENCH_DRIVER_PATH", str(FAKE_DIR))
+        mp.setenv("FAKE_COUNTER_FILE", str(where / "launches"))
+        for var in ("FAKE_FAULT", "FAKE_FAULT_ON", "FAKE_RSS_PER_PROC"):
+            mp.delenv(var, raising=False)
+        mp.setenv("FAKE_NS_PER_HOP", "100")
+        mp.setenv("FAKE_JITTER", "1,1.1,0.9")
+        runner._describe_cache.clear()
+        measure._calibrated.clear()
+        try:
+            r = ringbench_cli(
+                "sweep", "ring", "-r", "fake", "-n", "10,100,1000", "-m", "10,100", "--cores", "1,all", "--db", db
+            )
+        finally:
+            runner._describe_cache.clear()
+            measure._calibrated.clear()
     assert r.exit_code == 0, r.output
     return db
 
