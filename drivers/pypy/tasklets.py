@@ -176,6 +176,18 @@ def settle():
 
 
 class Tasklets(common.Runtime):
+    endless: list = []  # a continuous ring's tasklets, which never end by themselves
+
+    def close(self):
+        """batch (contract section 2): kill a continuous ring's tasklets (TaskletExit where each is
+        blocked or runnable; a channel drops a killed waiter), so none is left to the scheduler."""
+        for t in self.endless:
+            if t.alive:
+                t.kill()
+        self.endless = []
+        if stackless.getruncount() != 1:
+            raise common.DriverError("failure", "batch: tasklets still runnable after the run")
+
     def ring(self, p, meter, emit_hops):
         n, tokens = p["n"], p["tokens"]
         continuous = p["sample_ms"] > 0
@@ -197,6 +209,7 @@ class Tasklets(common.Runtime):
         meter.spawn_ends(gate.arrived)
         starts = common.token_starts(p)
         if continuous:
+            self.endless = [ch.queue[0] for ch in chans]  # each blocked in its first receive (see close)
             return self._samples(p, chans, done, starts, laps)
         v = n * p["m"]
         meter.run_begins()
