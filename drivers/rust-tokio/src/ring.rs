@@ -204,8 +204,18 @@ pub async fn trace(p: &Params, print: bool) -> Result<Out, Fail> {
 /// token. Untimed, the stop message releases them (each passes it on and ends).
 pub async fn spawn(p: &Params) -> Result<Out, Fail> {
     let n = p.n;
+    spawn_of(p, |i, rx, tx, sh| ring_node(rx, tx, sh, i + 1 == n)).await
+}
+
+/// spawn with the processes' code given: the ring's node (the workload), or a test's node that
+/// is slow to reach it.
+async fn spawn_of<F, Fut>(p: &Params, node: F) -> Result<Out, Fail>
+where
+    F: FnMut(u64, Rx<Hop>, Tx<Hop>, Arc<Shared>) -> Fut,
+    Fut: Future<Output = ()> + Send + 'static,
+{
     let setup = SpawnPhase::start();
-    let ring = build_ring(n, &[0], |i, rx, tx, sh| ring_node(rx, tx, sh, i + 1 == n)).await;
+    let ring = build_ring(p.n, &[0], node).await;
     let setup = setup.end();
     let ready = ring.ready;
     if prove(ring).await? != 0 {
@@ -228,4 +238,73 @@ pub async fn continuous(p: &Params) -> Result<(), Fail> {
         samples.emit(laps.load(Ordering::Relaxed));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    const SLOW: Duration = Duration::from_millis(200);
+
+    fn params(n: u64) -> Params {
+        Params {
+            workload: ringbench_common::Workload::Spawn,
+            n,
+            m: 0,
+            tokens: 1,
+            burst: false,
+            reverse: 0,
+            fanout: 10,
+            repeats: 1,
+            warmup: 0,
+            cores: None,
+            sample_ms: 0,
+            samples: 3,
+            stats: false,
+        }
+    }
+
+    /// spawn of n processes, p0's task `SLOW` late to the gate (it sleeps before it runs the
+    /// ring's node), on each of tokio's schedulers.
+    fn spawn_one_late(n: u64) -> Vec<Out> {
+        let runtimes = [
+            tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap(),
+            tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_time().build().unwrap(),
+        ];
+        runtimes
+            .iter()
+            .map(|rt| {
+                rt.block_on(async {
+                    let late = move |i: u64, rx, tx, sh| async move {
+                        if i == 0 {
+                            tokio::time::sleep(SLOW).await;
+                        }
+                        ring_node(rx, tx, sh, i + 1 == n).await
+                    };
+                    tokio::spawn(async move { spawn_of(&params(n), late).await.unwrap() }).await.unwrap()
+                })
+            })
+            .collect()
+    }
+
+    /// A process slow to arrive at the gate (to its first receive) delays the spawn boundary.
+    #[test]
+    fn a_process_slow_to_its_receive_delays_the_spawn_boundary() {
+        for n in [1u64, 2, 100] {
+            for out in spawn_one_late(n) {
+                assert!(out.setup.ns >= SLOW.as_nanos() as u64, "n={n}: spawn ended after {} ns", out.setup.ns);
+            }
+        }
+    }
+
+    /// When main wakes from the gate every process has arrived, the late one too.
+    #[test]
+    fn main_wakes_with_every_process_arrived() {
+        for n in [1u64, 2, 100] {
+            for out in spawn_one_late(n) {
+                assert_eq!(out.ready, n, "n={n}: main woke with {} of {n} arrived", out.ready);
+            }
+        }
+    }
 }
