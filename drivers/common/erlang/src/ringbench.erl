@@ -3,7 +3,7 @@
 %% count check, continuous sampling, and the records on stdout. A driver
 %% module implements this behaviour with its workloads and starts it with
 %%
-%%     erl ... -s <module> main -extra [--variant=<name>] describe | run ...
+%%     erl ... -s <module> main -extra [--variant=<name>] describe | run ... | batch
 %%
 %% where <module>:main/0 calls ringbench:main(?MODULE). An Elixir driver does
 %% the same from an Elixir module (its funs are ordinary BEAM funs).
@@ -32,7 +32,8 @@
                   runtime := binary(),       % e.g. <<"Erlang/OTP">>
                   version => binary(),       % default: otp_version()
                   workloads := [workload()],
-                  features := [tokens | continuous | stats | nodes | perf],
+                  %% batch is the library's, listed by describe for every driver
+                  features := [tokens | continuous | stats | nodes | perf | batch],
                   variants := [atom()]}.     % [] when the driver has none
 -type phases() :: #{setup => fun(() -> {Ready :: non_neg_integer(), State :: term()}),
                     run => fun((State :: term()) -> State :: term()),
@@ -78,7 +79,7 @@ log_to_stderr() ->
     ok = logger:add_handler(default, logger_std_h, #{config => #{type => standard_error}}).
 
 %% For a launcher that passes the arguments itself (an Elixir script's
-%% System.argv(), say): [--variant=<name>] describe | run <workload> ...
+%% System.argv(), say): [--variant=<name>] describe | run <workload> ... | batch
 -spec main(module(), [string()]) -> no_return().
 %% The spawned fun halts the VM, by design: it never returns (for Dialyzer).
 -dialyzer({no_return, main/2}).
@@ -97,23 +98,33 @@ main(Module, Args) ->
 
 -spec serve(module(), [string()]) -> no_return().
 serve(Module, Args) ->
+    Outcome = attempt(fun() ->
+                              Info = Module:info(),
+                              {Variant, Verb} = variant(Info, Args),
+                              check_variant(Variant),
+                              verb(#driver{module = Module, info = Info, variant = Variant}, Verb)
+                      end),
+    case Outcome of
+        ok -> halt_flush(0);
+        {error, Kind, Msg, Extra} -> finish_error(Kind, Msg, Extra)
+    end.
+
+%% ok, or the error that ends the verb: {error, Kind, Message, Extra}.
+attempt(Fun) ->
     try
-        Info = Module:info(),
-        {Variant, Verb} = variant(Info, Args),
-        check_variant(Variant),
-        verb(#driver{module = Module, info = Info, variant = Variant}, Verb),
-        halt_flush(0)
+        _ = Fun(),
+        ok
     catch
         throw:{ringbench_error, Kind, Msg} ->
-            finish_error(Kind, Msg);
+            {error, Kind, Msg, []};
         throw:{ringbench_error, Kind, Msg, Extra} ->
-            finish_error(Kind, Msg, Extra);
+            {error, Kind, Msg, Extra};
         error:system_limit ->
             %% The one limit the VM reports as an exception rather than by
             %% dying: a full process table (or, rarely, another table).
-            finish_error(limit, system_limit_message());
+            {error, limit, system_limit_message(), []};
         Class:Reason:Stack ->
-            finish_error(failure, fmt("~p:~0p at ~0p", [Class, Reason, Stack]))
+            {error, failure, fmt("~p:~0p at ~0p", [Class, Reason, Stack]), []}
     end.
 
 %% Ends the driver with an error record (section 4); Kind is one of
@@ -129,9 +140,12 @@ finish_error(Kind, Msg) ->
 %% Extra: more fields of the error record (perf: the snippet and its phase).
 -spec finish_error(atom(), unicode:chardata(), list()) -> no_return().
 finish_error(Kind, Msg, Extra) ->
-    ringbench_json:emit([{type, error}, {kind, Kind}] ++ Extra ++
-                            [{message, unicode:characters_to_binary(Msg)}]),
+    error_record(Kind, Msg, Extra),
     halt_flush(exit_code(Kind)).
+
+error_record(Kind, Msg, Extra) ->
+    ringbench_json:emit([{type, error}, {kind, Kind}] ++ Extra ++
+                            [{message, unicode:characters_to_binary(Msg)}]).
 
 exit_code(bad_param) -> 2;
 exit_code(unknown_workload) -> 2;
@@ -213,7 +227,8 @@ tuning_flags() ->
 %% Verbs
 
 verb(_D, []) ->
-    fail(bad_param, "usage: <command> [--variant=<name>] describe | run <workload> key=value ... | perf <job.json>", []);
+    fail(bad_param, "usage: <command> [--variant=<name>] describe | run <workload> key=value ... "
+         "| perf <job.json> | batch", []);
 verb(D, ["describe"]) ->
     describe(D);
 verb(_D, ["describe" | Extra]) ->
@@ -222,6 +237,13 @@ verb(D, ["run"]) ->
     fail(bad_param, "run needs a workload: one of ~s", [names(workloads(D))]);
 verb(D, ["run", Name | Args]) ->
     run(D, workload(D, Name), Args);
+verb(D, ["batch"]) ->
+    Status = ringbench_batch:loop(ringbench_batch:stdin(), fun(Args) -> batch_line(D, Args) end,
+                                  fun ringbench_json:emit/1),
+    halt_flush(Status);
+verb(_D, ["batch" | Extra]) ->
+    fail(bad_param, "batch takes no arguments (each line of stdin holds a run's), got '~ts'",
+         [lists:join(" ", Extra)]);
 verb(#driver{module = Module, info = #{features := Features}}, ["perf" | Args]) ->
     lists:member(perf, Features) orelse
         fail(bad_param, "unknown verb 'perf': this driver runs no code of the user's (contract section 11)", []),
@@ -234,15 +256,45 @@ verb(#driver{module = Module, info = #{features := Features}}, ["perf" | Args]) 
         _ -> fail(bad_param, "usage: <command> [--variant=<name>] perf <job.json>", [])
     end;
 verb(_D, [Verb | _]) ->
-    fail(bad_param, "unknown verb '~ts' (expected describe or run)", [Verb]).
+    fail(bad_param, "unknown verb '~ts' (expected describe, run, perf or batch)", [Verb]).
+
+%% One line of a batch (ringbench_batch): what `run <Args>` does, in a fresh
+%% process whose every process has ended when this returns, its error
+%% record printed as `run` prints it; returns `run`'s exit status. The VM is
+%% then put back as a fresh one has it: the schedulers online (cores=) and
+%% no distribution (a ring across nodes stops it; this covers a line that
+%% ended before its teardown).
+batch_line(D, Args) ->
+    Online = erlang:system_info(schedulers_online),
+    Outcome = case ringbench_batch:isolated(fun() -> attempt(fun() -> verb(D, ["run" | Args]) end) end) of
+                  {ok, Result} -> Result;
+                  {died, {ringbench_error, Kind, Msg}} -> {error, Kind, Msg, []};
+                  {died, Reason} ->
+                      {error, failure, fmt("driver process died: ~0p", [Reason]), []}
+              end,
+    erlang:system_info(schedulers_online) =/= Online andalso
+        erlang:system_flag(schedulers_online, Online),
+    node() =/= nonode@nohost andalso net_kernel:stop(),
+    case Outcome of
+        ok ->
+            0;
+        {error, Kind1, Msg1, Extra} ->
+            error_record(Kind1, Msg1, Extra),
+            exit_code(Kind1)
+    end.
 
 describe(#driver{info = Info, variant = Variant}) ->
     ringbench_json:emit(
       [{type, describe}, {contract, 4}, {name, maps:get(name, Info)},
        {runtime, maps:get(runtime, Info)}, {version, maps:get(version, Info, otp_version())},
-       {workloads, maps:get(workloads, Info)}, {features, maps:get(features, Info)},
+       {workloads, maps:get(workloads, Info)}, {features, features(Info)},
        {variant, case Variant of none -> <<>>; _ -> Variant end},
        {clock, ringbench_clock:describe()}, {collector, collector()}]).
+
+%% The driver's features, and batch, which this library serves for every
+%% driver (ringbench_batch).
+features(#{features := Features}) ->
+    Features ++ [batch || not lists:member(batch, Features)].
 
 %% The collector of every BEAM process, by the runtime's own description
 %% (each process has its own heap, collected on its own).
