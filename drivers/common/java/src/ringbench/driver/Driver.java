@@ -121,7 +121,8 @@ public final class Driver {
         return Fail.failure("uncaught " + e);
     }
 
-    private static void run(String[] args, Description d, Prepare prepare) throws Exception {
+    /** Serve one {@code run} (or {@code describe}) in {@code args}; the JVM's end is the caller's. */
+    static void run(String[] args, Description d, Prepare prepare) throws Exception {
         String usage = "usage: [--variant=<name>] describe | run <workload> key=value ... | batch";
         String variant = d.variants().isEmpty() ? "" : d.variants().get(0);
         int at = 0;

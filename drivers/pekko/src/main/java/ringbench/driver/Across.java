@@ -38,7 +38,10 @@ public final class Across {
     public static void serve(String[] args, Description d, Driver.Prepare local, Prepare across) {
         Thread.setDefaultUncaughtExceptionHandler((t, e) -> Out.die(fail(e)));
         try {
-            if (run(args, d, across)) {
+            // batch (contract section 2): each line's run is this class's or Driver's, as a command line's.
+            if (Driver.batch(args, d, a -> {
+                if (!run(a, d, across)) Driver.run(a, d, local);
+            }) || run(args, d, across)) {
                 Out.exit();
                 return;
             }
@@ -90,6 +93,7 @@ public final class Across {
         int nodes = (int) Math.max(k, 1), place = (int) Math.max(placement, 0);
         if (nodes > p.n()) throw Fail.badParam("nodes must be <= n (" + p.n() + "), got '" + nodes + "'");
         Spread s = across.prepare(variant, p, nodes, place);
+        Driver.opened(s);
         Meter meter = new Meter(d.osThreads());
         if (p.continuous()) {
             LongSupplier hops = s.ringForever(p, meter);

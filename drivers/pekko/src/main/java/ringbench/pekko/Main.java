@@ -23,6 +23,9 @@ public final class Main {
             Description.STANDARD, List.of("tokens", "continuous", "stats", "nodes"), List.of("stock", "tuned"), false,
             NO_SELECTIVE);
 
+    /** The systems batch ended on purpose after their line: their end is no error. */
+    static final java.util.Set<ActorSystem> RELEASED = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
     private Main() {}
 
     public static void main(String[] args) {
@@ -104,6 +107,7 @@ public final class Main {
         ActorSystem system = ActorSystem.create("ringbench", config);
         // The ActorSystem ends only after a fatal error in an actor: the run is lost, say why.
         system.registerOnTermination(() -> {
+            if (RELEASED.contains(system)) return; // ended by batch after its line (PekkoWorkloads.release)
             Runtime rt = Runtime.getRuntime();
             long used = rt.totalMemory() - rt.freeMemory();
             if (used > rt.maxMemory() / 10 * 9) {

@@ -237,6 +237,19 @@ final class PekkoWorkloads implements Across.Spread {
         if (cluster != null) cluster.close();
     }
 
+    /**
+     * batch, after the line: end this run's ActorSystem (its actors, a continuous ring's too, and its
+     * threads) and wait until it has ended; the next line makes its own, as a fresh process would.
+     */
+    @Override
+    public void release() {
+        Main.RELEASED.add(system);
+        system.terminate();
+        system.getWhenTerminated().toCompletableFuture().join();
+        Nodes.LAPS.set(0);
+        Nodes.across = false;
+    }
+
     @Override
     public long tree(Params p, Meter meter) {
         meter.treeBegins();
