@@ -44,6 +44,44 @@ describe Ringbench do
     end
   end
 
+  # A process slow to reach its first receive holds the spawn phase back: the
+  # reported set-up time (setup_ns) is at least its delay, and when main wakes
+  # the gate has counted every process, with every inbox holding its process
+  # as a waiting receiver (one thread: the completing arrival sent to main and
+  # went on into its receive before main ran). A gate that woke main one
+  # arrival early, or counted a process before it got there, ends the phase
+  # while the slow process sleeps.
+  it "ends the spawn phase no sooner than a process slow to arrive" do
+    delay = 200.milliseconds
+    [1, 2, 1000].each do |n|
+      [0, n - 1].uniq.each do |slow|
+        inboxes = Ringbench.handles(n)
+        arrived = waiting = -1_i64
+        gate = nil
+        started = 0
+        body = ->(inbox : Channel(Int64), g : Ringbench::Gate, retired : Channel(Nil)) do
+          gate = g
+          k = started
+          started += 1
+          sleep delay if k == slow
+          Ringbench.spawn_proc(inbox, g, retired)
+        end
+        Ringbench.at_spawn_end = ->do
+          if g = gate
+            arrived = g.@count.get
+          end
+          waiting = inboxes.count { |c| !c.@receivers.empty? }.to_i64
+          nil
+        end
+        r, e = Ringbench.spawn_phase(inboxes, body)
+        Ringbench.at_spawn_end = nil
+        e.retire(n) { |i| inboxes[i].send(0_i64) }
+        {n, slow, r.setup.ns >= delay.total_nanoseconds, arrived, r.ready, waiting}
+          .should eq({n, slow, true, n, n, n})
+      end
+    end
+  end
+
   it "counts spawn, pingpong and fanin exactly" do
     5.times do
       Ringbench.spawn_iter(3000).count.should eq(3000)

@@ -303,16 +303,21 @@ module Ringbench
     r
   end
 
-  # Spawns one idle process per handle in `inboxes` and ends the spawn phase;
-  # the caller retires them (untimed).
-  def self.spawn_phase(inboxes : Array(Channel(Int64))) : {Result, Ends}
+  # The body of a process of `spawn`: spawn_proc, or in a spec one that is
+  # slow to arrive.
+  alias SpawnBody = Proc(Channel(Int64), Gate, Channel(Nil), Nil)
+
+  # Spawns one idle process per handle in `inboxes`, each running `body`, and
+  # ends the spawn phase; the caller retires them (untimed).
+  def self.spawn_phase(inboxes : Array(Channel(Int64)),
+                       body : SpawnBody = ->spawn_proc(Channel(Int64), Gate, Channel(Nil))) : {Result, Ends}
     r = Result.new
     e = Ends.new(inboxes.size, 1)
 
     t0 = spawn_begins
     inboxes.size.times do |i|
       inboxes[i] = inbox = Channel(Int64).new
-      spawn_or_limit(spawn_proc(inbox, e.gate, e.retired))
+      spawn_or_limit(body.call(inbox, e.gate, e.retired))
     end
     r.count = e.gate.wait
     r.spawn_ends(t0, r.count)
