@@ -1,9 +1,10 @@
 #!/bin/sh
 # The BEAM family's own checks for this library: every module compiled with
 # warnings as errors, the NIF with -Wall -Werror, and the EUnit tests of the
-# parameter parser, the JSON output, the nodes, the clock and the ready
-# counter under concurrency (test/). Builds into a scratch folder;
-# ebin/ and priv/ are left as the build made them. Each driver's check runs it.
+# parameter parser, the JSON output, the nodes, the clock, the ready counter
+# under concurrency and the batch verb's loop and isolation (test/). Builds
+# into a scratch folder; ebin/ and priv/ are left as the build made them.
+# Each driver's check runs it.
 set -eu
 cd "$(dirname "$0")"
 OUT=$(mktemp -d)
@@ -20,7 +21,7 @@ fi
 # The nodes' tests start a local node, as the driver's command line allows.
 erl -noshell -noinput -start_epmd false -epmd_module ringbench_epmd -nocookie -pa "$OUT/ebin" -eval '
     case eunit:test([ringbench_params_tests, ringbench_json_tests, ringbench_nodes_tests,
-                     ringbench_clock_tests, ringbench_ready_tests], []) of
+                     ringbench_clock_tests, ringbench_ready_tests, ringbench_batch_tests], []) of
         ok -> halt(0);
         _ -> halt(1)
     end.'

@@ -266,15 +266,16 @@ verb(_D, [Verb | _]) ->
 %% ended before its teardown).
 batch_line(D, Args) ->
     Online = erlang:system_info(schedulers_online),
-    Outcome = case ringbench_batch:isolated(fun() -> attempt(fun() -> verb(D, ["run" | Args]) end) end) of
+    Run = fun() -> attempt(fun() -> verb(D, ["run" | Args]) end) end,
+    Outcome = case ringbench_batch:isolated(Run) of
                   {ok, Result} -> Result;
                   {died, {ringbench_error, Kind, Msg}} -> {error, Kind, Msg, []};
                   {died, Reason} ->
                       {error, failure, fmt("driver process died: ~0p", [Reason]), []}
               end,
-    erlang:system_info(schedulers_online) =/= Online andalso
+    _ = erlang:system_info(schedulers_online) =:= Online orelse
         erlang:system_flag(schedulers_online, Online),
-    node() =/= nonode@nohost andalso net_kernel:stop(),
+    _ = node() =:= nonode@nohost orelse net_kernel:stop(),
     case Outcome of
         ok ->
             0;

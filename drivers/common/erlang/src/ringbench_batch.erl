@@ -20,7 +20,7 @@
 %% leftovers and continuous mode's ring, which a `run` leaves to the VM's
 %% exit.
 -module(ringbench_batch).
--export([loop/3, stdin/0, split/1, isolated/1]).
+-export([loop/3, stdin/0, lines/1, split/1, isolated/1]).
 
 %% A stream of lines: each call gives one line's arguments and the stream
 %% of the rest, or eof.
@@ -55,7 +55,12 @@ loop(Read, Line, Emit) ->
 %% is still a line.
 -spec stdin() -> read().
 stdin() ->
-    Port = open_port({fd, 0, 2}, [in, binary, {line, 65536}, eof]),
+    lines(open_port({fd, 0, 2}, [in, binary, {line, 65536}, eof])).
+
+%% The lines of a port opened with [in, binary, {line, L}, eof], however
+%% long each is.
+-spec lines(port()) -> read().
+lines(Port) ->
     fun() -> next_line(Port, []) end.
 
 next_line(Port, Acc) ->
