@@ -98,7 +98,7 @@ def test_compare_and_the_wide_block_fit_100_columns_with_every_row_named_and_no_
             "--cores",
             "1,all",
             "--repeat",
-            5,
+            3,  # the fewest processes a side that compare's test takes
             "--wide",
             "--db",
             db,
