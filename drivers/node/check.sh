@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The driver's own checks (driver.toml `check`): every file parses (node --check), ESLint's
 # recommended rules with warnings as errors, shellcheck over the scripts (Debian's, in the manifest's
-# apt list: missing, it fails), and the stress test of the mailbox (test/).
+# apt list: missing, it fails), the stress test of the mailbox and the test of the spawn phase's
+# boundary (test/).
 set -euo pipefail
 cd "$(dirname "$0")"
 for f in *.js lib/*.js test/*.js; do

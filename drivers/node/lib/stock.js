@@ -7,10 +7,38 @@ import { ENDLESS_TOKEN, HopLog, printSample, tokenStarts } from './contract.js';
 import { Mailbox } from './mailbox.js';
 
 // The gate: each process arrives (counts one) just before its first receive (one event loop, so
-// a plain counter).
+// a plain counter). A process runs from its call up to its first `await`, so when main's spawning
+// loop ends every process here has arrived, suspended in its first receive, and main goes straight
+// on. Were one still short of its receive (a test's process that sleeps first), main waits at the
+// gate (untilArrived) and the arrival that completes the count wakes it, once.
 let arrived = 0;
+let want = 0; // the count main waits for (0: main is not waiting)
+let wake = null; // the resolve function of the Promise main awaits at the gate
 
-// One process of the ring (and, with main as its successor, of spawn).
+function arrive() {
+  if (++arrived === want) {
+    const w = wake;
+    want = 0;
+    wake = null;
+    w();
+  }
+}
+
+// Main at the gate, short of n arrivals: a Promise the n-th arrival resolves.
+function untilArrived(n) {
+  want = n;
+  return new Promise((resolve) => {
+    wake = resolve;
+  });
+}
+
+function resetGate() {
+  arrived = want = 0;
+  wake = null;
+}
+
+// One process of the ring (and, with main as its successor, of spawn). Exported for the test of the
+// spawn phase's boundary (test/), which wraps it.
 //
 // A hop: the sender's `w(v - 1)` fulfils this process's Promise, which queues its continuation as
 // one microtask; the sender then finds its own queue empty, makes a new Promise and suspends at
@@ -18,9 +46,9 @@ let arrived = 0;
 // v <= 0 is the proof, minus the receipts counted so far: main sends 0 to p0, the only process that
 // ever receives 0; each process subtracts its count, passes it on and ends, and p0 waits for it to
 // come back round and sends main the sum. (Few parameters and locals: V8 saves them at each await.)
-async function ringProcess(box, next, main) {
+export async function ringProcess(box, next, main) {
   let count = 0;
-  arrived++;
+  arrive();
   for (;;) {
     const q = box.q;
     const v = q !== null && q.size !== 0 ? q.shift() : await box.wait();
@@ -42,7 +70,7 @@ async function ringProcess(box, next, main) {
 // on a timer while the ring runs (microtasks run before timers), so p0 reads the clock every
 // `laps.every` laps (about every 1,000 hops) and sends main the count when the time has come.
 async function ringHeadContinuous(box, next, laps, main) {
-  arrived++;
+  arrive();
   for (;;) {
     const q = box.q;
     const v = q !== null && q.size !== 0 ? q.shift() : await box.wait();
@@ -59,7 +87,7 @@ async function ringHeadContinuous(box, next, laps, main) {
 }
 
 async function pinger(box, pong, main, m) {
-  arrived++;
+  arrive();
   await box.receive(); // the start signal
   for (let i = 0; i < m; i++) {
     pong.send(1);
@@ -71,7 +99,7 @@ async function pinger(box, pong, main, m) {
 
 async function ponger(box, ping, main) {
   let count = 0;
-  arrived++;
+  arrive();
   while (await box.receive()) {
     count++;
     ping.send(1);
@@ -81,7 +109,7 @@ async function ponger(box, ping, main) {
 
 async function faninReceiver(box, main, total) {
   let count = 0;
-  arrived++;
+  arrive();
   while (count < total) {
     const q = box.q;
     if (q !== null && q.size !== 0) q.shift();
@@ -92,7 +120,7 @@ async function faninReceiver(box, main, total) {
 }
 
 async function faninSender(box, to, m) {
-  arrived++;
+  arrive();
   await box.receive(); // the start signal
   for (let i = 0; i < m; i++) to.send(1); // a send never blocks
 }
@@ -115,7 +143,7 @@ async function treeNode(lo, n, fanout, parent) {
 
 // A ring process of the trace: the token carries its sender's index; each hop is printed here.
 async function traceProcess(i, box, next, main, log) {
-  arrived++;
+  arrive();
   for (;;) {
     const [v, sender] = await box.receive();
     if (v === 0) return; // released after the run
@@ -136,11 +164,11 @@ function mailboxes(n) {
 
 export class Stock {
   constructor() {
-    arrived = 0;
+    resetGate();
   }
 
   reset() {
-    arrived = 0;
+    resetGate();
   }
 
   async ring(p, meter) {
@@ -155,6 +183,7 @@ export class Stock {
       if (continuous && i === 0) ringHeadContinuous(boxes[0], next, laps, main);
       else ringProcess(boxes[i], next, main);
     }
+    if (arrived < n) await untilArrived(n);
     meter.spawnEnds(arrived);
     const starts = tokenStarts(p);
     if (continuous) return this.samples(p, boxes, starts, laps, main);
@@ -180,13 +209,15 @@ export class Stock {
     return null;
   }
 
-  // n ring processes whose successor is main: each holds what a ring process holds.
-  async spawn(p, meter) {
+  // n ring processes whose successor is main: each holds what a ring process holds. proc is the
+  // process (ringProcess; the test of the boundary passes one that is slow to arrive).
+  async spawn(p, meter, _measured, proc = ringProcess) {
     const n = p.n;
     const main = new Mailbox();
     meter.spawnBegins();
     const boxes = mailboxes(n);
-    for (let i = 0; i < n; i++) ringProcess(boxes[i], main, main);
+    for (let i = 0; i < n; i++) proc(boxes[i], main, main);
+    if (arrived < n) await untilArrived(n);
     meter.spawnEnds(arrived);
     for (const box of boxes) box.send(-1); // the stop message: each answers main and ends
     for (let i = 0; i < n; i++) await main.receive();
@@ -200,6 +231,7 @@ export class Stock {
     meter.spawnBegins();
     pinger(a, b, main, p.m);
     ponger(b, a, main);
+    if (arrived < 2) await untilArrived(2);
     meter.spawnEnds(arrived);
     meter.runBegins();
     a.send(1);
@@ -216,6 +248,7 @@ export class Stock {
     faninReceiver(to, main, n * m);
     const boxes = mailboxes(n);
     for (const box of boxes) faninSender(box, to, m);
+    if (arrived < n + 1) await untilArrived(n + 1);
     meter.spawnEnds(arrived);
     meter.runBegins();
     for (const box of boxes) box.send(1); // the start signal
@@ -240,6 +273,7 @@ export class Stock {
     meter.spawnBegins();
     const boxes = mailboxes(n);
     for (let i = 0; i < n; i++) traceProcess(i, boxes[i], boxes[(i + 1) % n], main, log);
+    if (arrived < n) await untilArrived(n);
     meter.spawnEnds(arrived);
     meter.runBegins();
     boxes[0].send([n * m, -1]);
