@@ -51,34 +51,20 @@ def test_resume_keeps_the_warnings_and_a_complete_run_is_left_as_it_is(fake, db)
     assert after == before
 
 
-def test_every_hint_carries_the_store_and_works_when_pasted(fake, tmp_path):
+def test_every_hint_carries_the_store_and_works_when_pasted(fake, tmp_path, monkeypatch):
+    # the commands that print a hint run in this process; each hint is pasted into the real command line
     db = tmp_path / "elsewhere.db"
-    code, out, err = cli(
-        "sweep",
-        "ring",
-        "-r",
-        "fake",
-        "-n",
-        "10,20",
-        "-m",
-        1,
-        "--repeat",
-        1,
-        "--budget",
-        "0.01s",
-        "--db",
-        db,
-        env={"FAKE_FAULT": "slow", "FAKE_SLOW_S": "0.2"},
-    )
-    assert code == 3
-    (hint,) = [line.strip() for line in out.splitlines() if line.strip().startswith("ringbench sweep --resume")]
+    fake(FAKE_FAULT="slow", FAKE_SLOW_S="0.2")
+    r = run_cli("sweep", "ring", "-r", "fake", "-n", "10,20", "-m", 1, "--repeat", 1, "--budget", "0.01s", "--db", db)
+    assert r.exit_code == 3, r.output
+    monkeypatch.delenv("FAKE_FAULT")
+    (hint,) = [line.strip() for line in r.stdout.splitlines() if line.strip().startswith("ringbench sweep --resume")]
     assert hint == f"ringbench sweep --resume 1 --db {db}"
     code, _, err = pasted(hint)
     assert code == 0, err
-    code, out, _ = cli("history", "--db", db)
-    assert "complete" in out
-    code, _, err = cli("export", 1, "--out", tmp_path / "x.json", "--db", db)
-    code, out, err = cli("import", tmp_path / "x.json", "--db", db)
+    assert "complete" in run_cli("history", "--db", db).stdout
+    assert run_cli("export", 1, "--out", tmp_path / "x.json", "--db", db).exit_code == 0
+    out = run_cli("import", tmp_path / "x.json", "--db", db).stdout
     hint = out[out.index("`") + 1 : out.rindex("`")]
     assert hint == f"ringbench show 2 --db {db}"
     assert pasted(hint)[0] == 0
@@ -146,10 +132,11 @@ def test_a_full_disk_names_the_file_and_leaves_no_half_written_file(fake, db, ti
 
 def test_a_full_disk_while_measuring_is_one_line_and_the_run_is_not_complete(fake, tiny_disk):
     db = tiny_disk / "s.db"
-    code, _, err = cli("run", "ring", "-r", "fake", "-n", "10", "-m", 5, "--repeat", 1, "--db", db)
-    assert code == 0, err
+    r = run_cli("run", "ring", "-r", "fake", "-n", "10", "-m", 5, "--repeat", 1, "--db", db)
+    assert r.exit_code == 0, r.output
     # 120 KB left: room to begin the run, not for its 200 records (40 cells of 5 repeats grew this store by
-    # 148 KB, measured): the disk fills while measuring, and an exit 0 would be a write error swallowed
+    # 148 KB, measured): the disk fills while measuring, and an exit 0 would be a write error swallowed.
+    # The records come 20 to a driver process (--in-process): 10 launches, not 200, fill it as well.
     fill(tiny_disk, leave=120_000)
     code, _, err = cli(
         "run",
@@ -162,6 +149,7 @@ def test_a_full_disk_while_measuring_is_one_line_and_the_run_is_not_complete(fak
         1,
         "--repeat",
         20,
+        "--in-process",
         "--db",
         db,
         env={"FAKE_RSS_PER_PROC": "1"},
