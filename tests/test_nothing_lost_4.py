@@ -257,13 +257,20 @@ def test_cookie_folders_of_killed_runs_are_swept_at_the_next_start(tmp_path, db,
         assert os.path.basename(os.path.dirname(path)).startswith(f"ringbench-cluster-{os.getpid()}-{my_start}-")
 
 
-@pytest.mark.parametrize("umask", [0o022, 0o077, 0o002])
-def test_written_files_follow_the_umask(tmp_path, umask):
-    """export --out and report write through a temporary file made 0600: the file gets 0666 & ~umask, as a
-    plain open() would have given it."""
-    db = tmp_path / "store.db"
+@pytest.fixture(scope="module")
+def one_c_coro_run(tmp_path_factory):
+    """A store of one small c-coro run, measured once: the umask tests only read it."""
+    db = tmp_path_factory.mktemp("umask") / "store.db"
     rc, _, err = cli("run", "ring", "-r", "c-coro", "-n", 10, "-m", 1, "--repeat", 1, "--db", db)
     assert rc == 0, err
+    return db
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o077, 0o002])
+def test_written_files_follow_the_umask(tmp_path, umask, one_c_coro_run):
+    """export --out and report write through a temporary file made 0600: the file gets 0666 & ~umask, as a
+    plain open() would have given it."""
+    db = one_c_coro_run
     for argv, name in ((("export", 1, "--format", "csv"), "run.csv"), (("report", 1), "report.html")):
         path = tmp_path / "out" / name
         p = subprocess.run(
