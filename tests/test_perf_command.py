@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import RINGBENCH, q, real_drivers
+from conftest import RINGBENCH, q, real_drivers, run_cli
 
 from ringbench import api
 from ringbench.cli import BadInput, perf_args
@@ -133,15 +133,16 @@ def test_erlperf_table_stored_and_shown(tmp_path):
     assert [(c["workload"], c["status"], c["runtime"]) for c in cells] == [("perf", "ok", "erlang/stock")] * 2
     assert [json.loads(c["params"])["code"] for c in cells] == ["rand:uniform().", "erlang:unique_integer()."]
 
-    code, hist, err = ringbench("history", "--db", db)
-    assert code == 0, err
-    assert "perf continuous" in hist and "rand:uniform()" in hist
-    code, shown, err = ringbench("show", "1", "--db", db)
-    assert code == 0, err
-    assert "rand:uniform()." in shown and "Rel %" in shown
-    code, as_json, err = ringbench("show", "1", "--json", "--db", db)
-    assert code == 0, err
-    assert [c["params"]["code"] for c in json.loads(as_json)["cells"]] == [
+    # the reading commands in this process (the real command line stored the run above)
+    r = run_cli("history", "--db", db)
+    assert r.exit_code == 0, r.output
+    assert "perf continuous" in r.stdout and "rand:uniform()" in r.stdout
+    r = run_cli("show", "1", "--db", db)
+    assert r.exit_code == 0, r.output
+    assert "rand:uniform()." in r.stdout and "Rel %" in r.stdout
+    r = run_cli("show", "1", "--json", "--db", db)
+    assert r.exit_code == 0, r.output
+    assert [c["params"]["code"] for c in json.loads(r.stdout)["cells"]] == [
         "rand:uniform().",
         "erlang:unique_integer().",
     ]
@@ -279,12 +280,12 @@ def test_perf_runs_are_compared_and_exported_like_any_other(tmp_path):
     for _ in range(2):
         code, _, err = ringbench("perf", "rand:uniform().", *QUICK, "--db", db)
         assert code == 0, err
-    code, out, err = ringbench("compare", "1", "2", "--fail-above", "1000", "--db", db)
-    assert code == 0, err
-    assert "QPS" in out and "erlang/stock" in out
-    code, out, err = ringbench("export", "2", "--db", db)
-    assert code == 0, err
-    assert [c["params"]["code"] for c in json.loads(out)["cells"]] == ["rand:uniform()."]
+    r = run_cli("compare", "1", "2", "--fail-above", "1000", "--db", db)  # reading commands: in this process
+    assert r.exit_code == 0, r.output
+    assert "QPS" in r.stdout and "erlang/stock" in r.stdout
+    r = run_cli("export", "2", "--db", db)
+    assert r.exit_code == 0, r.output
+    assert [c["params"]["code"] for c in json.loads(r.stdout)["cells"]] == ["rand:uniform()."]
 
 
 @needs_erlang
