@@ -64,7 +64,7 @@ def test_budget_stops_cleanly_and_resume_finishes_without_redoing(fake, db):
     assert q(db, "SELECT status FROM runs")[0]["status"] == "complete"
 
 
-def test_sigint_keeps_finished_cells_and_resume_completes(fake, db):
+def test_sigint_keeps_finished_cells_and_resume_completes(fake, db, monkeypatch):
     fake(FAKE_FAULT="slow", FAKE_SLOW_S=0.7)
     cmd = RINGBENCH + [
         "sweep",
@@ -94,8 +94,9 @@ def test_sigint_keeps_finished_cells_and_resume_completes(fake, db):
     kept = q(db, "SELECT count(*) AS k FROM cells")[0]["k"]
     assert 2 <= kept < 5
     assert q(db, "SELECT status FROM runs")[0]["status"] == "interrupted"
-    done = subprocess.run(RINGBENCH + ["sweep", "--resume", "1", "--db", str(db)], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
+    monkeypatch.delenv("FAKE_FAULT")  # the slow driver was for the interrupt; the resume needs none of it
+    done = run_cli("sweep", "--resume", "1", "--db", str(db))
+    assert done.exit_code == 0, done.output
     ns = sorted(json.loads(c["params"])["n"] for c in q(db, "SELECT params FROM cells"))
     assert ns == [10, 20, 30, 40, 50]
     assert len(q(db, "SELECT * FROM results")) == 5
