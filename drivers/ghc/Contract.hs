@@ -9,7 +9,7 @@ module Contract
     -- * Parameters
   , Params, param, workloadKeys, parseParams
     -- * Phases, clocks and memory
-  , Meter, newMeter, Phases (..), noPhases, phasesOf
+  , Meter, newMeter, Phases (..), noPhases, phasesOf, atSpawnEnd
   , spawnBegins, spawnEnds, runBegins, runEnds, treeBegins, treeEnds
   , firstMemory, nowNs
     -- * The gate and the counter of finished tokens
@@ -22,7 +22,7 @@ module Contract
 
 import Control.Concurrent.MVar
 import Control.Exception (Exception, throwIO)
-import Control.Monad (unless, when)
+import Control.Monad (join, unless, when)
 import Data.Bits (shiftL)
 import Data.Char (isDigit, ord)
 import Data.IORef
@@ -248,10 +248,17 @@ data Meter = Meter
   , marks :: IORef Span               -- the readings at the start of the current phase
   , before :: IORef Integer            -- rss before the first spawn (or tree)
   , memory :: IORef (Maybe [(String, Value)])
+  , spawnEnd :: IORef (IO ())          -- run as a spawn phase ends (a test's look; 'atSpawnEnd')
   }
 
 newMeter :: IO Meter
 newMeter = Meter <$> newIORef noPhases <*> newIORef (Span 0 0 0 0) <*> newIORef 0 <*> newIORef Nothing
+                 <*> newIORef (return ())
+
+-- | Set by a test: an action run as each spawn phase ends, just after its clocks stop (untimed),
+-- the instant the phase's boundary describes.
+atSpawnEnd :: Meter -> IO () -> IO ()
+atSpawnEnd = writeIORef . spawnEnd
 
 phasesOf :: Meter -> IO Phases
 phasesOf = readIORef . phases
@@ -303,6 +310,7 @@ spawnBegins mt = writeIORef (phases mt) noPhases >> rememberBefore mt >> mark mt
 spawnEnds :: Meter -> Int -> IO ()
 spawnEnds mt r = do
   Span t c v iv <- elapsed mt
+  join (readIORef (spawnEnd mt))
   performMajorGC
   live <- liveBytes
   modifyIORef' (phases mt) (\p -> p { setupNs = t, setupCpu = c, setupVcsw = v, setupIvcsw = iv

@@ -7,7 +7,7 @@
 -- queue and woken by the next put). Every function is INLINE and instantiated once per box below
 -- ('handoff', 'stock'), so a hop calls the MVar primops or Chan's code directly, with no class
 -- dictionary in between. The tree is written per box (Tree.hs).
-module Workloads (Impl (..), handoff, handoffForkOn, stock) where
+module Workloads (Impl (..), Fork, handoff, handoffForkOn, handoffWith, stock, stockWith) where
 
 import Control.Concurrent (ThreadId, forkIO, forkOn)
 import Control.Concurrent.Chan
@@ -66,10 +66,14 @@ handoffWith fork = Impl (ring fork b) (spawn fork b) (pingpong fork b) (fanin fo
 
 -- | stock (and tuned): a Chan per process, every process a forkIO thread.
 stock :: Impl
-stock = Impl (ring fork b) (spawn fork b) (pingpong fork b) (fanin fork b) treeChan (trace fork b)
-             (continuous fork b)
+stock = stockWith forkIO
+
+-- | stock's workloads with their processes started by fork (forkIO; a test's fork delays one).
+stockWith :: Fork -> Impl
+stockWith fork = Impl (ring fork b) (spawn fork b) (pingpong fork b) (fanin fork b) treeChan
+                      (trace fork b) (continuous fork b)
   where b = Proxy :: Proxy Chan
-        fork = forkIO
+{-# INLINE stockWith #-}
 
 -- | How a workload starts each of its processes.
 type Fork = IO () -> IO ThreadId

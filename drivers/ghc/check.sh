@@ -4,7 +4,7 @@
 #     scripts (it must be installed: the manifest's apt list); the cabal file's build
 #     with GHC's warnings as errors (-Wall -Wcompat -Werror: -f werror, in bin/check, apart from the
 #     release build), and its test suite: the gate, the countdown and the MVar hand-off slot
-#     under concurrency on two capabilities (test/Primitives.hs);
+#     under concurrency on two capabilities, and the spawn phase's boundary (test/Primitives.hs);
 #  2. the one hand-written piece, hooks.c: gcc -Wall -Wextra -Werror, then a real allocation failure
 #     (an address space too small for the ring asked for) must come out as a `limit` error record
 #     with exit status 3;

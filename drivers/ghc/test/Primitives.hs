@@ -6,7 +6,10 @@
 --  * the countdown of finished tokens ('Countdown'): the same for the last of many finishers;
 --  * the hand-off slot the handoff variants build their rings from (one MVar per process, a send a
 --    'putMVar' into the successor's): rings with many tokens in flight, so puts block on full
---    slots, where every token must arrive exactly once after exactly its hops.
+--    slots, where every token must arrive exactly once after exactly its hops;
+--  * the spawn workload's boundary (contract section 3), through the driver's own spawn of stock
+--    and handoff: when main wakes, the gate has counted every process and they are blocked in their
+--    first receive; a process that sleeps 200 ms before it arrives makes setup_ns at least as long.
 --
 -- Every round repeats with a fresh structure and random sizes; a lost wake-up shows as a timeout.
 module Main (main) where
@@ -14,11 +17,13 @@ module Main (main) where
 import Control.Concurrent
 import Control.Monad (forM, forM_, replicateM_, unless, when)
 import Data.IORef
-import Data.List (sort)
+import Data.List (nub, sort)
+import GHC.Conc (BlockReason (..), ThreadStatus (..), threadStatus)
 import System.Exit (exitFailure)
 import System.IO
 import System.Timeout (timeout)
 import Contract
+import Workloads
 
 -- | A small deterministic generator (no random package among GHC's boot packages).
 next :: IORef Int -> Int -> IO Int
@@ -80,6 +85,43 @@ handoffRound n t h = do
   check (sort got == [0 .. t - 1]) ("handoff n=" ++ show n ++ " t=" ++ show t ++ ": arrivals " ++ show (sort got))
   mapM_ killThread ts
 
+-- | How long the slow process of 'spawnRound' sleeps before it arrives at the gate.
+slowUs :: Int
+slowUs = 200000
+
+-- | One spawn phase of n processes (the workload's own code), started by a fork that records each
+-- process thread and makes the one started slow-th (if any) sleep slowUs before it runs, and so
+-- before it arrives. As the phase's clocks stop: the gate's count (readyCount) must be n and the
+-- processes blocked on their box's MVar (a Chan's readMVar shows as one too), all but at most one
+-- per capability (a process may be between its arrival and its receive; a sleeping thread also
+-- shows as blocked on an MVar, the timer manager's); with a slow process, setup_ns >= slowUs.
+-- A gate that woke main one arrival early, or counted a process before it got there, ends the
+-- phase while the slow process sleeps.
+spawnRound :: String -> (Fork -> Impl) -> Int -> Maybe Int -> IO ()
+spawnRound name impl n slow = do
+  started <- newIORef (0 :: Int)
+  tids <- newIORef []
+  let fork act = do
+        k <- atomicModifyIORef' started (\i -> (i + 1, i))
+        t <- forkIO (when (Just k == slow) (threadDelay slowUs) >> act)
+        modifyIORef' tids (t :)
+        return t
+  mt <- newMeter
+  blocked <- newIORef (-1)
+  atSpawnEnd mt $ readIORef tids >>= mapM threadStatus >>= writeIORef blocked . length . filter inReceive
+  count <- within (what ++ ": spawn") (wSpawn (impl fork) mt n)
+  p <- phasesOf mt
+  b <- readIORef blocked
+  caps <- getNumCapabilities
+  check (readyCount p == n && count == toInteger n && b >= n - caps
+         && maybe True (const (setupNs p >= toInteger slowUs * 1000)) slow)
+        (what ++ ": set-up " ++ show (setupNs p) ++ " ns, " ++ show (readyCount p)
+         ++ " arrived when main woke, " ++ show b ++ " blocked in their first receive")
+  where
+    what = name ++ " spawn n=" ++ show n ++ maybe "" (\k -> ", process " ++ show k ++ " slow") slow
+    inReceive (ThreadBlocked r) = r == BlockedOnMVar
+    inReceive _ = False
+
 main :: IO ()
 main = do
   caps <- getNumCapabilities
@@ -92,4 +134,8 @@ main = do
     t <- next g n
     h <- next g 500
     handoffRound n t h
-  putStrLn "primitives: the gate, the countdown and the MVar hand-off ring passed (two capabilities)"
+  forM_ [("stock", stockWith), ("handoff", handoffWith)] $ \(name, impl) -> do
+    replicateM_ 50 $ next g 3000 >>= \n -> spawnRound name impl n Nothing
+    forM_ [1, 2, 1000] $ \n -> forM_ (nub [0, n - 1]) (spawnRound name impl n . Just)
+  putStrLn ("primitives: the gate, the countdown, the MVar hand-off ring and the spawn boundary passed"
+            ++ " (two capabilities)")
