@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import live_processes_with
+from conftest import live_processes_with, run_cli
 
 from ringbench.catalogue import drivers
 
@@ -40,8 +40,9 @@ def side_files(db: Path) -> list[str]:
 
 
 def make_run(db):
-    code, _, err = cli("run", "ring", "-r", "fake", "-n", 10, "-m", 2, "--repeat", 2, "--db", db)
-    assert code == 0, err
+    """A complete run of the fake in `db`: set-up, measured in this process."""
+    r = run_cli("run", "ring", "-r", "fake", "-n", 10, "-m", 2, "--repeat", 2, "--db", db)
+    assert r.exit_code == 0, r.output
 
 
 STORE_COMMANDS = [
@@ -180,12 +181,13 @@ def test_a_killed_orchestrator_leaves_an_abandoned_run_no_driver_and_resume_fini
     while _fake_drivers_running() and time.monotonic() < deadline:
         time.sleep(0.05)
     assert _fake_drivers_running() == [], "a driver outlived its orchestrator"
-    code, out, _ = cli("history", "--db", db)
-    assert code == 0 and "abandoned" in out
-    assert "/5" in out  # done/planned cells of the unfinished run
-    assert "sweep --resume" in out
-    code, out, err = cli("sweep", "--resume", 1, "--db", db, env={"FAKE_FAULT": ""})
-    assert code == 0, err
+    # what follows the kill runs in this process (the fake fixture set no fault here)
+    r = run_cli("history", "--db", db)
+    assert r.exit_code == 0 and "abandoned" in r.stdout
+    assert "/5" in r.stdout  # done/planned cells of the unfinished run
+    assert "sweep --resume" in r.stdout
+    r = run_cli("sweep", "--resume", 1, "--db", db)
+    assert r.exit_code == 0, r.output
     con = sqlite3.connect(db)
     params = [r[0] for r in con.execute("SELECT params FROM cells")]
     con.close()
@@ -227,8 +229,8 @@ def test_the_hint_after_an_interrupted_run_is_a_command_that_works(fake, tmp_pat
     assert "ringbench sweep --resume 1" in out
     code, out, err = cli("sweep", "--resume", 1, "--db", db)
     assert code == 0, err
-    code, out, _ = cli("history", "--db", db)
-    assert "complete" in out and "4/4" in out
+    listed = run_cli("history", "--db", db).stdout
+    assert "complete" in listed and "4/4" in listed
 
 
 def test_a_ctrl_c_while_the_launch_starts_its_timer_leaves_no_thread_and_no_driver(fake, monkeypatch):
