@@ -9,10 +9,13 @@ share the family library's parser, on a variant with every feature the bounds to
 runs are `slow` (make test-slow). On CI a driver that is not built fails; here it is skipped (conftest).
 """
 
+import collections
 import json
 import os
 import select
+import signal
 import subprocess
+import threading
 import time
 import tomllib
 from pathlib import Path
@@ -90,6 +93,117 @@ def invoke(d, *args, timeout=120, processes=1000):
     return p.returncode, records, p.stderr
 
 
+class BatchSession:
+    """One driver process answering `run`s line by line (the verb `batch`, contract section 2): a case that
+    checks only what a run prints (counts, traces, refusals) needs no VM start-up of its own. Its stderr is
+    read by a thread, and its last lines are kept for failure messages."""
+
+    def __init__(self, argv, env, cwd):
+        self.proc = subprocess.Popen(
+            argv + ["batch"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+            cwd=cwd,
+            start_new_session=True,
+        )
+        self.buf = b""
+        self.err = collections.deque(maxlen=100)
+        threading.Thread(target=self._read_stderr, daemon=True).start()
+
+    def _read_stderr(self):
+        for line in self.proc.stderr:
+            self.err.append(line.decode(errors="replace"))
+
+    def stderr_tail(self):
+        return "".join(self.err)[-4000:]
+
+    def ask(self, args, timeout):
+        """(exit, records, stderr tail) of one line: the records up to the `done` record, its exit; or, if the
+        process ended first, what it printed and its exit status (self.proc.poll() is then not None)."""
+        try:
+            self.proc.stdin.write(("\t".join(args) + "\n").encode())
+            self.proc.stdin.flush()
+        except BrokenPipeError:
+            pass  # it has exited: EOF below says so
+        fd, records, deadline = self.proc.stdout.fileno(), [], time.monotonic() + timeout
+        while True:
+            while b"\n" in self.buf:
+                line, self.buf = self.buf.split(b"\n", 1)
+                if not line.strip():
+                    continue
+                rec = json.loads(line)
+                if rec.get("type") == "done":
+                    if rec["exit"] in (1, 3):  # the driver exits after a failure or a limit
+                        self.proc.wait(timeout=max(1.0, deadline - time.monotonic()))
+                    return rec["exit"], records, self.stderr_tail()
+                records.append(rec)
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([fd], [], [], left)[0]:
+                self.kill()
+                pytest.fail(
+                    f"batch: `run {' '.join(args)}` unanswered within {timeout} s "
+                    f"({os.environ.get('PYTEST_CURRENT_TEST', '')}); printed {records[-3:]}; "
+                    f"stderr: {self.stderr_tail()[-1000:]}",
+                    pytrace=False,
+                )
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                return self.proc.wait(timeout=10), records, self.stderr_tail()
+            self.buf += chunk
+
+    def kill(self):
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        self.proc.wait()
+        for pipe in (self.proc.stdin, self.proc.stdout):
+            try:
+                pipe.close()
+            except OSError:
+                pass
+
+
+# This worker's sessions, one per variant, command and environment (`processes` changes both); `-n 2`
+# gives each xdist worker its own.
+_SESSIONS: dict = {}
+BATCH_LAUNCHES = 0  # sessions started: driver processes the pooled cases cost
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _sessions_end_with_the_module():
+    """No session outlives this module: the tests after it may count the processes left running."""
+    yield
+    while _SESSIONS:
+        _SESSIONS.popitem()[1].kill()
+
+
+def run_case(d, *args, timeout=120, processes=1000):
+    """(exit, records, stderr) of `run <args>` for a case that checks only what the run prints: through the
+    variant's batch session where the table lists `batch` for it, else in a fresh process (invoke)."""
+    if "batch" not in features_of(d):
+        return invoke(d, "run", *args, timeout=timeout, processes=processes)
+    global BATCH_LAUNCHES
+    argv, extra = d.argv(2, processes), d.environ(2, processes)
+    key = (d.name, tuple(argv), tuple(sorted(extra.items())))
+    session = _SESSIONS.get(key)
+    if session is None:
+        session = _SESSIONS[key] = BatchSession(argv, {**os.environ, **extra}, d.folder)
+        BATCH_LAUNCHES += 1
+    try:
+        code, records, err = session.ask(list(args), timeout)
+    except BaseException:  # unanswered, or a line that is not JSON: the session cannot be trusted further
+        session.kill()
+        raise
+    finally:
+        if session.proc.poll() is not None:  # it ended (a failure, a limit, a crash): the next case starts anew
+            del _SESSIONS[key]
+            session.kill()
+    return code, records, err
+
+
 def lines_within(pipe, k, seconds, parse=json.loads):
     """The first `k` records a driver prints on `pipe` (binary), or a failure naming what came if they take
     longer than `seconds`: a hung driver fails the test, it never hangs it."""
@@ -114,7 +228,7 @@ def test_the_table_names_every_driver_and_no_other():
     names = {d.name for d in DRIVERS}
     assert set(EXPECTED_FEATURES) - names == set(), "lines for no driver in tests/expected_features.toml"
     assert names - set(EXPECTED_FEATURES) == set(), "variants with no line in tests/expected_features.toml"
-    known = {"tokens", "continuous", "stats", "nodes", "perf", "selective"}
+    known = {"tokens", "continuous", "stats", "nodes", "perf", "selective", "batch"}
     assert {f for v in EXPECTED_FEATURES.values() for f in v} <= known
 
 
@@ -200,10 +314,10 @@ def switches_counted(d, r):
 def test_ring_count_is_exact(d, n, m, tokens):
     if tokens > 1 and "tokens" not in features_of(d):
         # A driver may refuse K tokens at once, honestly, but then must say so.
-        code, recs, _ = invoke(d, "run", "ring", f"n={n}", f"m={m}", f"tokens={tokens}", "cores=2")
+        code, recs, _ = run_case(d, "ring", f"n={n}", f"m={m}", f"tokens={tokens}", "cores=2")
         assert code == 2 and recs[-1]["kind"] == "unsupported"
         return
-    code, recs, err = invoke(d, "run", "ring", f"n={n}", f"m={m}", f"tokens={tokens}", "cores=2")
+    code, recs, err = run_case(d, "ring", f"n={n}", f"m={m}", f"tokens={tokens}", "cores=2")
     assert code == 0, (recs, err)
     results = [r for r in recs if r["type"] == "result"]
     assert len(results) == 1
@@ -220,7 +334,7 @@ def test_ring_count_is_exact(d, n, m, tokens):
 @pytest.mark.parametrize("d", PARSERS, ids=PARSER_IDS)
 @pytest.mark.parametrize("args,kind", BAD_PARAMS, ids=[" ".join(a) for a, _ in BAD_PARAMS])
 def test_bad_input_gives_error_record(d, args, kind):
-    code, recs, _ = invoke(d, "run", *args)
+    code, recs, _ = run_case(d, *args)
     assert code == 2
     assert recs and recs[-1]["type"] == "error" and recs[-1]["kind"] == kind, recs
     assert recs[-1]["message"]
@@ -238,8 +352,13 @@ from ringbench.catalogue.workloads import check_trace  # noqa: E402
 from ringbench.harness.protocol import check_samples  # noqa: E402
 
 
-def results_of(d, *args, processes=1000):
-    code, recs, err = invoke(d, "run", *args, "cores=2", processes=processes)
+def results_of(d, *args, processes=1000, fresh=False):
+    """The one result of `run <args> cores=2` and every record printed; `fresh`: in a process of its own
+    (a case that checks the process, its memory say, never a batch session's)."""
+    if fresh:
+        code, recs, err = invoke(d, "run", *args, "cores=2", processes=processes)
+    else:
+        code, recs, err = run_case(d, *args, "cores=2", processes=processes)
     assert code == 0, (recs, err)
     res = [r for r in recs if r["type"] == "result"]
     assert len(res) == 1, recs
@@ -248,7 +367,7 @@ def results_of(d, *args, processes=1000):
 
 @pytest.mark.parametrize("d,n", each([1, 100, 2000]))
 def test_spawn_counts_every_ready_process(d, n):
-    r, _ = results_of(d, "spawn", f"n={n}")
+    r, _ = results_of(d, "spawn", f"n={n}", fresh=n >= 2000)  # its memory is a fresh process's
     assert r["count"] == n and r["n"] == n and r["ready"] == n
     assert r["rss_after"] > 0 and r["rss_before"] > 0 and r["setup_ns"] > 0
     if n >= 2000:
@@ -287,12 +406,12 @@ def test_selective_or_a_reason_why_not(d):
             r, _ = results_of(d, "selective", "n=50", "m=2", f"reverse={reverse}")
             assert r["count"] == 100 and r["reverse"] == reverse and r["ready"] == 50
     else:
-        code, recs, _ = invoke(d, "run", "selective", "n=50", "m=2", "reverse=0")
+        code, recs, _ = run_case(d, "selective", "n=50", "m=2", "reverse=0")
         assert code == 2 and recs[-1]["kind"] == "unsupported" and len(recs[-1]["message"]) > 10
 
 
 def refuses_as_unsupported(d, *args):
-    code, recs, _ = invoke(d, "run", *args, "cores=2")
+    code, recs, _ = run_case(d, *args, "cores=2")
     assert code == 2 and recs and recs[-1]["kind"] == "unsupported" and recs[-1]["message"], recs
 
 
@@ -374,7 +493,7 @@ def test_tree_fanout_defaults_to_ten_and_its_memory_is_the_first_trees(d):
 @pytest.mark.parametrize("d", PARSERS, ids=PARSER_IDS)
 @pytest.mark.parametrize("args", [["n=12", "fanout=10"], ["n=8", "fanout=3"], ["n=0"]])  # fanout's bounds: BOUNDS
 def test_tree_refuses_a_size_that_is_not_a_power_of_the_fanout(d, args):
-    code, recs, _ = invoke(d, "run", "tree", *args)
+    code, recs, _ = run_case(d, "tree", *args)
     assert code == 2 and recs and recs[-1]["kind"] == "bad_param", recs
 
 
@@ -384,12 +503,12 @@ BURST_VECTORS = [(1, 1, 1), (3, 3, 1), (7, 13, 3), (5, 2, 5), (100, 10, 4), (100
 
 @pytest.mark.parametrize("d,n,m,tokens", each(BURST_VECTORS))
 def test_ring_burst_placement_count_is_exact(d, n, m, tokens):
-    args = ("run", "ring", f"n={n}", f"m={m}", f"tokens={tokens}", "burst=1", "cores=2")
+    args = ("ring", f"n={n}", f"m={m}", f"tokens={tokens}", "burst=1", "cores=2")
     if tokens > 1 and "tokens" not in features_of(d):
-        code, recs, _ = invoke(d, *args)
+        code, recs, _ = run_case(d, *args)
         assert code == 2 and recs[-1]["kind"] == "unsupported"
         return
-    code, recs, err = invoke(d, *args)
+    code, recs, err = run_case(d, *args)
     assert code == 0, (recs, err)
     (r,) = [r for r in recs if r["type"] == "result"]
     assert (r["burst"], r["tokens"], r["count"], r["ready"]) == (1, tokens, n * m * tokens, n)
@@ -421,11 +540,11 @@ BOUNDS = [  # (key, the bound, one past it, workload args); the bound itself mus
 @pytest.mark.parametrize("d", PARSERS, ids=PARSER_IDS)
 @pytest.mark.parametrize("key,ok,bad,args", BOUNDS, ids=[f"{a[0]}-{k}={b}" for k, _, b, a in BOUNDS])
 def test_each_bound_and_one_past_it(d, key, ok, bad, args):
-    code, recs, _ = invoke(d, "run", *args, f"{key}={bad}")
+    code, recs, _ = run_case(d, *args, f"{key}={bad}")
     assert code == 2 and recs and recs[-1]["kind"] == "bad_param", (key, bad, recs)
     if ok is not None:
         extra = [] if key == "cores" else ["cores=2"]
-        code, recs, err = invoke(d, "run", *args, f"{key}={ok}", *extra)
+        code, recs, err = run_case(d, *args, f"{key}={ok}", *extra)
         if key == "tokens" and "tokens" not in features_of(d):
             assert code == 2 and recs[-1]["kind"] == "unsupported"
         else:
@@ -445,8 +564,97 @@ MALFORMED = [
 @pytest.mark.parametrize("d", PARSERS, ids=PARSER_IDS)
 @pytest.mark.parametrize("args", MALFORMED, ids=[" ".join(a) for a in MALFORMED])
 def test_malformed_arguments_are_bad_param(d, args):
-    code, recs, _ = invoke(d, "run", *args)
+    code, recs, _ = run_case(d, *args)
     assert code == 2 and recs and recs[-1]["kind"] == "bad_param", recs
+
+
+# -- section 2: the verb `batch` (feature `batch`), the runs of many lines in one process ------------------
+BATCH = having("batch")
+BATCH_IDS = [d.name for d in BATCH]
+# A folder whose parser variant lacks the feature: `batch` is an unknown verb there (its other variants
+# share the family's parser).
+NO_BATCH = [d for d in PARSERS if "batch" not in features_of(d)]
+BATCH_LINES = [  # (args of one run, its exit, the error kind or the result's (workload, count, ready))
+    (["ring", "n=3", "m=2", "cores=2"], 0, ("ring", 6, 3)),
+    (["ring", "n=-1", "m=1"], 2, "bad_param"),
+    (["ring", "n= 3", "m=1"], 2, "bad_param"),  # a TAB separates arguments: the space arrives and is refused
+    ([], 2, "bad_param"),  # an empty line: a run with no workload
+    (["no-such-workload", "n=3", "m=1"], 2, "unknown_workload"),
+    (["tree", "n=100", "fanout=10", "cores=2"], 0, ("tree", 4950, None)),
+    (["spawn", "n=100", "cores=2"], 0, ("spawn", 100, 100)),
+]
+
+
+def batch(d, lines, timeout=120):
+    """(exit, records, stderr, process group) of `batch` given `lines` (lists of arguments) and then the end
+    of its input, in a process group of its own."""
+    proc = subprocess.Popen(
+        d.argv(2, 1000) + ["batch"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, **d.environ(2, 1000)},
+        cwd=d.folder,
+        start_new_session=True,
+    )
+    try:
+        out, err = proc.communicate("".join("\t".join(a) + "\n" for a in lines), timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        raise AssertionError(f"{d.name}: batch of {len(lines)} lines not done within {timeout} s") from None
+    return proc.returncode, [json.loads(x) for x in out.splitlines() if x.strip()], err, proc.pid
+
+
+@pytest.mark.parametrize("d", BATCH, ids=BATCH_IDS)
+def test_batch_answers_each_line_as_run_would_then_done(d):
+    """Each line's records are those `run` prints (a result with its count, or one error of the kind), then
+    {"type":"done","exit":E} with run's exit; at the end of input the driver exits 0 and its process group
+    is gone (nothing of a run outlives it)."""
+    code, recs, err, pgid = batch(d, [args for args, _, _ in BATCH_LINES])
+    assert code == 0, (recs[-3:], err[-2000:])
+    runs, current = [], []
+    for r in recs:
+        if r["type"] == "done":
+            runs.append((current, r))
+            current = []
+        else:
+            current.append(r)
+    assert current == [], f"records after the last done: {current}"
+    assert len(runs) == len(BATCH_LINES), [done for _, done in runs]
+    for (args, status, want), (got, done) in zip(BATCH_LINES, runs, strict=True):
+        assert done == {"type": "done", "exit": status}, (args, done, got)
+        if status:
+            assert [r["type"] for r in got] == ["error"] and got[0]["kind"] == want and got[0]["message"], (args, got)
+            continue
+        (r,) = [switches_counted(d, r) for r in got if r["type"] == "result"]
+        assert (r["workload"], r["count"]) == want[:2], (args, r)
+        assert want[2] is None or r["ready"] == want[2], (args, r)
+        assert r["iteration"] == 1 and r["setup_ns"] + r["run_ns"] > 0 and r["rss_before"] > 0, (args, r)
+        assert {x["type"] for x in got} == {"result"}, (args, got)
+    deadline = time.monotonic() + 10.0  # the group ends with the driver: at once on a quiet machine
+    while _group_alive(pgid) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    alive = _group_alive(pgid)
+    if alive:
+        os.killpg(pgid, signal.SIGKILL)
+    assert not alive, f"{d.name}: batch's process group outlived the end of its input by 10 s"
+
+
+@pytest.mark.parametrize("d", BATCH, ids=BATCH_IDS)
+def test_batch_with_no_input_exits_0_printing_nothing(d):
+    code, recs, err, _ = batch(d, [])
+    assert (code, recs) == (0, []), (code, recs, err[-2000:])
+
+
+@pytest.mark.parametrize("d", NO_BATCH, ids=[d.base for d in NO_BATCH])
+def test_a_driver_without_batch_refuses_the_verb(d):
+    """The table does not list `batch`: the verb is unknown, bad_param (exit 2), with a line on its input
+    that a driver answering `batch` would run."""
+    code, recs, err, _ = batch(d, [["ring", "n=3", "m=1"]])
+    assert code == 2 and recs and recs[-1]["type"] == "error" and recs[-1]["kind"] == "bad_param", (recs, err)
+    assert not [r for r in recs if r["type"] in ("result", "done")], recs
 
 
 _ORCHESTRATOR_SIDE = """
@@ -523,7 +731,7 @@ def test_driver_dies_with_the_orchestrator(d):
     ids=[d.name for d in DRIVERS if not d.os_threads_per_process],
 )
 def test_ring_of_a_million(d):
-    r, _ = results_of(d, "ring", "n=1000000", "m=2", processes=1_000_000)
+    r, _ = results_of(d, "ring", "n=1000000", "m=2", processes=1_000_000, fresh=True)
     assert r["count"] == 2_000_000
 
 
@@ -552,7 +760,7 @@ NO_NODES = [d for d in DRIVERS if d not in NODES]
 
 @pytest.mark.parametrize("d", NO_NODES, ids=[d.name for d in NO_NODES])
 def test_a_driver_without_nodes_refuses_them(d):
-    code, recs, _ = invoke(d, "run", "ring", "n=3", "m=1", "nodes=2")
+    code, recs, _ = run_case(d, "ring", "n=3", "m=1", "nodes=2")
     assert code == 2 and recs and recs[-1]["kind"] in ("bad_param", "unsupported"), recs
 
 
@@ -560,7 +768,10 @@ def test_a_driver_without_nodes_refuses_them(d):
 @pytest.mark.parametrize("n,m,tokens,burst,k,placement", NODE_VECTORS)
 def test_ring_across_nodes_proves_its_count_and_its_cross_node_hops(d, n, m, tokens, burst, k, placement):
     r, _ = results_of(
-        d, "ring", f"n={n}", f"m={m}", f"tokens={tokens}", f"burst={burst}", f"nodes={k}", f"node_placement={placement}"
+        d,
+        "ring",
+        *(f"n={n}", f"m={m}", f"tokens={tokens}", f"burst={burst}", f"nodes={k}", f"node_placement={placement}"),
+        fresh=True,
     )
     assert (r["nodes"], r["node_placement"], r["count"], r["ready"]) == (k, placement, n * m * tokens, n)
     want = cross_hops({"n": n, "m": m, "tokens": tokens, "nodes": k, "node_placement": placement})
@@ -571,14 +782,14 @@ def test_ring_across_nodes_proves_its_count_and_its_cross_node_hops(d, n, m, tok
 
 @pytest.mark.parametrize("d", NODES, ids=NODE_IDS)
 def test_ring_on_one_node_reports_no_cross_node_hops(d):
-    r, _ = results_of(d, "ring", "n=10", "m=2", "nodes=1")
+    r, _ = results_of(d, "ring", "n=10", "m=2", "nodes=1", fresh=True)
     assert r["count"] == 20 and "cross_hops" not in r
 
 
 @pytest.mark.parametrize("d", NODES, ids=NODE_IDS)
 @pytest.mark.parametrize("n,m,placement", [(3, 2, 0), (3, 2, 1), (5, 3, 1)])
 def test_trace_across_two_nodes_follows_the_ring_and_names_each_node(d, n, m, placement):
-    r, recs = results_of(d, "trace", f"n={n}", f"m={m}", "nodes=2", f"node_placement={placement}")
+    r, recs = results_of(d, "trace", f"n={n}", f"m={m}", "nodes=2", f"node_placement={placement}", fresh=True)
     hops = [x for x in recs if x["type"] == "hop"]
     assert check_trace(hops, n, m, recs) is None
     assert [h["node"] for h in hops] == [node_of(h["to"], n, 2, placement) for h in hops]
