@@ -18,9 +18,39 @@ import kotlin.coroutines.CoroutineContext
 /** A process's receiving end: an unbounded Channel, so a send never suspends (a mailbox). */
 private fun mailbox(): Channel<Long> = Channel(Channel.UNLIMITED)
 
+/** The message that ends a continuous ring under batch (tokens are 1). */
+private const val STOP = -1L
+
 /** A trace token is (v shl FROM_BITS) or (from + 1): the hops still to go, and who sent it. */
 private const val FROM_BITS = 7
 private const val FROM_MASK = (1L shl FROM_BITS) - 1
+
+/** A process of continuous mode: passes every token on; p0 (with [laps]) counts the laps. */
+private fun CoroutineScope.loopProc(
+    processes: CoroutineContext,
+    inbox: Channel<Long>,
+    next: Channel<Long>,
+    laps: AtomicLong?,
+    gate: Gate,
+) = launch(processes) {
+    gate.arrive()
+    var stopping = false
+    while (true) {
+        val v = inbox.receive()
+        if (v == STOP) {
+            // the end (release): passed on; p0, which sent it, ends when it is back
+            if (laps == null) next.send(v)
+            break
+        }
+        if (laps != null && laps.getAndIncrement() < 0) {
+            // release asked: p0 sends the end once, then drops the tokens still coming
+            if (!stopping) next.send(STOP)
+            stopping = true
+        } else {
+            next.send(v)
+        }
+    }
+}
 
 /**
  * The workloads with one coroutine per process, launched in [processes] (Dispatchers.Default,
@@ -81,9 +111,15 @@ class CoroutineWorkloads(
             -main.receive() - 1
         }
 
+    /** Continuous mode: the ring's laps counter and the thread of its runBlocking, until [release]. */
+    private var foreverLaps: AtomicLong? = null
+    private var forever: Thread? = null
+
     /**
      * Continuous mode: the ring runs under a runBlocking of its own thread (which then waits for
-     * its processes, for ever); main returns once the tokens are in. p0 counts the laps.
+     * its processes, for ever); main returns once the tokens are in. p0 counts the laps. Under
+     * batch, [release] ends it: p0, told through its laps counter, sends STOP round the ring, each
+     * process passes it on and ends, and p0 drops the tokens still coming until STOP is back.
      */
     override fun ringForever(
         p: Params,
@@ -92,32 +128,34 @@ class CoroutineWorkloads(
         val n = p.n()
         val laps = AtomicLong()
         val injected = CountDownLatch(1)
-        thread(isDaemon = true, name = "ring") {
-            runBlocking {
-                val gate = Gate(n.toLong())
-                meter.spawnBegins()
-                val inboxes = Array(n) { mailbox() }
-                for (i in 0 until n) {
-                    val inbox = inboxes[i]
-                    val next = inboxes[if (i + 1 == n) 0 else i + 1]
-                    val counter = if (i == 0) laps else null
-                    launch(processes) {
-                        gate.arrive()
-                        while (true) {
-                            val v = inbox.receive()
-                            counter?.getAndIncrement()
-                            next.send(v)
-                        }
+        foreverLaps = laps
+        forever =
+            thread(isDaemon = true, name = "ring") {
+                runBlocking {
+                    val gate = Gate(n.toLong())
+                    meter.spawnBegins()
+                    val inboxes = Array(n) { mailbox() }
+                    for (i in 0 until n) {
+                        val next = inboxes[if (i + 1 == n) 0 else i + 1]
+                        loopProc(processes, inboxes[i], next, if (i == 0) laps else null, gate)
                     }
+                    meter.spawnEnds(gate.await())
+                    meter.runBegins()
+                    for (j in 0 until p.tokens()) inboxes[p.entry(j)].send(1)
+                    injected.countDown()
                 }
-                meter.spawnEnds(gate.await())
-                meter.runBegins()
-                for (j in 0 until p.tokens()) inboxes[p.entry(j)].send(1)
-                injected.countDown()
             }
-        }
         injected.await()
         return LongSupplier { laps.get() * n }
+    }
+
+    /** Under batch, after a continuous line: end the ring (see [ringForever]) and wait for its thread. */
+    override fun release() {
+        val laps = foreverLaps ?: return
+        laps.set(Long.MIN_VALUE / 2)
+        forever?.join()
+        forever = null
+        foreverLaps = null
     }
 
     // ----------------------------------------------------------------- trace
