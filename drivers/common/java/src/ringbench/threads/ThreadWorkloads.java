@@ -163,7 +163,7 @@ public final class ThreadWorkloads implements Workloads {
         return count;
     }
 
-    /** A ring process of continuous mode: tokens never finish; p0 counts laps. */
+    /** A ring process of continuous mode: tokens never finish; p0 counts laps. Under batch, STOP ends it (release). */
     static final class LoopProc implements Runnable {
         final Box in, next;
         final AtomicLong laps; // only p0's is non-null
@@ -182,12 +182,44 @@ public final class ThreadWorkloads implements Workloads {
             final AtomicLong laps = this.laps;
             in.bind();
             gate.arrive();
+            boolean stopping = false;
             for (;;) {
                 long v = in.take();
-                if (laps != null) laps.getAndIncrement();
+                if (v == STOP) { // the end (release): passed on; p0, which sent it, ends when it is back
+                    if (laps == null) next.forward(in, v);
+                    return;
+                }
+                if (laps != null && laps.getAndIncrement() < 0) { // release asked: p0 sends the end, drops tokens
+                    if (!stopping) next.forward(in, STOP);
+                    stopping = true;
+                    continue;
+                }
                 next.forward(in, v);
             }
         }
+    }
+
+    /** The message that ends a continuous ring (tokens are 1). */
+    static final long STOP = -1;
+
+    /** Continuous mode: the ring's laps counter and its processes, until {@link #release}. */
+    private AtomicLong foreverLaps;
+    private Thread[] forever;
+
+    /**
+     * batch, after a continuous line: p0 is told through its laps counter, which it reads anyway, so
+     * that no one but the ring writes to a box (a hand-off slot has room for its predecessor and main
+     * only, and the main thread could otherwise meet a full slot whose owner has ended). p0 sends STOP,
+     * each process passes it on and ends, p0 drops the tokens still coming until STOP is back, then
+     * ends; this waits for every process.
+     */
+    @Override
+    public void release() throws InterruptedException {
+        if (forever == null) return;
+        foreverLaps.set(Long.MIN_VALUE / 2);
+        joinAll(forever);
+        forever = null;
+        foreverLaps = null;
     }
 
     @Override
@@ -196,12 +228,15 @@ public final class ThreadWorkloads implements Workloads {
         Box[] boxes = new Box[n];
         Gate gate = new Gate(n);
         AtomicLong laps = new AtomicLong();
+        Thread[] ts = new Thread[n];
         meter.spawnBegins();
         for (int i = 0; i < n; i++) boxes[i] = newBox();
         for (int i = 0; i < n; i++) {
-            spawn(new LoopProc(boxes[i], boxes[i + 1 == n ? 0 : i + 1], i == 0 ? laps : null, gate), i, n);
+            ts[i] = spawn(new LoopProc(boxes[i], boxes[i + 1 == n ? 0 : i + 1], i == 0 ? laps : null, gate), i, n);
         }
         meter.spawnEnds(gate.await());
+        forever = ts;
+        foreverLaps = laps;
         meter.runBegins();
         for (int j = 0; j < p.tokens(); j++) boxes[p.entry(j)].put(1);
         return () -> laps.get() * n;
