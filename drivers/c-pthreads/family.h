@@ -70,8 +70,15 @@ static msg_t main_expect(int kind, const char *what)
     return m;
 }
 
+#ifdef RB_GATE_TEST
+void rb_gate_test_before_arrive(void); /* tests/gate.c's build only: a process late to the gate */
+#endif
+
 static inline void arrive(void)
 {
+#ifdef RB_GATE_TEST
+    rb_gate_test_before_arrive();
+#endif
     if (atomic_fetch_add_explicit(&g_gate_arrived, 1, memory_order_acq_rel) + 1 == g_gate_want)
         tell_main(MSG(M_GATE, -1, 0));
 }
