@@ -405,7 +405,14 @@ def remote_node(tmp_path):
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    time.sleep(2)
+    deadline = time.monotonic() + 60  # until the node listens on its port (it used to be a fixed 2 s)
+    while True:
+        assert node.poll() is None and time.monotonic() < deadline, "the node did not start"
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            break
+        except OSError:
+            time.sleep(0.05)
     yield f"ringbench@localhost:{port}", "h5cookie4test"
     os.killpg(node.pid, signal.SIGKILL)
     node.wait()
