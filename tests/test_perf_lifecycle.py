@@ -14,7 +14,7 @@ import uuid
 from pathlib import Path
 
 import pytest
-from conftest import RINGBENCH, cells_stored, live_processes_with, q
+from conftest import RINGBENCH, cells_stored, live_processes_with, q, run_cli
 
 from ringbench.harness import perf as perf_harness
 
@@ -229,8 +229,7 @@ def test_a_runner_that_never_returns_finished_no_iteration(tmp_path, env, runner
     assert proc.returncode == 0, err
     (cell,) = json.loads(out)["cells"]
     assert cell["extra"]["total"] == 1 and cell["extra"]["unfinished"] == 1, cell["extra"]
-    p = subprocess.run([*RINGBENCH, "show", "1", "--db", str(db)], capture_output=True, text=True, env=env,
-                       cwd=ROOT)  # fmt: skip
-    assert p.returncode == 0, p.stderr
-    words = " ".join(p.stdout.split())
-    assert "0 iterations in all" in words and "1 iterations in all" not in words, p.stdout
+    shown = run_cli("show", "1", "--db", db)  # reading the stored run: in this process
+    assert shown.exit_code == 0, shown.output
+    words = " ".join(shown.stdout.split())
+    assert "0 iterations in all" in words and "1 iterations in all" not in words, shown.stdout
