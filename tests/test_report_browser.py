@@ -17,8 +17,14 @@ from report_fixtures import SYNTHETIC_RUNS, render, synthetic
 
 
 @pytest.fixture(scope="module")
-def multi_html(tmp_path_factory) -> str:
-    return render(synthetic(tmp_path_factory.mktemp("browser-store") / "store.db"), SYNTHETIC_RUNS)
+def multi_store(tmp_path_factory):
+    """The synthetic store, written once: both reports read it."""
+    return synthetic(tmp_path_factory.mktemp("browser-store") / "store.db")
+
+
+@pytest.fixture(scope="module")
+def multi_html(multi_store) -> str:
+    return render(multi_store, SYNTHETIC_RUNS)
 
 
 CHROMIUM = shutil.which("chromium")
@@ -259,7 +265,7 @@ def test_browser_tables_sort_and_open_details_and_axes_switch(loaded):
 
 
 @pytest.fixture(scope="module")
-def perf_and_one_n(tmp_path_factory):
+def perf_and_one_n(tmp_path_factory, multi_store):
     """A report of perf runs (one on 2 nodes, one squeeze) and of a ring run at one N, opened in chromium."""
     from report_fixtures import loaded as runs_of
     from report_fixtures import perf_runs
@@ -268,8 +274,7 @@ def perf_and_one_n(tmp_path_factory):
 
     tmp = tmp_path_factory.mktemp("browser-perf")
     perf = perf_runs(tmp / "perf.db")
-    ring = synthetic(tmp / "ring.db")
-    ((run, cmd),) = runs_of(ring, [1])
+    ((run, cmd),) = runs_of(multi_store, [1])
     run.cells = [c for c in run.cells if c.params.get("n") == 1000]  # one N: dots, not lines
     yield from _opened(report.render(runs_of(perf, [1, 2]) + [(run, cmd)]), tmp)
 
