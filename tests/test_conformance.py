@@ -113,8 +113,9 @@ class BatchSession:
         threading.Thread(target=self._read_stderr, daemon=True).start()
 
     def _read_stderr(self):
-        for line in self.proc.stderr:
-            self.err.append(line.decode(errors="replace"))
+        with self.proc.stderr:
+            for line in self.proc.stderr:
+                self.err.append(line.decode(errors="replace"))
 
     def stderr_tail(self):
         return "".join(self.err)[-4000:]
@@ -169,7 +170,6 @@ class BatchSession:
 # This worker's sessions, one per variant, command and environment (`processes` changes both); `-n 2`
 # gives each xdist worker its own.
 _SESSIONS: dict = {}
-BATCH_LAUNCHES = 0  # sessions started: driver processes the pooled cases cost
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -185,13 +185,11 @@ def run_case(d, *args, timeout=120, processes=1000):
     variant's batch session where the table lists `batch` for it, else in a fresh process (invoke)."""
     if "batch" not in features_of(d):
         return invoke(d, "run", *args, timeout=timeout, processes=processes)
-    global BATCH_LAUNCHES
     argv, extra = d.argv(2, processes), d.environ(2, processes)
     key = (d.name, tuple(argv), tuple(sorted(extra.items())))
     session = _SESSIONS.get(key)
     if session is None:
         session = _SESSIONS[key] = BatchSession(argv, {**os.environ, **extra}, d.folder)
-        BATCH_LAUNCHES += 1
     try:
         code, records, err = session.ask(list(args), timeout)
     except BaseException:  # unanswered, or a line that is not JSON: the session cannot be trusted further
