@@ -10,7 +10,7 @@ import java.util.List;
  * @param runtime    the runtime, for people ("Java")
  * @param version    the runtime's own idea of its version
  * @param workloads  the workloads it implements, from ring, spawn, pingpong, fanin, selective, tree, trace
- * @param features   from tokens, continuous, stats
+ * @param features   from tokens, continuous, stats, nodes (describe adds batch, which the library serves)
  * @param variants   the variants {@code --variant=} may name (the first is the default); empty: none
  * @param osThreads  one OS thread per process: results carry threads_before/threads_after
  * @param noSelective why {@code selective} is unsupported, when it is not in {@code workloads}
