@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The driver's own checks: every Java source linted as an error (javac -Xlint:all -Werror),
 # the shell scripts (shellcheck), and the stress test of the hand-written primitives on
-# platform threads (drivers/common/java/test).
+# platform threads, the context-switch counts and the spawn boundary (drivers/common/java/test).
 set -euo pipefail
 cd -- "$(dirname -- "${BASH_SOURCE[0]}")"
 # shellcheck source=../common/java/lib.sh

@@ -11,7 +11,8 @@
 #                       not installed, one line on stderr and status 1 (never a silent skip)
 #   java_check KIND     (in a driver folder) lint-compile everything, shellcheck, the stress test
 #                       of the hand-written primitives on KIND (platform or virtual) threads, the
-#                       test of the context-switch counts (contract 4)
+#                       test of the context-switch counts (contract 4), the test of the spawn
+#                       boundary (contract 3: a process 200 ms late to the gate delays setup_ns)
 #
 # Another installation (the manifests' [installation], README "Compare versions of a runtime"):
 # RINGBENCH_JDK names its home, whose feature version the build targets (javac --release), and
@@ -118,4 +119,6 @@ java_check() { # $1 = platform | virtual; $2 = seconds of stress (default 30)
     "$JDK_HOME/bin/java" -XX:+UseG1GC -cp "$out" ringbench.threads.Stress "$1" "${2:-30}"
     "$JDK_HOME/bin/java" -XX:+UseG1GC --enable-native-access=ALL-UNNAMED -cp "$out" \
         ringbench.driver.ContextSwitchTest "$1"
+    "$JDK_HOME/bin/java" -XX:+UseG1GC --enable-native-access=ALL-UNNAMED -cp "$out" \
+        ringbench.driver.SpawnBoundaryTest "$1"
 }
