@@ -2,7 +2,9 @@
 # The driver's own checks: `mvn -o verify` (offline: the build filled the local repository) into a
 # temporary folder, which compiles the family library (javac -Xlint:all -Werror) and the Kotlin
 # sources (kotlinc -Werror -Wextra) and runs src/test/kotlin: the gate (Gate.kt) under concurrency on
-# Dispatchers.Default and on runBlocking's event loop (GateTest), ktlint (ktlint_official,
+# Dispatchers.Default and on runBlocking's event loop (GateTest), and the spawn boundary through the
+# Meter: a process that starts 200 ms late delays setup_ns as long, and as main wakes every process
+# is suspended in its first receive (GateTest, on a counting dispatcher), ktlint (ktlint_official,
 # .editorconfig) and detekt (its default rules) over every Kotlin source; the shell scripts
 # (shellcheck, which must be installed);
 # then every workload on both schedulers in the edge cases of the ring (tokens = n spread, a burst
