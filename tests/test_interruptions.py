@@ -255,3 +255,29 @@ def test_a_failed_cell_keeps_no_partial_results(fake, db, fault, status, words):
     assert rows(db, "results") == []  # repeat 1 succeeded, but a cell is all or nothing
     # a refusal (the runtime's own limit) is an answer, not a failure of the run; the exit status says both
     assert rows(db, "runs")[0]["status"] == ("complete" if status == "refused" else "failed")
+
+
+# A fork hook that lets a signal land inside it, as logging's lock release let Ctrl-C land in CI: Python
+# prints and drops an exception raised in a fork hook. Registered once per worker, armed by the test only.
+_land_in_fork_hook: list[int] = []
+os.register_at_fork(after_in_parent=lambda: _land_in_fork_hook and signal.raise_signal(_land_in_fork_hook.pop()))
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_a_signal_landing_while_a_driver_process_starts_still_stops_the_run(sig):
+    from ringbench.cli_common import _sigterm_as_interrupt
+    from ringbench.harness import launch
+
+    mark = f"landed-{os.getpid()}-{sig}"
+    previous = signal.getsignal(signal.SIGTERM)
+    _sigterm_as_interrupt()  # as the command line turns SIGTERM into an interrupt
+    try:
+        _land_in_fork_hook.append(sig)
+        with pytest.raises(KeyboardInterrupt):
+            proc = launch.start(["sleep", "30"], env={**os.environ, "LANDED": mark}, stdout=subprocess.DEVNULL)
+            launch.kill_group(proc)
+            proc.wait()
+    finally:
+        _land_in_fork_hook.clear()
+        signal.signal(signal.SIGTERM, previous)
+    assert live_processes_with(mark) == []  # the process it had started is not left behind

@@ -50,6 +50,27 @@ class Launch:
 _PR_SET_PDEATHSIG = 1
 
 
+@contextlib.contextmanager
+def _interrupts_deferred():
+    """Ctrl-C and SIGTERM that arrive in the block are raised again when it ends. Python drops an exception
+    raised in a fork hook (logging, imported by numpy and concurrent.futures, has one), so a Ctrl-C that
+    landed while a driver process was being started was lost and the run went on. Blocking the signal
+    would not do: another thread takes it and the main thread runs the handler all the same."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # handlers run in the main thread only: a fork in another thread cannot lose one
+        return
+    caught: list[int] = []
+    signals = (signal.SIGINT, signal.SIGTERM)
+    before = {s: signal.signal(s, lambda sig, _frame: caught.append(sig)) for s in signals}
+    try:
+        yield
+    finally:
+        for s, handler in before.items():
+            signal.signal(s, handler)
+        if caught:
+            signal.raise_signal(caught[0])
+
+
 def _die_with_parent(cpu: int | None):
     """preexec_fn: the kernel kills the child the moment this process dies, however it dies
     (contract section 8); a driver's launcher must exec the runtime for this to reach it."""
@@ -71,7 +92,18 @@ def start(
 ) -> subprocess.Popen:
     """Start `argv` in a process group of its own, dying with this process, pinned to `cpu` if given.
     Further keyword arguments go to subprocess.Popen (stdout, stderr, text…)."""
-    return subprocess.Popen(argv, env=env, cwd=cwd, start_new_session=True, preexec_fn=_die_with_parent(cpu), **popen)
+    proc = None
+    try:
+        with _interrupts_deferred():
+            proc = subprocess.Popen(
+                argv, env=env, cwd=cwd, start_new_session=True, preexec_fn=_die_with_parent(cpu), **popen
+            )
+    except BaseException:  # the deferred Ctrl-C: the process just started is not left behind
+        if proc is not None:
+            kill_group(proc)
+            proc.wait()
+        raise
+    return proc
 
 
 def kill_group(proc: subprocess.Popen) -> None:

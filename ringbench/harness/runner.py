@@ -83,8 +83,7 @@ def describe_all(cells: list[CellSpec], clean_env: bool = False) -> None:
             except DriverFailed:
                 pass  # asked again, and reported, where the cell needs it
 
-    # Plain threads, not concurrent.futures: that imports logging, whose fork hooks can swallow a Ctrl-C
-    # that lands while a driver process is being started.
+    # Plain threads: a pool would add nothing here (`launch.start` keeps a Ctrl-C that lands in a fork hook).
     workers = [threading.Thread(target=work, daemon=True) for _ in range(max(2, os.cpu_count() or 2))]
     for w in workers:
         w.start()
