@@ -894,13 +894,17 @@ def settle_simulation() -> str:
     bench = next((rid for rid, command, *_ in reversed(store_rows()) if command.startswith("ringbench bench ")), None)
     if not series or bench is None:
         return "No positions runs or no bench run in the store: nothing to simulate.\n"
-    procs = []  # (warm-up figures with the measured ones after them, floor warm-ups, warm-ups taken, s/iteration)
+    procs = []  # (warm-up figures with the measured ones after them, floor warm-ups, warm-ups taken,
+    # s/iteration, repeats measured, settled)
     for c in load(bench, DB).cells:
         for p, warm in c.extra.get("warmup_values", {}).items():
             recs = [r for r in c.records if str(r.get("process", 1)) == p and r.get("count")]
             if recs:
                 its = statistics.median((r["run_ns"] + r["setup_ns"]) / 1e9 for r in recs)
-                procs.append((warm + per_hop(recs), recs[0].get("floor_warmups", 0), len(warm), its))
+                procs.append(
+                    (warm + per_hop(recs), recs[0].get("floor_warmups", 0), len(warm), its, len(recs),
+                     recs[0].get("settled", True))
+                )  # fmt: skip
 
     def judge(rule: Callable[[list[float]], str | None]) -> list[tuple[str, int | None, float | None]]:
         out: list[tuple[str, int | None, float | None]] = []
@@ -919,7 +923,7 @@ def settle_simulation() -> str:
         from ringbench.api import SETTLE_MAX
 
         extra, seconds, flagged = 0, 0.0, 0
-        for figures, floor, taken, its in procs:
+        for figures, floor, taken, its, *_ in procs:
             # past what was measured, the process goes on as its last 8 iterations went (their noise, no drift)
             figures = figures + figures[-8:] * 8
             k = floor + 1
@@ -960,16 +964,101 @@ def settle_simulation() -> str:
         mark = "**" if abs(e or 0) * 100 > SETTLE_PCT else ""
         return f"{k}: {mark}{(e or 0) * 100:+.1f} %{mark}"
 
+    checks = drift_candidates()
+    chosen = checks[DRIFT_CHOSEN]
+    lines += ["", *drift_table(series, judged[SETTLE_NEW], procs, checks)]
     lines += [
         "",
-        f"Each cell under the rule until now and the rule chosen ({SETTLE_NEW}): the iteration it settles at "
-        f"and the error of the figure measured there against the late level (bold: over {SETTLE_PCT:g} %).\n",
-        f"| variant | N | run | {SETTLE_OLD} | {SETTLE_NEW} |",
-        "|---|---:|---:|---|---|",
+        f"Each cell under the rule until now, the rule chosen ({SETTLE_NEW}), and with the drift check after "
+        f"it ({DRIFT_CHOSEN}): the iteration it settles at and the error of the figure measured there against "
+        f'the late level (bold: over {SETTLE_PCT:g} %); a cell the check flags reads "not settled" with its '
+        "move.\n",
+        f"| variant | N | run | {SETTLE_OLD} | {SETTLE_NEW} | {SETTLE_NEW} + drift check |",
+        "|---|---:|---:|---|---|---|",
     ]
     for s, old, new in zip(series, judged[SETTLE_OLD], judged[SETTLE_NEW], strict=True):
-        lines.append(f"| {s[0]} | {s[1]:,} | {s[2]} | {text(old)} | {text(new)} |")
+        why = _drift_verdict(s[3], new, chosen)
+        checked = f"not settled at {new[1]} ({why})" if why else text(new)
+        lines.append(f"| {s[0]} | {s[1]:,} | {s[2]} | {text(old)} | {text(new)} | {checked} |")
     return "\n".join(lines) + "\n"
+
+
+# The drift check after the settle window (issue 39): candidate checks replayed on the same iterations.
+# Each compares the window that passed with the iterations after it (the process's measured repeats, and
+# as many unreported ones as the check wants); a cell it flags ends "not settled" instead of settled.
+DriftCheck = tuple[int, Callable[[list[float], list[float]], str | None]]  # (iterations after, verdict)
+DRIFT_CHOSEN = "window against the next 3 (chosen)"
+
+
+def drift_candidates() -> dict[str, DriftCheck]:
+    """The drift checks weighed, by name: how many iterations after the window each looks at, and its
+    verdict on (the window, those iterations)."""
+    from ringbench.api import unsettled
+    from ringbench.results.modes import drifted
+
+    def whole(w: list[float], after: list[float]) -> str | None:
+        return unsettled(w + after, window=len(w) + len(after))
+
+    return {
+        "window against the next 2": (2, drifted),
+        DRIFT_CHOSEN: (3, drifted),
+        "window against the next 4": (4, drifted),
+        "window against the next 6": (6, drifted),
+        "window against the next 10": (10, drifted),
+        "trend test over window + next 3": (3, whole),
+        "trend test over window + next 6": (6, whole),
+    }
+
+
+def _drift_verdict(ns: list[float], settled_at: tuple[str, int | None, float | None], check: DriftCheck) -> str | None:
+    """The check's verdict on a positions cell the settle rule settled at iteration k: its window (the k-th
+    and the SETTLE_WINDOW - 1 before it) against the iterations after it; None for a cell not settled."""
+    status, k, _ = settled_at
+    if status != "settled" or k is None:
+        return None
+    after, verdict = check
+    return verdict(ns[k - SETTLE_WINDOW : k], ns[k : k + after])
+
+
+def drift_table(
+    series: list, settled: list[tuple[str, int | None, float | None]], procs: list, checks: dict[str, DriftCheck]
+) -> list[str]:
+    """The drift checks scored on the cells the chosen settle rule judges: failures caught (settled over
+    SETTLE_PCT from the late level, now "not settled"), good cells flagged, and the bench's cost (iterations
+    beyond each process's repeats, at its own time per iteration) and processes flagged on what it stored."""
+    fails = [i for i, (s, _, e) in enumerate(settled) if s == "settled" and abs(e or 0) * 100 > SETTLE_PCT]
+    passes = [i for i, (s, _, _) in enumerate(settled) if s != "past" and i not in fails]
+    out = [
+        f"The drift check after the window, replayed on the same cells under {SETTLE_NEW}: of the {len(fails)} "
+        f'cells it settles over {SETTLE_PCT:g} % from their late level, how many the check flags "not '
+        f'settled" (caught), and of the {len(passes)} it passes (settled within {SETTLE_PCT:g} %, or not '
+        "settled), how many it flags needlessly. Bench cost: the iterations a process runs after its repeats "
+        f"so that the check has its iterations after the window (the bench run: "
+        f"{statistics.median(p[4] for p in procs) if procs else 0:g} repeats a process), at each process's "
+        "own time per iteration; processes flagged: the check on the window and the repeats the bench "
+        "stored (at most that many iterations after it).\n",
+        "| check | caught | flagged needlessly | bench: extra iterations | extra s | processes flagged "
+        "| caught cells |",
+        "|---|---:|---:|---:|---:|---:|---|",
+    ]
+    for name, check in checks.items():
+        after, verdict = check
+        caught = [i for i in fails if _drift_verdict(series[i][3], settled[i], check)]
+        needless = sum(_drift_verdict(series[i][3], settled[i], check) is not None for i in passes)
+        # a process settled by its window runs the check; one that reached the cap is flagged already
+        checked = [p for p in procs if p[5]]
+        extra = sum(max(0, after - repeats) for *_, repeats, _ in checked)
+        seconds = sum(max(0, after - repeats) * its for _, _, _, its, repeats, _ in checked)
+        flagged = sum(
+            verdict(figures[taken - SETTLE_WINDOW : taken], figures[taken : taken + after]) is not None
+            for figures, _, taken, *_ in checked
+        )
+        names = ", ".join(f"{series[i][0]} at {series[i][1]:,}" for i in caught)
+        out.append(
+            f"| {name} | {len(caught)} of {len(fails)} | {needless} of {len(passes)} | +{extra:,} | "
+            f"+{seconds:.0f} | {flagged} of {len(procs)} | {names or '–'} |"
+        )
+    return out
 
 
 FAULTS = """\

@@ -3,6 +3,8 @@ neither drift nor alternate (or exactly --warmup N), a JIT first passes its floo
 seconds), M is calibrated on settled iterations, and a cell that never settles says so. Exact, with the
 fake driver's fake clock and its FAKE_CURVE (multipliers of successive iterations of one process)."""
 
+import csv
+import io
 import json
 
 import pytest
@@ -320,3 +322,71 @@ def test_compare_marks_a_side_that_never_settled_and_names_the_test_it_used(fake
     words = " ".join(out.split())
     assert "~ = not settled" in words
     assert "per-process medians, p < 0.05, ≥ 3 processes a side" in words and "5 repeats" not in words
+
+
+# -- the drift check after the window (issue 39: a plateau that moves once the window has passed) --------
+WINDOW_NOISE = "1.00,1.01,0.99,1.00,1.01,0.99,1.00,1.01,0.99,1.00"  # a window that passes at once
+
+
+def test_the_drift_check_flags_a_move_after_the_window_beyond_noise_and_size():
+    window = [100, 101, 99, 100, 101, 99, 100, 101, 99, 100]
+    assert modes.drifted(window, [120, 120, 120]) == "moved +20 % after the settle window"
+    assert modes.drifted(window, [88, 89, 87]).startswith("moved -12 %")
+    assert modes.drifted(window, [103, 104, 103]) is None  # significant but under 5 %
+    assert modes.drifted(window, [120]) is None  # one iteration is never evidence (p = 0.18)
+    assert modes.drifted(window, [100, 130, 130]) is None  # the median moved, the ranks do not say so
+    assert modes.drifted(window, [120, 121]) is not None  # two beyond all ten: p = 0.03
+    noisy = [100, 112, 91, 104, 95, 109, 98, 90, 111, 100]  # ±10 % noise: +8 % inside it is not a move
+    assert modes.drifted(noisy, [104, 110, 108]) is None
+
+
+def test_a_plateau_that_moves_right_after_the_window_is_flagged_not_settled_everywhere(fake, db):
+    # the window's 10 iterations agree (the settle rule passes them), then the figure rises by a fifth:
+    # without the check the cell would publish 120 as settled
+    fake(FAKE_NS_PER_HOP=100, FAKE_CURVE=WINDOW_NOISE + ",1.2")
+    r = run(db, repeat=4, processes=2)
+    (cell,) = r.cells
+    assert modes.warmups(cell) == [modes.SETTLE_WINDOW] * 2
+    assert cell.headline.median == pytest.approx(120)
+    assert not modes.settled(cell) and cell.extra["not_settled"] == [1, 2]
+    assert cell.extra["drifted"] == {"1": "moved +20 % after the settle window"} | {
+        "2": "moved +20 % after the settle window"
+    }
+    (w,) = [w for w in r.warnings if w.kind == "not-settled"]
+    assert "process 1 moved +20 % after the settle window" in w.what and "at the cap" not in w.what
+    from ringbench.present import exporting, tables
+
+    _, body, notes = tables.rows(r.cells)
+    assert [x for x in body[0] if x.endswith(tables.NOT_SETTLED_MARK)]
+    assert any(n.startswith(f"{tables.NOT_SETTLED_MARK} = not settled") for n in notes)
+    exported = list(csv.DictReader(io.StringIO(exporting.to_csv(r))))
+    assert len(exported) == 4 and {row["settled"] for row in exported} == {"False"}
+
+
+def test_one_repeat_a_process_runs_unreported_iterations_for_the_check(fake, db):
+    # one measured repeat is no evidence on its own; the process runs SETTLE_CHECK - 1 iterations more,
+    # unreported, and they show the move (the figure reported is the repeat's alone)
+    fake(FAKE_NS_PER_HOP=100, FAKE_CURVE=WINDOW_NOISE + ",1.2")
+    (cell,) = run(db, repeat=1, processes=1).cells
+    assert [r["run_ns"] / r["count"] for r in cell.records] == pytest.approx([120])
+    assert not modes.settled(cell) and "1" in cell.extra["drifted"]
+
+
+def test_a_steady_process_passes_the_drift_check_and_a_fixed_warmup_skips_it(fake, db):
+    fake(FAKE_NS_PER_HOP=100, FAKE_CURVE=WINDOW_NOISE + ",1.01,0.99,1.00")
+    (steady,) = run(db, repeat=2, processes=1).cells
+    assert modes.settled(steady) and "drifted" not in steady.extra
+    fake(FAKE_NS_PER_HOP=100, FAKE_CURVE=WINDOW_NOISE + ",1.2")
+    (fixed,) = run(db, repeat=2, processes=1, warmup=10).cells  # --warmup N: no window, nothing to check
+    assert modes.settled(fixed) and "drifted" not in fixed.extra
+
+
+def test_the_time_estimate_counts_the_drift_checks_iterations():
+    # the bench's 6 repeats in 3 processes run one unreported iteration a process; 6 in 6, two each
+    assert modes.check_iterations(modes.Options(repeat=6, processes=3), 2) == 1
+    assert modes.check_iterations(modes.Options(repeat=6, processes=6), 1) == 2
+    assert modes.check_iterations(modes.Options(repeat=6, processes=2), 3) == 0
+    assert modes.check_iterations(modes.Options(repeat=6, processes=6, warmup=5), 1) == 0
+    t = modes.MODES["timed"]
+    with_check = t.seconds(modes.Options(repeat=6, processes=6, target_ms=100))
+    assert with_check == pytest.approx(6 * (0.5 + (modes.SETTLE_WINDOW + 1 + 2) * 0.1 * 1.5))

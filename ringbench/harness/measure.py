@@ -8,9 +8,11 @@ iterations or `settle_s` seconds; a JIT runtime's warm-ups first pass its floor,
 (or its manifest's `jit_warmup_hops`) hops and spawned processes in the workload's timed phases,
 `JIT_WARMUP_ITERATIONS` iterations, or `JIT_WARMUP_CAP_S` seconds after its first iteration,
 whichever comes first (the settle window and
-`settle_max` start after that); then the measured repeats; then the process is stopped (its whole
-group killed, as in continuous mode). A calibrated `m` comes from the settled iterations of a short
-probe process, never from a cold one.
+`settle_max` start after that); then the measured repeats, and as many unreported iterations after them
+as make `SETTLE_CHECK` after the settle window, which the drift check compares with the window
+(`results.modes.drifted`: a process whose figure moved flags its records "not settled", as the cap
+does); then the process is stopped (its whole group killed, as in continuous mode). A calibrated `m`
+comes from the settled iterations of a short probe process, never from a cold one.
 """
 
 from __future__ import annotations
@@ -24,7 +26,17 @@ from dataclasses import dataclass, field, replace
 from ..catalogue.drivers import Driver
 from ..catalogue.workloads import Workload
 from ..results import sampling
-from ..results.modes import JIT_WARMUP_CAP_S, JIT_WARMUP_HOPS, JIT_WARMUP_ITERATIONS, Options, unsettled
+from ..results.modes import (
+    JIT_WARMUP_CAP_S,
+    JIT_WARMUP_HOPS,
+    JIT_WARMUP_ITERATIONS,
+    SETTLE_CHECK,
+    SETTLE_WINDOW,
+    Options,
+    check_iterations,
+    drifted,
+    unsettled,
+)
 from .cluster import cluster_file
 from .launch import cores_value, run_driver
 from .protocol import DriverFailed, Expectation, check_result, check_samples
@@ -84,11 +96,13 @@ def _timed_process_step(spec: CellSpec, opts: Options, proc_no: int, repeats: in
     def run(m: Measured, tick: Tick) -> None:
         calibrated = _calibration(spec, opts, m, tick)
         tick(f"process {proc_no}")
-        got, warm, settled = _settled_process(spec, opts, calibrated, repeats, stats_ok=True)
+        got, warm, settled, moved = _settled_process(spec, opts, calibrated, repeats, stats_ok=True, check=True)
         launch = next(launches)
         for i, r in enumerate(got, len(m.records) + 1):
             m.records.append({**r, "process": proc_no, "iteration": i, "launch": launch})
         m.extra.setdefault("warmup_values", {})[str(proc_no)] = warm
+        if moved:  # the drift check's verdict (results.modes.drifted), which the warnings name
+            m.extra.setdefault("drifted", {})[str(proc_no)] = moved
         if not settled:
             m.extra["not_settled"] = sorted({*m.extra.get("not_settled", []), proc_no})
 
@@ -100,7 +114,7 @@ def one_process(spec: CellSpec, opts: Options) -> dict:
     unless given, warm-ups until settled), measuring one repeat: its result record, with `warmups` and
     `settled`. `ringbench versus --with-default` puts the default figure beside a program's so."""
     calibrated = _calibration(spec, opts, Measured(), lambda text: None)
-    got, _, _ = _settled_process(spec, opts, calibrated, 1, stats_ok=False)
+    got, _, _, _ = _settled_process(spec, opts, calibrated, 1, stats_ok=False, check=True)
     return got[0]
 
 
@@ -131,9 +145,9 @@ def _calibrate(spec: CellSpec, opts: Options) -> int:
     probe_m = max(1, math.ceil(PROBE_HOPS / per_unit))
     if spec.driver.jit and opts.warmup is None:
         cold = replace(opts, warmup=0)
-        got, _, _ = _settled_process(spec, cold, {w.calibrates: probe_m}, SIZING_ITERATIONS, stats_ok=False)
+        got, *_ = _settled_process(spec, cold, {w.calibrates: probe_m}, SIZING_ITERATIONS, stats_ok=False)
         probe_m = max(probe_m, _m_for_target(w, min(r["run_ns"] for r in got) / probe_m, opts))
-    got, _, _ = _settled_process(spec, opts, {w.calibrates: probe_m}, 1, stats_ok=False)
+    got, *_ = _settled_process(spec, opts, {w.calibrates: probe_m}, 1, stats_ok=False)
     return _m_for_target(w, got[0]["run_ns"] / probe_m, opts)
 
 
@@ -152,10 +166,12 @@ def jit_floor(driver: Driver) -> int:
 
 
 def _settled_process(
-    spec: CellSpec, opts: Options, override: dict[str, int], repeats: int, stats_ok: bool
-) -> tuple[list[dict], list[float], bool]:
-    """One driver process: warm-up iterations until settled, then `repeats` measured ones.
-    Returns (measured records, the warm-ups' settle figures, whether it settled)."""
+    spec: CellSpec, opts: Options, override: dict[str, int], repeats: int, stats_ok: bool, check: bool = False
+) -> tuple[list[dict], list[float], bool, str | None]:
+    """One driver process: warm-up iterations until settled, then `repeats` measured ones; with `check`,
+    then as many unreported ones as make SETTLE_CHECK after a settle window that passed, for the drift
+    check (`drifted`), whose verdict flags the measured records not settled. Returns (measured records,
+    the warm-ups' settle figures, whether it settled, why it moved after its window or None)."""
     w = spec.workload
     p = spec.driver_params(**override)
     want = Expectation(w.verb, p, w.expected(p), w.hops(p), w.ready(p) if w.ready else None, w.proves(p))
@@ -175,16 +191,26 @@ def _settled_process(
     first_at: float | None = None  # when the first iteration's record came
     with_stats = stats_ok and opts.runtime_stats
     passed = 0
+    after: list[float] = []  # figures of the iterations after the settle window: the repeats, then the check's
+    extra = check_iterations(opts, repeats) if check else 0  # decided below: none unless the window passed
+
+    def done() -> bool:
+        """Measured, the stats of the last repeat read if asked for, and the drift check's iterations run."""
+        stats_in = not with_stats or "runtime_stats" in measured[-1]
+        return len(measured) >= repeats and stats_in and len(after) >= repeats + (extra if settled else 0)
 
     def seen(rec: dict) -> bool:
         nonlocal decided, settled, passed, floor_done, first_at
         if rec["type"] == "stats":
-            if decided and measured and "runtime_stats" not in measured[-1]:
+            if decided and measured and len(after) <= repeats and "runtime_stats" not in measured[-1]:
                 measured[-1]["runtime_stats"] = {k: v for k, v in rec.items() if k != "type"}
-            return len(measured) >= repeats
+            return bool(measured) and done()
         if rec["type"] != "result":
             return False
         rec = check_result(rec, want)
+        if decided and len(measured) >= repeats:  # the drift check's own iterations, not reported
+            after.append(figure(rec) or 0.0)
+            return done()
         if not decided:
             warm.append(figure(rec) or 0.0)
             now = time.monotonic()
@@ -205,10 +231,11 @@ def _settled_process(
             {**rec, "position": rec.get("iteration"), "warmups": len(warm), "floor_warmups": floor_done,
              "settled": settled}
         )  # fmt: skip
-        return len(measured) >= repeats and not with_stats
+        after.append(figure(rec) or 0.0)
+        return done()
 
     # A JIT's floor takes at most JIT_WARMUP_ITERATIONS beyond the cap (the process is stopped once measured).
-    asked = cap + repeats + (JIT_WARMUP_ITERATIONS if floor else 0)
+    asked = cap + repeats + extra + (JIT_WARMUP_ITERATIONS if floor else 0)
     args = _common_args(spec, p, opts, stats_ok) + [f"repeats={asked}", "warmup=0"]
     with cluster_file(hosts_of(spec, opts), opts.cookie_file, spec.driver) as cluster:
         launch = run_driver(
@@ -227,7 +254,15 @@ def _settled_process(
             f"asked for {cap} warm-up(s) at most and {repeats} result record(s), got {len(warm) + len(measured)}",
             launch.stderr_tail,
         )
-    return measured[:repeats], warm, settled
+    # The drift check: a window that passed, against the SETTLE_CHECK iterations after it.
+    moved = (
+        drifted(warm[-SETTLE_WINDOW:], after[:SETTLE_CHECK], opts.settle_pct)
+        if check and settled and fixed is None
+        else None
+    )
+    if moved:
+        measured = [{**r, "settled": False} for r in measured]
+    return measured[:repeats], warm, settled and not moved, moved
 
 
 def hosts_of(spec: CellSpec, opts: Options) -> tuple[str, ...]:
