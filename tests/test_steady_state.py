@@ -390,3 +390,27 @@ def test_the_time_estimate_counts_the_drift_checks_iterations():
     t = modes.MODES["timed"]
     with_check = t.seconds(modes.Options(repeat=6, processes=6, target_ms=100))
     assert with_check == pytest.approx(6 * (0.5 + (modes.SETTLE_WINDOW + 1 + 2) * 0.1 * 1.5))
+
+
+def test_runtime_stats_stay_with_their_repeats_and_the_checks_iterations_are_read_past_them(fake, db, monkeypatch):
+    # a driver with `stats=1` prints a stats record after each result: each repeat keeps the one after
+    # it, the drift check's unreported iteration (its stats too) is read before the process is stopped
+    from ringbench.harness import measure
+
+    real = measure.run_driver
+
+    def with_stats(driver, args, on_record, **kw):
+        def feed(rec):
+            stop = on_record(rec)
+            if rec["type"] == "result" and not stop:
+                stop = on_record({"type": "stats", "after_iteration": rec["iteration"]})
+            return stop
+
+        return real(driver, args, on_record=feed, **kw)
+
+    monkeypatch.setattr(measure, "run_driver", with_stats)
+    fake(FAKE_NS_PER_HOP=100, FAKE_CURVE=WINDOW_NOISE + ",1.2")
+    (cell,) = run(db, repeat=1, processes=1, runtime_stats=True).cells
+    assert [r["runtime_stats"]["after_iteration"] for r in cell.records] == [11]  # not the check's 12 or 13
+    # one repeat alone is no evidence: the flag needs the check's two iterations, read past the stats
+    assert not modes.settled(cell) and "1" in cell.extra["drifted"]
