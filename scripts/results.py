@@ -993,8 +993,7 @@ DRIFT_CHOSEN = "window against the next 3 (chosen)"
 def drift_candidates() -> dict[str, DriftCheck]:
     """The drift checks weighed, by name: how many iterations after the window each looks at, and its
     verdict on (the window, those iterations)."""
-    from ringbench.api import unsettled
-    from ringbench.results.modes import drifted
+    from ringbench.api import drifted, unsettled
 
     def whole(w: list[float], after: list[float]) -> str | None:
         return unsettled(w + after, window=len(w) + len(after))

@@ -35,6 +35,7 @@ from ..results.modes import (
     JIT_WARMUP_CAP_S,
     JIT_WARMUP_ITERATIONS,
     OWN_NS_PER_HOP,
+    SETTLE_CHECK,
     SETTLE_MAX,
     SETTLE_PCT,
     SETTLE_S,
@@ -42,6 +43,7 @@ from ..results.modes import (
     WALL_LONG,
     WALL_SHORT,
     Options,
+    drifted,
     unsettled,
 )
 from ..results.store import DEFAULT_DB, Store, StoreError
@@ -129,5 +131,7 @@ __all__ = [
     "JIT_WARMUP_ITERATIONS",
     "jit_floors",
     "unsettled",
+    "drifted",
+    "SETTLE_CHECK",
     "FORMER_NAMES",
 ]

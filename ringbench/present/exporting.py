@@ -50,7 +50,7 @@ _CSV_FIELDS = [
     "launch",
     "iteration",
     "warmups",
-    "settled",  # false: the process reached the warm-up cap before its figures settled (tables mark "~")
+    "settled",  # false: the process reached the warm-up cap or moved after its window (tables mark "~")
     "count",
     "ready",
     "setup_ns",

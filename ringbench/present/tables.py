@@ -357,7 +357,8 @@ def notes(
     if any(c.ok and c.mode_object.settles and not modes.settled(c) for c in cells):
         out.append(
             f"{NOT_SETTLED_MARK} = not settled: a driver process reached the warm-up cap while its last "
-            "iterations still drifted or alternated (the warnings name it)."
+            "iterations still drifted or alternated, or its figure moved after its settle window "
+            "(the warnings name it)."
         )
     if any(c.ranked_with for c in cells):
         out.append("Variants with a mailbox of the driver's own where the runtime's library has one are ranked apart.")

@@ -355,7 +355,11 @@ def show_compare(run_a: int, run_b: int, changes: list, metric: str) -> None:
         f"{metric}, median of repeats; slower = the time a hop or an iteration takes in run {run_b} against run "
         f"{run_a}{rate}, + slower, − faster, with its bootstrap 95 % interval: the figure --fail-above compares. "
         f"slower/faster: significant ({_tests_words(changes)}); same: not significant; few: too few to tell."
-        + (f" {tables.NOT_SETTLED_MARK} = not settled (a process reached the warm-up cap)." if unsettled else ""),
+        + (
+            f" {tables.NOT_SETTLED_MARK} = not settled (a process reached the warm-up cap or moved after settling)."
+            if unsettled
+            else ""
+        ),
         highlight=False,
     )
 
