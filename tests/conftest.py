@@ -198,16 +198,6 @@ def zoo(fake, tmp_path, monkeypatch):
     return root
 
 
-# -- BEAM nodes a test started (tests/test_nodes.py, tests/test_perf_nodes.py) ---------------------
-@pytest.hookimpl(tryfirst=True)  # before -m reads the markers
-def pytest_collection_modifyitems(config, items):
-    """A test module that counts the machine's BEAM processes (beam_left) would count another test's nodes:
-    its tests are marked `alone`, which make test runs after the others, one at a time."""
-    for item in items:
-        if getattr(item.module, "beam_left", None) is beam_left:
-            item.add_marker(pytest.mark.alone)
-
-
 class _ChecksFirstOnEachWorker:
     """The drivers' own checks take minutes each (a JVM build, clippy, stress tests). pytest -n 2 --dist
     worksteal gives each worker half the list, in order, and a worker that runs dry steals from the tail of
@@ -224,36 +214,6 @@ class _ChecksFirstOnEachWorker:
 
 def pytest_configure(config):
     config.pluginmanager.register(_ChecksFirstOnEachWorker())
-
-
-def beam_processes() -> set[int]:
-    """Live beam.smp processes of this checkout's drivers (a driver and the nodes it starts), and any epmd."""
-    drivers_dir = str(Path(__file__).resolve().parent.parent / "drivers")
-    out = set()
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit():
-            continue
-        try:
-            cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if state == "Z":
-            continue
-        exe = cmd.split(" ", 1)[0]
-        if exe.endswith("epmd") or (exe.endswith("beam.smp") and drivers_dir in cmd):
-            out.add(int(pid))
-    return out
-
-
-def beam_left(before: set[int], within: float = 30) -> set[int]:
-    """The BEAM processes (beam_processes) not in `before` still alive after waiting up to `within` seconds."""
-    deadline = time.monotonic() + within
-    while time.monotonic() < deadline:
-        if not beam_processes() - before:
-            return set()
-        time.sleep(0.2)
-    return beam_processes() - before
 
 
 # -- the processes of a ring across nodes, whatever the runtime (tests/test_nodes.py, test_node_death.py) ---
