@@ -296,21 +296,7 @@ mod tests {
     const SLOW: Duration = Duration::from_millis(200);
 
     fn params(n: u64) -> Params {
-        Params {
-            workload: ringbench_common::Workload::Spawn,
-            n,
-            m: 0,
-            tokens: 1,
-            burst: false,
-            reverse: 0,
-            fanout: 10,
-            repeats: 1,
-            warmup: 0,
-            cores: None,
-            sample_ms: 0,
-            samples: 3,
-            stats: false,
-        }
+        Params { n, ..Params::defaults(ringbench_common::Workload::Spawn) }
     }
 
     /// spawn of n processes with p0's thread `SLOW` late to the gate, for each hop.

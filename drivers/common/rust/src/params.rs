@@ -67,6 +67,27 @@ pub struct Params {
 }
 
 impl Params {
+    /// The workload's parameters before any key is read: every optional key at its default
+    /// (sections 2 and 3), `n` and `m` 0. `parse_run` starts from it; a driver's tests build
+    /// their parameters from it with `..`.
+    pub fn defaults(workload: Workload) -> Params {
+        Params {
+            workload,
+            n: 0,
+            m: 0,
+            tokens: 1,
+            burst: false,
+            reverse: 0,
+            fanout: 10,
+            repeats: 1,
+            warmup: 0,
+            cores: None,
+            sample_ms: 0,
+            samples: 3,
+            stats: false,
+        }
+    }
+
     /// Where the main process injects token j (0-based) in the ring: spread evenly
     /// (p(j·n div tokens)) or, with `burst=1`, all at p0 back to back.
     pub fn injection_index(&self, j: u64) -> u64 {
@@ -221,21 +242,7 @@ pub fn parse_run(args: &[String]) -> Result<Params, Fail> {
     };
     let w = workload.as_str();
     let (wkeys, required) = workload_keys(w);
-    let mut p = Params {
-        workload: wl,
-        n: 0,
-        m: 0,
-        tokens: 1,
-        burst: false,
-        reverse: 0,
-        fanout: 10,
-        repeats: 1,
-        warmup: 0,
-        cores: None,
-        sample_ms: 0,
-        samples: 3,
-        stats: false,
-    };
+    let mut p = Params::defaults(wl);
     let mut seen: Vec<&str> = Vec::new();
     for a in &args[1..] {
         let Some((k, v)) = a.split_once('=') else {
