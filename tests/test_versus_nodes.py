@@ -83,7 +83,8 @@ def two_node_ring(tmp_path):
     return folder
 
 
-@pytest.mark.alone  # real BEAM nodes on both sides, timed on the wall clock: run alone (make test)
+# Not `alone`: real BEAM nodes on both sides, but no figure is held to a bound (only that each is measured) and
+# only this comparison's own processes are counted (conftest.RingProcesses).
 @pytest.mark.timeout(180)
 def test_erlang_across_two_nodes_against_the_plain_two_node_ring(two_node_ring, tmp_path):
     db = tmp_path / "db"
@@ -96,7 +97,7 @@ def test_erlang_across_two_nodes_against_the_plain_two_node_ring(two_node_ring, 
     procs.root = p.pid
     out, err = p.communicate(timeout=150)
     assert p.returncode == 0, out + err
-    assert "the driver's ring across 2 nodes, interleaved" in out, out
+    assert "the driver's ring across 2 nodes, interleaved" in " ".join(out.split()), out  # the header wraps
     run = api.load(run_id=1, db=db)
     assert run.settings["versus"]["nodes"] == 2 and run.settings["versus"]["node_placement"] == 1
     (pair,) = api.versus_pairs(run)
