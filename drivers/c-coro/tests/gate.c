@@ -1,13 +1,11 @@
 /*
  * The spawn boundary (docs/driver-contract.md section 3, the gate), for every workload with a gate
- * (spawn, ring, trace's ring, pingpong, fanin, selective). driver.c is compiled in here with
- * RB_GATE_TEST, so that a process's first run (start(), processes.h) first asks
- * rb_gate_test_arrive_now() (the driver's build has no such call). In each run one process, the
- * first to run, is late: it yields YIELDS times (back of the run queue, other processes and a
- * woken main run first), then spends LATE_MS before it arrives. Two checks:
- *
- *   the spawn phase lasts at least LATE_MS (main is not woken before the late process arrives)
- *   main wakes with every process arrived (r.ready == the processes the gate waits for)
+ * (spawn, ring, trace's ring, pingpong, fanin, selective): the checks of
+ * drivers/common/c/tests/gate_check.h. driver.c is compiled in here with RB_GATE_TEST, so that a
+ * process's first run (start(), processes.h) first asks rb_gate_test_arrive_now() (the driver's
+ * build has no such call). In each run one process, the first to run, is late: it yields YIELDS
+ * times (back of the run queue, other processes and a woken main run first), then spends
+ * RB_GATE_LATE_MS before it arrives.
  */
 #include <time.h>
 
@@ -15,7 +13,8 @@
 #include "../driver.c"
 #undef main
 
-#define LATE_MS 200
+#include "tests/gate_check.h"
+
 #define YIELDS 2
 
 static int late_token; /* set for each run; the first process to run takes it */
@@ -34,46 +33,19 @@ int rb_gate_test_arrive_now(const proc_t *p)
     if (late_yields-- > 0)
         return 0;
     late = NULL;
-    const struct timespec t = {0, LATE_MS * 1000000L};
+    const struct timespec t = {0, RB_GATE_LATE_MS * 1000000L};
     nanosleep(&t, NULL);
     return 1;
 }
 
-static int failures;
-
-static void one(const char *workload, const char *args)
+static void run(const rb_params *p, rb_result *r, const void *ctx)
 {
-    char buf[128], msg[256];
-    char *argv[8];
-    int argc = 0;
-    snprintf(buf, sizeof buf, "%s", args);
-    for (char *t = strtok(buf, " "); t && argc < 8; t = strtok(NULL, " "))
-        argv[argc++] = t;
-    rb_params p;
-    if (rb_parse_params(workload, argc, argv, 1, &p, msg, sizeof msg) != RB_OK) {
-        printf("gate: FAIL %s %s: %s\n", workload, args, msg);
-        failures++;
-        return;
-    }
-    prepare(&p);
-    rb_result r;
-    memset(&r, 0, sizeof r);
-    r.iteration = 0; /* a warm-up: trace prints no hops */
+    (void)ctx;
+    prepare(p);
     late_token = 1;
     void (*const it[RB_NWORKLOADS])(const rb_params *, rb_result *) = {[RB_RING] = ring, [RB_SPAWN] = spawn, [RB_PINGPONG] = pingpong,
                                          [RB_FANIN] = fanin, [RB_SELECTIVE] = selective, [RB_TRACE] = ring};
-    it[p.workload](&p, &r);
-    const int64_t want = rb_expected_ready(&p);
-    if (r.setup_ns < (int64_t)LATE_MS * 1000000) {
-        printf("gate: FAIL %s %s: a process %d ms late, the spawn phase ended after %.3f ms\n", workload, args,
-               LATE_MS, (double)r.setup_ns / 1e6);
-        failures++;
-    }
-    if (r.ready != want) {
-        printf("gate: FAIL %s %s: main woke with %lld of %lld processes arrived\n", workload, args,
-               (long long)r.ready, (long long)want);
-        failures++;
-    }
+    it[p->workload](p, r);
 }
 
 int main(void)
@@ -82,17 +54,13 @@ int main(void)
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
         char nm[64];
         snprintf(nm, sizeof nm, "%s m=2", sizes[i]);
-        one("spawn", sizes[i]);
-        one("ring", nm);
-        one("fanin", nm);
-        one("selective", nm);
+        rb_gate_check("", "spawn", sizes[i], 1, run, NULL);
+        rb_gate_check("", "ring", nm, 1, run, NULL);
+        rb_gate_check("", "fanin", nm, 1, run, NULL);
+        rb_gate_check("", "selective", nm, 1, run, NULL);
     }
-    one("ring", "n=50 m=2 tokens=5");
-    one("trace", "n=3 m=2");
-    one("pingpong", "m=10");
-    if (failures)
-        return 1;
-    printf("gate: a process %d ms late to the gate delayed every spawn phase, and main woke with every "
-           "process arrived\n", LATE_MS);
-    return 0;
+    rb_gate_check("", "ring", "n=50 m=2 tokens=5", 1, run, NULL);
+    rb_gate_check("", "trace", "n=3 m=2", 1, run, NULL);
+    rb_gate_check("", "pingpong", "m=10", 1, run, NULL);
+    return rb_gate_result();
 }
