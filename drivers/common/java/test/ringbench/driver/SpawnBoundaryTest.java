@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import ringbench.threads.ThreadWorkloads;
@@ -38,6 +39,7 @@ final class SpawnBoundaryTest {
         final int slow;
         final AtomicInteger made = new AtomicInteger();
         final List<Thread> threads = new CopyOnWriteArrayList<>();
+        volatile boolean lateAwake;
 
         Factory(ThreadFactory kind, int slow) {
             this.kind = kind;
@@ -48,7 +50,10 @@ final class SpawnBoundaryTest {
         public Thread newThread(Runnable body) {
             boolean late = made.getAndIncrement() == slow;
             Thread t = kind.newThread(() -> {
-                if (late) sleep();
+                if (late) {
+                    sleep();
+                    lateAwake = true;
+                }
                 body.run();
             });
             threads.add(t);
@@ -122,14 +127,18 @@ final class SpawnBoundaryTest {
     }
 
     /**
-     * Until interrupted: each time main's stack shows Meter.spawnEnds, the states of the process
-     * threads, kept if main's stack still shows it after (main woke and released no one between).
+     * Until interrupted or a look is taken: each time main's stack shows Meter.spawnEnds, the states
+     * of the process threads, kept if main's stack still shows it after (main woke and released no
+     * one between). A correct gate cannot wake main before every process is made and the late one
+     * has slept; until then the watcher looks every 0.2 ms instead of spinning (a spinning watcher
+     * took a core from the run it watched), so a gate that wakes main early is still seen.
      */
     private static Look watch(Thread main, Factory f, int n) {
         Look found = null;
-        while (!Thread.currentThread().isInterrupted()) {
-            if (found != null || !inSpawnEnds(main)) {
-                Thread.onSpinWait();
+        while (found == null && !Thread.currentThread().isInterrupted()) {
+            if (!inSpawnEnds(main)) {
+                if (f.threads.size() < n || f.slow >= 0 && !f.lateAwake) LockSupport.parkNanos(200_000);
+                else Thread.onSpinWait();
                 continue;
             }
             int waiting = 0, runnable = 0;
