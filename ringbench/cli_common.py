@@ -4,7 +4,6 @@ and bench generated from the workload catalogue, and their reading into the API'
 from __future__ import annotations
 
 import re
-import signal
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -50,10 +49,8 @@ class _Group(click.Group):
 
 
 def _sigterm_as_interrupt() -> None:
-    def handler(*_):
-        raise KeyboardInterrupt
-
-    signal.signal(signal.SIGTERM, handler)
+    """SIGTERM ends a measuring command as Ctrl-C does (KeyboardInterrupt), and neither is lost on the way."""
+    api.interrupt_on_stop()
 
 
 def _duration(text: str | None, what: str, unit: float = 1.0) -> float | None:

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from ..catalogue import workloads
 from ..catalogue.drivers import FORMER_NAMES
+from ..harness.launch import interrupt_on_stop
 from ..results import stats
 from ..results.model import Cell, Run
 from ..results.modes import (
@@ -81,6 +82,7 @@ __all__ = [
     "resume_estimate",
     "ranked_runtimes",
     "build",
+    "interrupt_on_stop",
     "measure",
     "resume",
     "resume_env_changes",

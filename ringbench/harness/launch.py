@@ -50,6 +50,30 @@ class Launch:
 _PR_SET_PDEATHSIG = 1
 
 
+_STOPS = (signal.SIGINT, signal.SIGTERM)
+_taken: list[int] = []  # the stop signals `interrupt_on_stop`'s handler took since it was installed
+
+
+def _stop(sig: int, _frame: object) -> None:
+    _taken.append(sig)
+    raise KeyboardInterrupt
+
+
+def interrupt_on_stop() -> None:
+    """Ctrl-C and SIGTERM raise KeyboardInterrupt, and are remembered: Python prints and drops an exception
+    raised where it cannot propagate (a fork hook, an object's finalizer), and a run that lost its Ctrl-C
+    would go on to the end. With this handler the next driver process refuses to start (`start`)."""
+    _taken.clear()
+    for s in _STOPS:
+        signal.signal(s, _stop)
+
+
+def _raise_a_lost_stop() -> None:
+    """A stop signal taken by the handler (still installed) that never reached the code: raised now."""
+    if _taken and all(signal.getsignal(s) is _stop for s in _STOPS):
+        raise KeyboardInterrupt
+
+
 @contextlib.contextmanager
 def _interrupts_deferred():
     """Ctrl-C and SIGTERM that arrive in the block are raised again when it ends. Python drops an exception
@@ -60,9 +84,10 @@ def _interrupts_deferred():
         yield  # handlers run in the main thread only: a fork in another thread cannot lose one
         return
     caught: list[int] = []
-    signals = (signal.SIGINT, signal.SIGTERM)
-    before = {s: signal.signal(s, lambda sig, _frame: caught.append(sig)) for s in signals}
+    before = {s: signal.getsignal(s) for s in _STOPS}
     try:
+        for s in _STOPS:
+            signal.signal(s, lambda sig, _frame: caught.append(sig))
         yield
     finally:
         for s, handler in before.items():
@@ -92,6 +117,7 @@ def start(
 ) -> subprocess.Popen:
     """Start `argv` in a process group of its own, dying with this process, pinned to `cpu` if given.
     Further keyword arguments go to subprocess.Popen (stdout, stderr, text…)."""
+    _raise_a_lost_stop()
     proc = None
     try:
         with _interrupts_deferred():
