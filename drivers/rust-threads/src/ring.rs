@@ -309,23 +309,10 @@ mod tests {
         [HopKind::Channel, HopKind::Handoff].into_iter().map(|hop| spawn_with(hop, &params(n), late).unwrap()).collect()
     }
 
-    /// A process slow to arrive at the gate (to its first receive) delays the spawn boundary.
+    /// A process slow to arrive at the gate (to its first receive) delays the spawn boundary;
+    /// when main wakes from the gate every process has arrived, the late one too.
     #[test]
     fn a_process_slow_to_its_receive_delays_the_spawn_boundary() {
-        for n in [1u64, 2, 100] {
-            for out in spawn_one_late(n) {
-                assert!(out.setup.ns >= SLOW.as_nanos() as u64, "n={n}: spawn ended after {} ns", out.setup.ns);
-            }
-        }
-    }
-
-    /// When main wakes from the gate every process has arrived, the late one too.
-    #[test]
-    fn main_wakes_with_every_process_arrived() {
-        for n in [1u64, 2, 100] {
-            for out in spawn_one_late(n) {
-                assert_eq!(out.ready, n, "n={n}: main woke with {} of {n} arrived", out.ready);
-            }
-        }
+        ringbench_common::assert_spawn_boundary(SLOW, spawn_one_late);
     }
 }

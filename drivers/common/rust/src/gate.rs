@@ -2,8 +2,10 @@
 //! just before its first blocking receive; or exited); the last arrival wakes main by the
 //! runtime's own means (`Wake`).
 
+use crate::Out;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::thread::Thread;
+use std::time::Duration;
 
 /// How the last arrival wakes the waiting main process. The wake must be kept if main
 /// is not waiting yet (`Thread::unpark` and tokio's `Notify::notify_one` both keep it).
@@ -57,6 +59,19 @@ impl Gate<Thread> {
             std::thread::park();
         }
         self.arrived()
+    }
+}
+
+/// For a driver's tests of its spawn boundary (section 3): `spawn_one_late(n)` runs `spawn` of
+/// n processes with p0 `late` late to the gate, once for each way the driver spawns. In every
+/// run of n = 1, 2 and 100 the spawn phase lasts at least `late` (main is not woken before the
+/// late process arrives) and main wakes with all n arrived.
+pub fn assert_spawn_boundary(late: Duration, spawn_one_late: impl Fn(u64) -> Vec<Out>) {
+    for n in [1u64, 2, 100] {
+        for out in spawn_one_late(n) {
+            assert!(out.setup.ns >= late.as_nanos() as u64, "n={n}: spawn ended after {} ns", out.setup.ns);
+            assert_eq!(out.ready, n, "n={n}: main woke with {} of {n} arrived", out.ready);
+        }
     }
 }
 

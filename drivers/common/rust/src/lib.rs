@@ -19,7 +19,7 @@ mod sys;
 pub mod tree;
 
 pub use alloc::LimitAlloc;
-pub use gate::{Gate, Wake};
+pub use gate::{assert_spawn_boundary, Gate, Wake};
 pub use out::{fail, Fail, Kind, Rec};
 pub use params::{Params, Workload, WORKLOADS};
 pub use report::{Out, Phase, Span, SpawnPhase, TreePhase, TreeTimed, CLOCK};
