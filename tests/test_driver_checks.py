@@ -19,8 +19,9 @@ FOLDERS = list({d.base: d for d in real_drivers()}.values())
 
 def shared_folders(folder: Path) -> list[Path]:
     """The drivers/common/<language> folders a driver's build files name. Two drivers' checks that
-    build the same shared folder (c-coro and c-pthreads both run `make -C ../common/c check`) must
-    not run at once: one would execute a test binary while the other is still writing it."""
+    build in the same shared folder (c-coro's and c-pthreads' gate tests include common/c; caf's build
+    names it too) must not run at once: one would execute a test binary while the other is still
+    writing it."""
     names = set()
     for f in folder.iterdir():
         if f.is_file() and f.stat().st_size < 200_000:
