@@ -12,8 +12,8 @@ bench: setup
 
 # Every test but the long runs, both cores busy throughout: the harness, store and CLI tests, every driver
 # against the contract and each driver's own checks, two at a time (work stealing, so a driver's minutes-long
-# check does not hold a queue back); then the few marked `alone` (wall-clock timings, counts of every BEAM
-# process on the machine), one at a time. A test that hangs fails after 300 s (pyproject.toml).
+# check does not hold a queue back); then the few marked `alone` (wall-clock timings held to a bound, and
+# pekko's rings across nodes, whose JVMs miss their start-up timeout beside a busy session), one at a time. A test that hangs fails after 300 s (pyproject.toml).
 test:
 	bash scripts/setup.sh --test
 	.venv/bin/ruff check ringbench scripts tests
