@@ -474,7 +474,10 @@ def test_tree_sums_every_leaf(d, n, fanout):
     assert (r["workload"], r["n"], r["fanout"]) == ("tree", n, fanout)
     assert r["count"] == n * (n - 1) // 2
     assert r["run_ns"] > 0 and r["setup_ns"] == 0
-    assert r["rss_peak"] >= r["rss_before"] > 0
+    # Read, but not ordered: in a shared batch process the previous line's collection may still be handing
+    # memory back (G1 uncommits a moment later) after rss_before is read. A fresh process's peak above its
+    # before is asserted for every driver by the next test.
+    assert r["rss_peak"] > 0 and r["rss_before"] > 0
 
 
 @pytest.mark.parametrize("d", DRIVERS, ids=IDS)
