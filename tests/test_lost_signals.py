@@ -45,12 +45,16 @@ def test_a_fresh_handler_forgets_an_earlier_stop(stop_handler):
     assert proc.wait() == 0
 
 
-def test_once_the_handler_is_put_back_a_start_is_not_refused():
-    before = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
-    api.interrupt_on_stop()
+def test_a_stop_that_reached_the_code_is_not_raised_again(stop_handler):
     with pytest.raises(KeyboardInterrupt):
-        signal.raise_signal(signal.SIGTERM)  # taken, and reached the code
-    for s, h in before.items():  # the command is over: its caller's handlers are back
-        signal.signal(s, h)
+        signal.raise_signal(signal.SIGTERM)  # taken, and it reached the code
+    proc = launch.start(["true"], env=dict(os.environ))
+    assert proc.wait() == 0
+
+
+def test_a_dropped_stop_refuses_one_start_only(stop_handler):
+    _StopInFinalizer(signal.SIGINT)
+    with pytest.raises(KeyboardInterrupt):
+        launch.start(["true"], env=dict(os.environ))
     proc = launch.start(["true"], env=dict(os.environ))
     assert proc.wait() == 0

@@ -16,11 +16,12 @@ import os
 import queue
 import signal
 import subprocess
+import sys
 import threading
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
-from typing import IO
+from typing import IO, Any
 
 from ..catalogue.drivers import Driver
 from .environment import driver_environ
@@ -51,26 +52,45 @@ _PR_SET_PDEATHSIG = 1
 
 
 _STOPS = (signal.SIGINT, signal.SIGTERM)
-_taken: list[int] = []  # the stop signals `interrupt_on_stop`'s handler took since it was installed
+_lost: list[BaseException] = []  # stops raised by `_stop` that Python dropped (sys.unraisablehook saw them)
+
+
+class _Stop(KeyboardInterrupt):
+    """Ctrl-C or SIGTERM, raised by the measuring commands' handler."""
 
 
 def _stop(sig: int, _frame: object) -> None:
-    _taken.append(sig)
-    raise KeyboardInterrupt
+    raise _Stop(signal.Signals(sig).name)
+
+
+class _KeepDroppedStops:
+    """sys.unraisablehook that keeps a dropped `_Stop` (for `start`), then hands on to the hook it replaced."""
+
+    def __init__(self, hook: Callable[[Any], object]):
+        self.hook = hook
+
+    def __call__(self, u: Any) -> None:
+        if isinstance(u.exc_value, _Stop):
+            _lost.append(u.exc_value)
+        self.hook(u)
 
 
 def interrupt_on_stop() -> None:
-    """Ctrl-C and SIGTERM raise KeyboardInterrupt, and are remembered: Python prints and drops an exception
-    raised where it cannot propagate (a fork hook, an object's finalizer), and a run that lost its Ctrl-C
-    would go on to the end. With this handler the next driver process refuses to start (`start`)."""
-    _taken.clear()
+    """Ctrl-C and SIGTERM raise KeyboardInterrupt, and one that Python drops is kept: an exception raised
+    where it cannot propagate (a fork hook, an object's finalizer) is printed and dropped (sys.unraisablehook),
+    and a run that lost its Ctrl-C would go on to the end. Kept, it makes the next driver process refuse to
+    start (`start`)."""
+    _lost.clear()
+    if not isinstance(sys.unraisablehook, _KeepDroppedStops):
+        sys.unraisablehook = _KeepDroppedStops(sys.unraisablehook)
     for s in _STOPS:
         signal.signal(s, _stop)
 
 
 def _raise_a_lost_stop() -> None:
-    """A stop signal taken by the handler (still installed) that never reached the code: raised now."""
-    if _taken and all(signal.getsignal(s) is _stop for s in _STOPS):
+    """A stop that Python dropped on its way to the code: raised now, once."""
+    if _lost:
+        _lost.clear()
         raise KeyboardInterrupt
 
 
