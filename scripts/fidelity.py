@@ -638,12 +638,15 @@ def header(recs: list[dict]) -> list[str]:
 def render(recs: list[dict], programs: dict[str, dict], cases: list[dict]) -> str:
     # Every measurement is shown, a repeated one too (marked "again"): a comparison measured twice
     # is reported twice, never only the run that came out better. A failed run that was measured
-    # again successfully is left out (its error stays in the JSON lines file).
+    # again successfully is left out (its error stays in the JSON lines file), and so is one measured
+    # with uncommitted changes once the same comparison has been measured at a committed state: its
+    # figures were never published, and a row saying it awaits re-measuring would be untrue.
     seen: dict[tuple, int] = {}
     ok = {key_of(r) for r in recs if "report" in r}
+    committed = {key_of(r) for r in recs if "report" in r and not is_dirty(r)}
     cells = []
     for r in recs:
-        if "driver" not in r or ("error" in r and key_of(r) in ok):
+        if "driver" not in r or ("error" in r and key_of(r) in ok) or (is_dirty(r) and key_of(r) in committed):
             continue
         seen[key_of(r)] = seen.get(key_of(r), 0) + 1
         cells.append({**r, "again": seen[key_of(r)] > 1})
