@@ -19,7 +19,7 @@ _DEFAULT_STORE_DIR = tempfile.mkdtemp(prefix="ringbench-tests-")
 os.environ["RINGBENCH_DB"] = str(Path(_DEFAULT_STORE_DIR) / "default.db")
 
 from ringbench.catalogue import drivers  # noqa: E402
-from ringbench.harness import measure, runner  # noqa: E402
+from ringbench.harness import environment, measure, runner  # noqa: E402
 
 
 def pytest_unconfigure(config):
@@ -149,6 +149,17 @@ def _the_driver_can_run(request):
                 cannot_run(why)
 
 
+# Every run records how busy the CPUs are over a window of 0.5 s (harness/environment.py, cpu_busy): a fixed
+# sleep of half a second in each of the hundreds of runs the tests make in this process. No test checks that
+# figure; a window of 0.05 s still measures it (a subprocess of the real command line keeps the 0.5 s).
+_CPU_BUSY = environment.cpu_busy
+
+
+@pytest.fixture(autouse=True)
+def _a_short_cpu_busy_window(monkeypatch):
+    monkeypatch.setattr(environment, "cpu_busy", lambda window_s=0.05: _CPU_BUSY(window_s))
+
+
 def live_processes_with(marker: str) -> list[int]:
     """Processes (not zombies awaiting their reaper) whose environment holds `marker`, such as the
     fake fixture's FAKE_COUNTER_FILE: this test's drivers, never another test's."""
@@ -178,7 +189,7 @@ def zoo(fake, tmp_path, monkeypatch):
         folder = root / name
         folder.mkdir(parents=True)
         (folder / "driver.toml").write_text(
-            f'name = "{name}"\ncommand = ["{{python}}", "{FAKE_PY}"]\nhop = "{hop}"\n'
+            f'name = "{name}"\ncommand = ["{{python}}", "-S", "{FAKE_PY}"]\nhop = "{hop}"\n'
             f'[env]\nFAKE_NS_PER_HOP = "{ns}"\n{variants}'
         )
 

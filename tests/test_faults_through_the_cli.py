@@ -118,8 +118,8 @@ def test_a_read_only_store_is_one_line_exit_1_and_leaves_no_files(fake, tmp_path
         subprocess.run(["chattr", "-i", str(db)])
 
 
-def _start_slow_sweep(db, cells=6, slow=1.0, runtime="fake"):
-    env = {**os.environ, "FAKE_FAULT": "slow", "FAKE_SLOW_S": str(slow)}
+def _start_slow_sweep(db, cells=6, slow=1.0, runtime="fake", **fake_env):
+    env = {**os.environ, "FAKE_FAULT": "slow", "FAKE_SLOW_S": str(slow), **fake_env}
     cmd = RINGBENCH + [
         "sweep",
         "ring",
@@ -196,12 +196,17 @@ def test_a_killed_orchestrator_leaves_an_abandoned_run_no_driver_and_resume_fini
 
 def test_resuming_a_run_that_is_still_being_measured_is_refused(fake, tmp_path):
     db = tmp_path / "live.db"
-    proc = _start_slow_sweep(db, cells=4, slow=1.0)
+    # The first cell is measured at once; the second cell's driver waits until the resume has been refused
+    # (FAKE_WAIT_FILE, 120 s at most), so the run is still being measured however long the resume takes
+    # to start on a loaded machine; then the run goes on to its end.
+    go_on = tmp_path / "go-on"
+    proc = _start_slow_sweep(db, cells=4, slow=120, FAKE_FAULT_ON="2", FAKE_WAIT_FILE=str(go_on))
     try:
         _wait_for_cells(db, 1)
         code, _, err = cli("sweep", "--resume", 1, "--db", db)
         assert code == 1 and one_line_error(err) and "being measured" in err, err
     finally:
+        go_on.touch()
         proc.communicate(timeout=120)
     assert proc.returncode == 0
     con = sqlite3.connect(db)
@@ -212,9 +217,10 @@ def test_resuming_a_run_that_is_still_being_measured_is_refused(fake, tmp_path):
 
 def test_the_hint_after_an_interrupted_run_is_a_command_that_works(fake, tmp_path):
     db = tmp_path / "i.db"
-    # 2 s a cell: the Ctrl-C must land while cells remain, even on a machine loaded by the parallel half
-    # (at 0.6 s a cell CI once saw the run finish before the signal arrived)
-    env = {**os.environ, "FAKE_FAULT": "slow", "FAKE_SLOW_S": "2"}
+    # The first cell is measured at once and the second cell's driver sleeps a minute: the Ctrl-C lands
+    # while cells remain however loaded the machine (at 0.6 s a cell CI once saw the run finish before
+    # the signal arrived). The resume below runs without the fault.
+    env = {**os.environ, "FAKE_FAULT": "slow", "FAKE_FAULT_ON": "2", "FAKE_SLOW_S": "60"}
     proc = subprocess.Popen(
         RINGBENCH + ["run", "ring", "-r", "fake", "-n", "10,20,30,40", "-m", "1", "--repeat", "1", "--db", str(db)],
         stdout=subprocess.PIPE,

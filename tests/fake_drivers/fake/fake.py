@@ -11,6 +11,8 @@ Environment:
   FAKE_SAMPLE_SLEEP  continuous mode: really sleep this many seconds per sample (for interrupt tests)
   FAKE_CURVE        multipliers of the hop time for successive iterations of one process, the last one
                     repeated ("3,1.5,1": a runtime that settles on its third iteration); "1,1.2,*" alternates
+  FAKE_WAIT_FILE    with FAKE_FAULT=slow: sleep only until this file exists (at most FAKE_SLOW_S), so a test
+                    holds a run in its middle as long as it needs and no longer
   FAKE_LOG          a file each process appends "<launch number> <monotonic start> <ns per hop> <argv>" to
   FAKE_COLLECTOR    the collector `describe` reports (default "fake-gc")
 """
@@ -101,7 +103,13 @@ def main(argv):
         print("this is not json", flush=True)
         return
     if fault == "slow":
-        time.sleep(float(os.environ.get("FAKE_SLOW_S", "2")))
+        slow_s = float(os.environ.get("FAKE_SLOW_S", "2"))
+        wait_for = os.environ.get("FAKE_WAIT_FILE")
+        until = time.monotonic() + slow_s
+        while wait_for and not os.path.exists(wait_for) and time.monotonic() < until:
+            time.sleep(0.02)
+        if not wait_for:
+            time.sleep(slow_s)
     if params.get("sample_ms", 0) > 0:
         return continuous(params, ns)
     curve = os.environ.get("FAKE_CURVE", "1").split(",")
