@@ -24,11 +24,13 @@ import java.util.List;
  * Wall time is System.nanoTime (CLOCK_MONOTONIC); CPU time is the whole
  * process's, clock_gettime(CLOCK_PROCESS_CPUTIME_ID); the context switches are
  * the whole process's too, getrusage(RUSAGE_SELF), read next to the CPU clock,
- * outside the wall-clock interval (before its start, after its end). Between the phases,
- * untimed, one System.gc() (a full stop-the-world collection: no variant sets
- * -XX:+ExplicitGCInvokesConcurrent). Memory is read around the first spawn
- * phase of the process only (the warm-up's when there is one) and echoed by
- * every later iteration; {@code *_after} after that collection.
+ * outside the wall-clock interval (before its start, after its end). After the
+ * process's first spawn phase (or first tree), untimed, one System.gc() (a full
+ * stop-the-world collection: no variant sets -XX:+ExplicitGCInvokesConcurrent);
+ * later iterations force none, since a forced collection lets G1 shrink the heap
+ * that the next timed phase then pays to regrow (contract section 3). Memory is
+ * read around that first spawn phase only (the warm-up's when there is one) and
+ * echoed by every later iteration; {@code *_after} after that collection.
  */
 public final class Meter {
     private static final List<GarbageCollectorMXBean> GCS = ManagementFactory.getGarbageCollectorMXBeans();
@@ -94,7 +96,10 @@ public final class Meter {
         t0 = System.nanoTime();
     }
 
-    /** The spawn phase ends: main has seen {@code ready} arrivals at the gate. Then, untimed, the collection. */
+    /**
+     * The spawn phase ends: main has seen {@code ready} arrivals at the gate. Then, untimed,
+     * the collection, on the process's first spawn only.
+     */
     public void spawnEnds(long ready) {
         long t1 = System.nanoTime(), c1 = cpu();
         contextSwitches(s1);
@@ -142,7 +147,10 @@ public final class Meter {
         runBegins();
     }
 
-    /** The tree's phase ends (main has the root's sum): the peak, then the collection and the memory after. */
+    /**
+     * The tree's phase ends (main has the root's sum): the peak, then, on the first tree only, the
+     * collection and the memory after.
+     */
     public void treeEnds() {
         long t3 = System.nanoTime(), c3 = cpu();
         runNs = t3 - t2;
@@ -162,21 +170,21 @@ public final class Meter {
     }
 
     /**
-     * The one collection between the phases, and the first spawn's memory after it. VmRSS
+     * The process's one forced collection, after its first spawn phase (or first tree), and
+     * the memory after it; every later call does nothing, so gc_between_ns is 0 there. VmRSS
      * is read first, at once: after a full collection G1 shrinks the heap and its service
      * thread uncommits the freed regions (start-up garbage, the archived-heap region) a
      * fraction of a millisecond later, so a later read sees several MB less. The heap
      * figure is the pools' usage as of the collection, whenever it is read.
      */
     private void collect() {
+        if (after) return;
+        after = true;
         long t = System.nanoTime();
         System.gc();
-        if (!after) {
-            after = true;
-            rssAfter = Proc.rss();
-            heapAfter = heapAfterLastCollection();
-            if (threads) threadsAfter = Proc.threads();
-        }
+        rssAfter = Proc.rss();
+        heapAfter = heapAfterLastCollection();
+        if (threads) threadsAfter = Proc.threads();
         betweenNs = System.nanoTime() - t;
     }
 
@@ -208,7 +216,10 @@ public final class Meter {
         if (threads) r.n("threads_before", threadsBefore).n("threads_after", threadsAfter);
     }
 
-    /** The collector's work in the timed phases (the collection between them apart), heap, JIT, threads. */
+    /**
+     * The collector's work in the timed phases (the forced collection apart: gc_between_ns, its
+     * time with the memory read after it, 0 in an iteration that forced none), heap, JIT, threads.
+     */
     void stats(Out.Rec s) {
         long[] a = g0, b = g1, c = g2, d = g3 != null ? g3 : g2;
         long setupCount = 0, setupMs = 0, runCount = 0, runMs = 0;
