@@ -27,9 +27,12 @@ ROOT = Path(__file__).resolve().parent.parent
 QUICK = ["-d", "50", "-s", "2", "-w", "0"]  # short samples: the figures are not the point here
 
 
-def ringbench(*args, timeout=180):
-    p = subprocess.run([*RINGBENCH, *map(str, args)], capture_output=True, text=True, timeout=timeout)
-    return p.returncode, p.stdout, p.stderr
+def ringbench(*args):
+    """Exit code, stdout and stderr of the command line, run in this process: these tests are about what perf
+    measures and says, not about the command's own process (tests/test_perf_lifecycle.py starts it as one),
+    and each process of it would first import ringbench (about half a second)."""
+    r = run_cli(*args)
+    return r.exit_code, r.stdout, r.stderr
 
 
 def one_line_error(err: str) -> str:

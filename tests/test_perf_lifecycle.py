@@ -74,14 +74,14 @@ SNIPPETS = {
 @pytest.mark.parametrize("sig,presses", [(signal.SIGINT, 1), (signal.SIGINT, 2), (signal.SIGTERM, 1)],
                          ids=["ctrl-c", "ctrl-c-twice", "sigterm"])  # fmt: skip
 def test_ctrl_c_stops_at_once_keeping_the_finished_snippets(tmp_path, env, runner, sig, presses):
-    """Ctrl-C after the first of three snippets of 2 s each: exit 130 within a few seconds (the old
+    """Ctrl-C after the first of three snippets of 1 s each: exit 130 within a few seconds (the old
     orchestrator waited up to 10 s while the runner measured snippets whose figures it then dropped), the
     finished snippet stored and shown, no runner process and no job file left; a second Ctrl-C while the
     first is handled changes none of it (it used to leave ringbench-perf-*/job.json behind); SIGTERM is a
     Ctrl-C."""
     need(runner)
     db = tmp_path / "s.db"
-    proc = start(env, "-r", runner, *SNIPPETS[runner], "-d", 1000, "-s", 2, "-w", 0, "--db", db)
+    proc = start(env, "-r", runner, *SNIPPETS[runner], "-d", 500, "-s", 2, "-w", 0, "--db", db)
     wait_for_cells(db, 1, proc)
     t0 = time.monotonic()
     for _ in range(presses):
