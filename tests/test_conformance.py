@@ -308,7 +308,26 @@ def switches_counted(d, r):
     return r
 
 
-@pytest.mark.parametrize("d,n,m,tokens", each(RING_VECTORS))
+def _folders_stock(d):
+    """The variant a folder's once-a-folder cases run on: its first not tuned, `stock` if it has one."""
+    return d == min((x for x in DRIVERS if x.base == d.base), key=lambda x: (x.tuned, x.variant != "stock", x.name))
+
+
+# Every vector on every variant, but for the 10,000-process ring where each process is an OS thread of its own
+# (the manifest's os_threads_per_process): there it runs on the folder's stock variant only. No clause needs
+# 10,000 rather than 1,000 (the counts, the gate and the tokens are every variant's in the other vectors, the
+# 1,000-process one included); what 10,000 adds is starting that many threads within the runtime's own limits,
+# and a folder's variants start their threads with the same code (they differ in mailbox, hop or settings).
+# 10,000 thread starts took 3-8 s a variant of a quiet run. Variants whose processes are of another kind than
+# their folder's first (ruby/threads, pypy/stackless) are not flagged by the manifest and keep the vector.
+RING_CASES = [
+    c
+    for c in each(RING_VECTORS)
+    if c.values[1] != 10000 or not c.values[0].os_threads_per_process or _folders_stock(c.values[0])
+]
+
+
+@pytest.mark.parametrize("d,n,m,tokens", RING_CASES)
 def test_ring_count_is_exact(d, n, m, tokens):
     if tokens > 1 and "tokens" not in features_of(d):
         # A driver may refuse K tokens at once, honestly, but then must say so.
