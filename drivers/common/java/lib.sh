@@ -9,8 +9,9 @@
 #                       JAVA_OUT := that folder
 #   java_shellcheck     (in a driver folder) shellcheck over its *.sh and this file; when it is
 #                       not installed, one line on stderr and status 1 (never a silent skip)
-#   java_check KIND     (in a driver folder) lint-compile everything, shellcheck, the stress test
-#                       of the hand-written primitives on KIND (platform or virtual) threads, the
+#   java_check KIND [S] (in a driver folder) lint-compile everything, shellcheck, the stress test
+#                       of the hand-written primitives on KIND (platform or virtual) threads (3 s;
+#                       S seconds, default 30, with RINGBENCH_SLOW=1: `make test-slow`), the
 #                       test of the context-switch counts (contract 4), the test of the spawn
 #                       boundary (contract 3: a process 200 ms late to the gate delays setup_ns)
 #
@@ -107,9 +108,14 @@ java_shellcheck() { # (in a driver folder) shellcheck over its scripts and this 
     shellcheck -x "$JAVA_COMMON/lib.sh" ./*.sh
 }
 
-java_check() { # $1 = platform | virtual; $2 = seconds of stress (default 30)
+# The stress test's length: short in the default check; the long soak, the length that was seen to
+# catch a seeded lost wake-up (7 of 8 runs at 30 s, 3 of 8 at 10 s), with RINGBENCH_SLOW=1.
+JAVA_STRESS_SHORT_S=3
+
+java_check() { # $1 = platform | virtual; $2 = seconds of the long soak (default 30)
     find_jdk
-    local out srcs=()
+    local out srcs=() seconds=$JAVA_STRESS_SHORT_S
+    if [[ ${RINGBENCH_SLOW:-} == 1 ]]; then seconds=${2:-30}; fi
     out=$(mktemp -d)
     trap 'rm -rf "$out"' RETURN
     mapfile -t srcs < <(find "$JAVA_COMMON/src" "$JAVA_COMMON/test" src -name '*.java' | sort)
@@ -118,7 +124,7 @@ java_check() { # $1 = platform | virtual; $2 = seconds of stress (default 30)
     # a one-shot compile of this size; the lint and the classes are the same.
     "$JDK_HOME/bin/javac" -J-XX:TieredStopAtLevel=1 -J-XX:+UseSerialGC "${JAVAC_FLAGS[@]}" -d "$out" "${srcs[@]}"
     java_shellcheck
-    "$JDK_HOME/bin/java" -XX:+UseG1GC -cp "$out" ringbench.threads.Stress "$1" "${2:-30}"
+    "$JDK_HOME/bin/java" -XX:+UseG1GC -cp "$out" ringbench.threads.Stress "$1" "$seconds"
     "$JDK_HOME/bin/java" -XX:+UseG1GC --enable-native-access=ALL-UNNAMED -cp "$out" \
         ringbench.driver.ContextSwitchTest "$1"
     "$JDK_HOME/bin/java" -XX:+UseG1GC --enable-native-access=ALL-UNNAMED -cp "$out" \
