@@ -1,7 +1,7 @@
 // Stress test of the hand-written mailbox (lib/mailbox.js) and of the ring's inline receive
 // (lib/stock.js), run by the manifest's `check` under Node's own test runner:
 //
-//   node --expose-gc --test test/          (STRESS_SECONDS=N to change the time per test)
+//   node --expose-gc --test test/          (STRESS_SECONDS=N sets the time per test)
 //
 // 1. Queue against an array model: random pushes and shifts across many growths and wrap-arounds.
 // 2. Random message traffic between processes: tokens hop between processes (and to themselves) at
@@ -18,11 +18,12 @@ import { Meter } from '../lib/contract.js';
 import { Mailbox, Queue } from '../lib/mailbox.js';
 import { Stock } from '../lib/stock.js';
 
-// 2 s by default (3.5 s of stress in all): each bug seeded to check the test (the queue's growth
-// ignoring its head, its wrap-around off by one, a send that leaves the resolver set, the ring's
-// inline receive waiting while a message is queued) fails it within STRESS_SECONDS=1, on a
-// machine loaded ~5 times over its cores. Set it higher for a longer hunt.
-const SECONDS = Number(process.env.STRESS_SECONDS ?? 2);
+// 1 s by default (1.75 s of stress in all), 2 s with RINGBENCH_SLOW=1 (`make test-slow`): each bug
+// seeded to check the test (the queue's growth ignoring its head, its wrap-around off by one, a
+// send that leaves the resolver set, the ring's inline receive waiting while a message is queued)
+// fails it within STRESS_SECONDS=1, on a machine loaded ~5 times over its cores. Set it higher for
+// a longer hunt.
+const SECONDS = Number(process.env.STRESS_SECONDS ?? (process.env.RINGBENCH_SLOW === '1' ? 2 : 1));
 
 // A small seeded generator (mulberry32), so that a failure names the seed that reproduces it.
 function rng(seed) {

@@ -5,6 +5,8 @@ the `check` of python-greenlet (CPython) and of pypy (PyPy), the same code on bo
     PYTHONPATH=../common/python /usr/bin/python3 ../common/python/tests/stress_greenlet_scheduler.py [runs]
     PYTHONPATH=../common/python pypy3 ../common/python/tests/stress_greenlet_scheduler.py [runs]
 
+RUNS runs by default, SLOW_RUNS with RINGBENCH_SLOW=1 (`make test-slow`); `runs` overrides both.
+
 1. Random message traffic (RUNS seeds): tokens hop between processes (and to themselves) at
    random; every message carries a per-sender sequence number, and each receiver checks that it sees every sender's
    messages in order, none lost, none twice; processes yield at random; main counts every hop.
@@ -13,6 +15,7 @@ the `check` of python-greenlet (CPython) and of pypy (PyPy), the same code on bo
 3. Main waiting while every process is blocked raises Deadlock instead of hanging.
 4. Rings of random size with several tokens, spread or in a burst (stock.Stock.ring).
 """
+import os
 import random
 import sys
 import time
@@ -30,8 +33,9 @@ STOP = None
 # seed 9; a receive that takes the newest of 6 waiting messages, or a yield that loses its process
 # when 6 are runnable, at seed 0 or 1; no seed below 1,000 has a receive find 30 waiting. The
 # interleavings depend on the seed only, the same on CPython and PyPy (the same hop count on both),
-# so pypy's check runs fewer of them.
-RUNS = 100
+# so pypy's check runs fewer of them (20) in its long soak. By default seeds 0 to 9.
+RUNS = 10
+SLOW_RUNS = 100
 
 
 def traffic(seed):
@@ -135,7 +139,8 @@ def rings(seed):
 
 
 def main():
-    runs = int(sys.argv[1]) if len(sys.argv) > 1 else RUNS
+    default = SLOW_RUNS if os.environ.get("RINGBENCH_SLOW") == "1" else RUNS
+    runs = int(sys.argv[1]) if len(sys.argv) > 1 else default
     t0 = time.monotonic()
     deadlock()
     chain(3 * sys.getrecursionlimit())
