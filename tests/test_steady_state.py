@@ -9,7 +9,7 @@ import json
 
 import pytest
 from conftest import run_cli
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ringbench
@@ -84,11 +84,14 @@ def test_a_drift_of_ten_percent_over_twenty_iterations_is_waited_out_not_settled
     assert cell.headline.median == pytest.approx(100.3, rel=0.02)
 
 
+# No deadline: the first example imports scipy.stats (modes.unsettled), seconds on a loaded machine.
+@settings(deadline=None)
 @given(st.lists(st.floats(99.5, 100.5), min_size=modes.SETTLE_WINDOW, max_size=modes.SETTLE_WINDOW))
 def test_a_window_whose_figures_lie_within_one_percent_always_settles(w):
     assert modes.unsettled(w) is None  # whatever its order: under the bar is not worth waiting for
 
 
+@settings(deadline=None)
 @given(
     st.floats(50, 5_000),
     st.floats(0.2, 1.0),

@@ -120,7 +120,7 @@ def test_differential_figure_cancels_start_up_and_reads_the_ratio(clock, db):
         assert p.program.records[0]["count"] == 0  # a program proves nothing: nothing pretends it did
     # --cores 1 (the default): every run pinned to the orchestrator's CPU, {cores} = 1 for the program
     assert {call["cpu"] for call in clock.calls} == {launch.pin_cpu()}
-    prog_env = next(call["env"] for call in clock.calls if "-S" in call["argv"])
+    prog_env = next(call["env"] for call in clock.calls if "-c" in call["argv"])  # the program: python -S -c
     assert prog_env["GOMAXPROCS"] == "1"
     assert prog_env["FAKE_CORES"] == "1"  # the driver manifest's [env], filled in
     # one warm-up run of each side, then 5 rounds of 4 runs, per N
