@@ -24,4 +24,16 @@ abstract sealed class Box permits ParkBox, QueueBox, SlotBox {
      * forwards what it received allocates nothing.
      */
     abstract void forward(Box own, long v);
+
+    /**
+     * A process's thread was interrupted while it waited in a box: only {@code release()} does
+     * that, to end a continuous ring under batch, so the wait itself is the only place that looks
+     * (after a park, or inside the JDK queue's own wait), never a hop that finds its message.
+     * Anywhere else it surfaces as the run's failure.
+     */
+    static final class Ended extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        Ended(Throwable cause) { super("a process was interrupted", cause, false, false); }
+    }
 }

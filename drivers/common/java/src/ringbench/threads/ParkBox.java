@@ -70,7 +70,10 @@ final class ParkBox extends Box {
             // The announcement must be volatile: it and the producer's link (also
             // volatile) are a Dekker pair, so one side sees the other.
             waiter = Thread.currentThread();
-            while ((nx = h.next) == null) LockSupport.park(this);
+            while ((nx = h.next) == null) {
+                LockSupport.park(this);
+                if (Thread.interrupted()) throw new Ended(null); // release() (Box.Ended)
+            }
             // The withdrawal needs no fence (a release store, a plain mov on x86,
             // instead of a volatile store's locked add): a producer that still
             // reads this thread only unparks it for nothing, leaving a permit that

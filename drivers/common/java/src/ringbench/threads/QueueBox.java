@@ -20,8 +20,7 @@ final class QueueBox extends Box {
         try {
             return queue.take();
         } catch (InterruptedException e) {
-            // Nothing interrupts a process thread; if something did, the run is not the one measured.
-            throw new IllegalStateException("a process was interrupted", e);
+            throw new Ended(e); // release() ends a continuous ring so (Box.Ended); elsewhere a failure
         }
     }
 
@@ -30,7 +29,7 @@ final class QueueBox extends Box {
         try {
             queue.put(v);
         } catch (InterruptedException e) {
-            throw new IllegalStateException("a process was interrupted", e);
+            throw new Ended(e);
         }
     }
 

@@ -51,6 +51,7 @@ final class SlotBox extends Box {
             else waitPut = me;
             if (VALUE.compareAndSet(this, EMPTY, v)) return;
             LockSupport.park(this);
+            if (Thread.interrupted()) throw new Ended(null); // release() (Box.Ended)
         }
     }
 
@@ -73,6 +74,7 @@ final class SlotBox extends Box {
                 return v;
             }
             LockSupport.park(this);
+            if (Thread.interrupted()) throw new Ended(null); // release() (Box.Ended)
         }
     }
 

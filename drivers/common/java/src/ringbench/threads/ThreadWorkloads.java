@@ -163,7 +163,10 @@ public final class ThreadWorkloads implements Workloads {
         return count;
     }
 
-    /** A ring process of continuous mode: tokens never finish; p0 counts laps. Under batch, STOP ends it (release). */
+    /**
+     * A ring process of continuous mode: tokens never finish; p0 counts laps. Under batch, release()
+     * ends it: p0 through its laps counter, the others when they next wait (Box.Ended).
+     */
     static final class LoopProc implements Runnable {
         final Box in, next;
         final AtomicLong laps; // only p0's is non-null
@@ -182,41 +185,36 @@ public final class ThreadWorkloads implements Workloads {
             final AtomicLong laps = this.laps;
             in.bind();
             gate.arrive();
-            boolean stopping = false;
-            for (;;) {
-                long v = in.take();
-                if (v == STOP) { // the end (release): passed on; p0, which sent it, ends when it is back
-                    if (laps == null) next.forward(in, v);
-                    return;
+            try {
+                for (;;) {
+                    long v = in.take();
+                    if (laps != null && laps.getAndIncrement() < 0) return; // p0: release asked
+                    next.forward(in, v);
                 }
-                if (laps != null && laps.getAndIncrement() < 0) { // release asked: p0 sends the end, drops tokens
-                    if (!stopping) next.forward(in, STOP);
-                    stopping = true;
-                    continue;
-                }
-                next.forward(in, v);
+            } catch (Box.Ended e) {
+                // release() interrupted this thread while it waited: the ring is over
             }
         }
     }
-
-    /** The message that ends a continuous ring (tokens are 1). */
-    static final long STOP = -1;
 
     /** Continuous mode: the ring's laps counter and its processes, until {@link #release}. */
     private AtomicLong foreverLaps;
     private Thread[] forever;
 
     /**
-     * batch, after a continuous line: p0 is told through its laps counter, which it reads anyway, so
-     * that no one but the ring writes to a box (a hand-off slot has room for its predecessor and main
-     * only, and the main thread could otherwise meet a full slot whose owner has ended). p0 sends STOP,
-     * each process passes it on and ends, p0 drops the tokens still coming until STOP is back, then
-     * ends; this waits for every process.
+     * batch, after a continuous line, with nothing added to a hop: p0 is told through its laps
+     * counter, which it reads anyway, and ends; every thread is interrupted, which a box looks at
+     * only when its owner waits (Box.Ended). Once p0 has ended no token passes it, so each other
+     * process runs out of tokens, or fills p0's slot, and waits, and ends; a thread that finds its
+     * message at once (n = 1, or every box full) is not stuck, since p0 stops the flow. Main writes
+     * to no box (a hand-off slot has room for its predecessor and main only). This waits for every
+     * process.
      */
     @Override
     public void release() throws InterruptedException {
         if (forever == null) return;
         foreverLaps.set(Long.MIN_VALUE / 2);
+        for (Thread t : forever) t.interrupt();
         joinAll(forever);
         forever = null;
         foreverLaps = null;

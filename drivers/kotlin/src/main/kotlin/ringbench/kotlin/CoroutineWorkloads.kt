@@ -2,6 +2,7 @@ package ringbench.kotlin
 
 import kotlinx.coroutines.CompletableDeferred
 import kotlinx.coroutines.CoroutineScope
+import kotlinx.coroutines.Job
 import kotlinx.coroutines.channels.Channel
 import kotlinx.coroutines.launch
 import kotlinx.coroutines.runBlocking
@@ -18,14 +19,15 @@ import kotlin.coroutines.CoroutineContext
 /** A process's receiving end: an unbounded Channel, so a send never suspends (a mailbox). */
 private fun mailbox(): Channel<Long> = Channel(Channel.UNLIMITED)
 
-/** The message that ends a continuous ring under batch (tokens are 1). */
-private const val STOP = -1L
-
 /** A trace token is (v shl FROM_BITS) or (from + 1): the hops still to go, and who sent it. */
 private const val FROM_BITS = 7
 private const val FROM_MASK = (1L shl FROM_BITS) - 1
 
-/** A process of continuous mode: passes every token on; p0 (with [laps]) counts the laps. */
+/**
+ * A process of continuous mode: passes every token on; p0 (with [laps]) counts the laps. Under batch,
+ * release ends p0 through its laps counter and cancels the others, which ends them when they next
+ * suspend: nothing is added to a hop.
+ */
 private fun CoroutineScope.loopProc(
     processes: CoroutineContext,
     inbox: Channel<Long>,
@@ -34,21 +36,10 @@ private fun CoroutineScope.loopProc(
     gate: Gate,
 ) = launch(processes) {
     gate.arrive()
-    var stopping = false
     while (true) {
         val v = inbox.receive()
-        if (v == STOP) {
-            // the end (release): passed on; p0, which sent it, ends when it is back
-            if (laps == null) next.send(v)
-            break
-        }
-        if (laps != null && laps.getAndIncrement() < 0) {
-            // release asked: p0 sends the end once, then drops the tokens still coming
-            if (!stopping) next.send(STOP)
-            stopping = true
-        } else {
-            next.send(v)
-        }
+        if (laps != null && laps.getAndIncrement() < 0) break // p0: release asked
+        next.send(v)
     }
 }
 
@@ -111,15 +102,17 @@ class CoroutineWorkloads(
             -main.receive() - 1
         }
 
-    /** Continuous mode: the ring's laps counter and the thread of its runBlocking, until [release]. */
+    /** Continuous mode: the ring's laps counter, its processes' Job and its runBlocking's thread, until [release]. */
     private var foreverLaps: AtomicLong? = null
+    private var foreverRing: Job? = null
     private var forever: Thread? = null
 
     /**
      * Continuous mode: the ring runs under a runBlocking of its own thread (which then waits for
      * its processes, for ever); main returns once the tokens are in. p0 counts the laps. Under
-     * batch, [release] ends it: p0, told through its laps counter, sends STOP round the ring, each
-     * process passes it on and ends, and p0 drops the tokens still coming until STOP is back.
+     * batch, [release] ends it: p0, told through its laps counter, ends, and the processes' Job is
+     * cancelled. Once p0 has ended no token passes it, so every other process runs out of tokens and
+     * suspends, where its cancellation ends it; p0 ends so even if it never suspends (n = 1).
      */
     override fun ringForever(
         p: Params,
@@ -132,12 +125,14 @@ class CoroutineWorkloads(
         forever =
             thread(isDaemon = true, name = "ring") {
                 runBlocking {
+                    val ring = Job(coroutineContext[Job]) // a child: runBlocking waits for it
+                    foreverRing = ring // read by release after injected.await()
                     val gate = Gate(n.toLong())
                     meter.spawnBegins()
                     val inboxes = Array(n) { mailbox() }
                     for (i in 0 until n) {
                         val next = inboxes[if (i + 1 == n) 0 else i + 1]
-                        loopProc(processes, inboxes[i], next, if (i == 0) laps else null, gate)
+                        loopProc(processes + ring, inboxes[i], next, if (i == 0) laps else null, gate)
                     }
                     meter.spawnEnds(gate.await())
                     meter.runBegins()
@@ -153,8 +148,10 @@ class CoroutineWorkloads(
     override fun release() {
         val laps = foreverLaps ?: return
         laps.set(Long.MIN_VALUE / 2)
+        foreverRing?.cancel()
         forever?.join()
         forever = null
+        foreverRing = null
         foreverLaps = null
     }
 
