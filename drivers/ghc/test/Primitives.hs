@@ -12,6 +12,7 @@
 --    first receive; a process that sleeps 200 ms before it arrives makes setup_ns at least as long.
 --
 -- Every round repeats with a fresh structure and random sizes; a lost wake-up shows as a timeout.
+-- The random rounds are a quarter as many by default as with RINGBENCH_SLOW=1 (`make test-slow`).
 module Main (main) where
 
 import Control.Concurrent
@@ -19,6 +20,7 @@ import Control.Monad (forM, forM_, replicateM_, unless, when)
 import Data.IORef
 import Data.List (nub, sort)
 import GHC.Conc (BlockReason (..), ThreadStatus (..), threadStatus)
+import System.Environment (lookupEnv)
 import System.Exit (exitFailure)
 import System.IO
 import System.Timeout (timeout)
@@ -126,16 +128,18 @@ main :: IO ()
 main = do
   caps <- getNumCapabilities
   check (caps >= 2) ("needs two capabilities (+RTS -N2), has " ++ show caps)
+  slow <- (== Just "1") <$> lookupEnv "RINGBENCH_SLOW"
+  let rounds k = if slow then 4 * k else k
   g <- newIORef 42
-  replicateM_ 200 $ next g 2000 >>= gateRound
-  replicateM_ 200 $ next g 2000 >>= countdownRound
-  replicateM_ 100 $ do
+  replicateM_ (rounds 50) $ next g 2000 >>= gateRound
+  replicateM_ (rounds 50) $ next g 2000 >>= countdownRound
+  replicateM_ (rounds 25) $ do
     n <- next g 300
     t <- next g n
     h <- next g 500
     handoffRound n t h
   forM_ [("stock", stockWith), ("handoff", handoffWith)] $ \(name, impl) -> do
-    replicateM_ 50 $ next g 3000 >>= \n -> spawnRound name impl n Nothing
+    replicateM_ (rounds 12) $ next g 3000 >>= \n -> spawnRound name impl n Nothing
     forM_ [1, 2, 1000] $ \n -> forM_ (nub [0, n - 1]) (spawnRound name impl n . Just)
   putStrLn ("primitives: the gate, the countdown, the MVar hand-off ring and the spawn boundary passed"
             ++ " (two capabilities)")
