@@ -345,8 +345,8 @@ class Workloads
     1.upto(prm[:samples]) do |seq|
       laps = main_q.pop
       @emit.call({ type: 'sample', seq:, elapsed_ns: Sys.now_ns - sampling.start, count: laps * prm[:n] })
+      $stdout.flush # each sample as it is read: the orchestrator shows it live (a syscall a sample, not a hop)
     end
-    $stdout.flush
     Process.exit!(0) # no teardown (contract section 5)
   end
 
