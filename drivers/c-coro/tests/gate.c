@@ -5,7 +5,7 @@
  * process's first run (start(), processes.h) first asks rb_gate_test_arrive_now() (the driver's
  * build has no such call). In each run one process, the first to run, is late: it yields YIELDS
  * times (back of the run queue, other processes and a woken main run first), then spends
- * RB_GATE_LATE_MS before it arrives.
+ * rb_gate_late_ms() before it arrives.
  */
 #include <time.h>
 
@@ -33,7 +33,7 @@ int rb_gate_test_arrive_now(const proc_t *p)
     if (late_yields-- > 0)
         return 0;
     late = NULL;
-    const struct timespec t = {0, RB_GATE_LATE_MS * 1000000L};
+    const struct timespec t = {0, rb_gate_late_ms() * 1000000L};
     nanosleep(&t, NULL);
     return 1;
 }

@@ -3,7 +3,7 @@
  * workload with a gate (spawn, ring, trace's ring, pingpong, fanin): the checks of
  * drivers/common/c/tests/gate_check.h. Built with RB_GATE_TEST, so that family.h's arrive() first
  * calls rb_gate_test_before_arrive() (the driver's build has no such call): in each run the first
- * thread to arrive sleeps RB_GATE_LATE_MS first.
+ * thread to arrive sleeps rb_gate_late_ms() first.
  */
 #include "pthreads.h"
 
@@ -22,7 +22,7 @@ static atomic_int late_token;
 void rb_gate_test_before_arrive(void)
 {
     if (atomic_exchange(&late_token, 0)) {
-        const struct timespec t = {0, RB_GATE_LATE_MS * 1000000L};
+        const struct timespec t = {0, rb_gate_late_ms() * 1000000L};
         nanosleep(&t, NULL);
     }
 }
