@@ -616,10 +616,12 @@ def header(recs: list[dict]) -> list[str]:
     if not metas:
         return []
     commits = sorted({r["commit"] for r in recs if "report" in r and not is_dirty(r)})
-    dirty = [r for r in recs if "report" in r and is_dirty(r)]
+    # Only those not measured since at a committed state (render leaves the others out).
+    committed = {key_of(r) for r in recs if "report" in r and not is_dirty(r)}
+    dirty = [r for r in recs if "report" in r and is_dirty(r) and key_of(r) not in committed]
     unpublished = (
-        f" {len(dirty)} comparison(s) measured with uncommitted changes are not published (their rows say so): "
-        "no checkout reproduces them; `scripts/fidelity.py run` measures them anew."
+        f" {len(dirty)} comparison(s) measured with uncommitted changes and not since are not published "
+        "(their rows say so): no checkout reproduces them; `scripts/fidelity.py run` measures them anew."
         if dirty
         else ""
     )
