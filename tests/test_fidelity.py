@@ -415,8 +415,33 @@ def test_a_comparison_measured_with_uncommitted_changes_is_not_published_and_is_
     assert len(awaiting) == 1 and "awaits re-measuring" in awaiting[0] and "0.50" not in awaiting[0]
     assert awaiting[0].count("|") == published[0].count("|")  # the same columns
     head = next(line for line in md.splitlines() if line.startswith("Measured by"))
-    assert "abc1234" in head and "def5678" not in head and "1 comparison(s) measured with uncommitted" in head
+    assert "abc1234" in head and "def5678" not in head
+    assert "1 comparison(s) measured with uncommitted changes and not since" in head
     out = tmp_path / "f.jsonl"
     out.write_text("".join(json.dumps(r) + "\n" for r in recs))
     assert fidelity.kept_comparisons(out, again=False) == {fidelity.key_of(clean)}
     assert fidelity.kept_comparisons(out, again=True) == set()
+
+
+PROGRAMS = {"slow-ring": {"title": "t", "origin": "written here", "idiom": "i"}}
+
+
+def test_a_comparison_measured_again_at_a_committed_state_drops_its_awaiting_row(catalogue, monkeypatch):
+    """Once a comparison measured with uncommitted changes has been measured at a committed state, its
+    row no longer says it awaits re-measuring, nor does the header count it; both committed measurements
+    of one comparison are still shown (the second marked "again")."""
+    monkeypatch.setattr(fidelity, "CATALOGUE", catalogue)
+    _, cases, core = fidelity.load()
+    item = fidelity.plan(cases, core, (), (), ())[0]
+    cell = {"driver": {"ns_per_hop": 50_000}, "program": {"ns_per_hop": 100_000}, "ratio": 0.5}
+    cell |= {"ratio_ci": [0.4, 0.6], "p_value": 0.01, "significant": True}
+    meta = {"meta": {"started": "2026-11-28 18:00 UTC", "load": [0.1, 0.1, 0.1]}}
+    measured = {**item, "command": "c", "report": {"rounds": 5, "cells": [cell]}}
+    recs = [meta, {**measured, "commit": "def5678 (uncommitted changes)"}, {**measured, "commit": "abc1234"}]
+    md = fidelity.render(recs, PROGRAMS, cases)
+    assert "awaits re-measuring" not in md and "uncommitted" not in md
+    rows = [line for line in md.splitlines() if line.startswith("| slow-ring | 1 core")]
+    assert len(rows) == 1 and "abc1234" in rows[0] and ", again" not in rows[0]
+    md2 = fidelity.render(recs + [{**measured, "commit": "bcd2345"}], PROGRAMS, cases)
+    rows = [line for line in md2.splitlines() if line.startswith("| slow-ring | 1 core")]
+    assert len(rows) == 2 and sum(", again" in r for r in rows) == 1
