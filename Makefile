@@ -12,8 +12,9 @@ bench: setup
 
 # Every test but the long runs, both cores busy throughout: the harness, store and CLI tests, every driver
 # against the contract and each driver's own checks, two at a time (work stealing, so a driver's minutes-long
-# check does not hold a queue back); then the few marked `alone` (wall-clock timings held to a bound, and
-# pekko's rings across nodes, whose JVMs miss their start-up timeout beside a busy session), one at a time. A test that hangs fails after 300 s (pyproject.toml).
+# check does not hold a queue back); then the few marked `alone` (wall-clock timings held to a bound), one at
+# a time. The drivers' stress tests run short; `make test-slow` gives them their long soak (RINGBENCH_SLOW=1).
+# A test that hangs fails after 300 s (pyproject.toml).
 test:
 	bash scripts/setup.sh --test
 	.venv/bin/ruff check ringbench scripts tests
@@ -22,7 +23,7 @@ test:
 	.venv/bin/python -m pytest -q -m "not slow and not alone" -n 2 --dist worksteal
 	.venv/bin/python -m pytest -q -m "not slow and alone"
 
-# Long runs (N up to a million) behind a flag; not part of CI.
+# Long runs behind a flag, not part of CI: N up to a million, and the drivers' checks with their long stress soaks.
 test-slow:
 	bash scripts/setup.sh --test
 	RINGBENCH_SLOW=1 .venv/bin/python -m pytest -q -m slow -n 2
