@@ -169,13 +169,17 @@ start_local(#{nodes := K, n := N} = P) ->
     Peers = [{Peer, OsPid} || {Peer, OsPid, _Node, _Name, _Port} <- Started],
     Ports = [{Name, Port} || {_, _, _, Name, Port} <- Started],
     Nodes = [node() | [Node || {_, _, Node, _, _} <- Started]],
-    %% Every node learns every port, then every pair connects: nothing of
-    %% the name service or the connections is left for a timed phase.
+    %% Every node learns every port (the peers over their control channel),
+    %% then every pair connects: nothing of the name service or the
+    %% connections is left for a timed phase. The ports come first: once
+    %% node 0 connects, global on each peer connects at once to the nodes
+    %% node 0 knows, and an attempt that finds no port fails; on OTP 25
+    %% (prevent_overlapping_partitions) global then disconnects nodes of the
+    %% ring, an erpc noconnection or a node down a moment later.
     [ringbench_epmd:add(Name, local, Port) || {Name, Port} <- Ports],
+    [[true = peer:call(Peer, ringbench_epmd, add, [Nm, local, Pt]) || {Nm, Pt} <- Ports]
+     || {Peer, _} <- Peers],
     [connect_local(Node) || Node <- tl(Nodes)],
-    [ok = erpc:call(Node, lists, foreach,
-                    [fun({Nm, Pt}) -> ringbench_epmd:add(Nm, local, Pt) end, Ports])
-     || Node <- tl(Nodes)],
     mesh(Nodes),
     #cluster{nodes = Nodes, placement = maps:get(node_placement, P), n = N,
              peers = Peers, cpus = Cpus}.

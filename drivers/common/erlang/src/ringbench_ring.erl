@@ -116,12 +116,11 @@ entries(_I, _P, Starts, Entries) -> {Starts, Entries}.
 %% else waiting for it (open); reports the open ones, the heads (those whose
 %% predecessor is open: main sends their pids to it) and the token entries;
 %% reports the node's ready count; stays until the proof, then waits until
-%% the node's processes have exited. If main goes first, it ends the node's
+%% the ring processes it spawned have exited. If main goes first, it ends the node's
 %% ring processes (on a node the driver did not start, nothing is left).
 -spec builder(pid(), non_neg_integer(), ringbench_nodes:cluster(), [non_neg_integer()],
               spawner()) -> ok.
 builder(Main, J, Cluster, Starts, Spawn) ->
-    Base = erlang:system_info(process_count),
     Monitor = erlang:monitor(process, Main),
     Mine = ringbench_nodes:indices(J, Cluster),
     N = ringbench_nodes:ring_size(Cluster),
@@ -136,7 +135,7 @@ builder(Main, J, Cluster, Starts, Spawn) ->
         Count ->
             Main ! {ready, self(), Count},
             receive
-                {settle, From} -> settle(Base), From ! {settled, self()}, ok;
+                {settle, From} -> gone(All), From ! {settled, self()}, ok;
                 {'DOWN', Monitor, process, Main, _} -> [exit(P, kill) || P <- All], ok
             end
     end.
@@ -154,12 +153,14 @@ spawn_block([I | Rest], Prev, #{n := N, j := J, cluster := C, spawn := Spawn, ga
     Entries1 = case maps:is_key(I, Wanted) of true -> [{I, Pid} | Entries]; false -> Entries end,
     spawn_block(Rest, {I, Pid}, B, {Open1, Heads1, Entries1, [Pid | All]}).
 
-%% Until this node's process count is back where the builder found it.
-settle(Base) ->
-    case erlang:system_info(process_count) =< Base of
-        true -> ok;
-        false -> receive after 1 -> settle(Base) end
-    end.
+%% Until every one of Pids has exited. Not "until the node's process count
+%% is back where the builder found it": any unrelated process that the node
+%% starts meanwhile and keeps (kernel's, on a node that has just connected
+%% and is loaded) would keep the count above it for ever, and the proof,
+%% which waits for every builder, with it.
+gone(Pids) ->
+    Refs = [erlang:monitor(process, P) || P <- Pids],
+    lists:foreach(fun(R) -> receive {'DOWN', R, process, _, _} -> ok end end, Refs).
 
 %% Sends Token to each entry (in the timed phase: the tokens go in).
 -spec inject([pid()], term()) -> ok.
