@@ -429,8 +429,11 @@ def test_the_ring_crosses_nodes_over_tls_distribution_and_a_bad_certificate_is_o
     # The same nodes without a certificate cannot connect: the hops above did go over TLS.
     cell, _ = _tls_ring(tmp_path, tmp_path / "missing.pem", procs)
     assert cell["status"] == "failed"
-    assert "could not connect" in cell["reason"] and "inet_tls" in cell["reason"], cell["reason"]
-    assert "\n" not in cell["reason"] and "erpc" not in cell["reason"]
+    # The driver's error is one line; what follows it in the reason is the driver's stderr, which the
+    # orchestrator always keeps (here, at times, the TLS acceptor's report of the missing file).
+    first = cell["reason"].partition("\n")[0]
+    assert "could not connect" in first and "inet_tls" in first, cell["reason"]
+    assert "erpc" not in cell["reason"]
     assert procs.left(10) == set()
 
 
