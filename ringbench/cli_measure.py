@@ -180,7 +180,7 @@ def sweep(workload, resume, budget, **kw):
 
 # The process is the unit of the statistics (a test needs stats.MIN_PROCESSES_FOR_TEST = 3 fresh processes
 # a side), so 3 processes a cell; 2 repeats each; 30 ms message phases. The 48 cells of 24 ranked variants
-# took 297 s (docs/results/bench.md, run 91), most of it the JIT runtimes' floors (about 2 s a process,
+# took 273 s (docs/results/bench.md, run 92), most of it the JIT runtimes' floors (about 2 s a process,
 # 48 processes and 8 probes), then process start-up and the iterations (a window of 10 warm-ups, 2
 # repeats and one unreported iteration for the drift check). The drivers' hand-written mailboxes wait
 # for --all-idioms: 6 cells, about 50 s more.
