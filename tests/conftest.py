@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 # A test that names no store writes into one of this test process's own, never into the checkout's
-# (results/) nor into one another worker of `pytest -n 2` writes too (before ringbench reads the variable).
+# (results/) nor into one another worker of `pytest -n 3` writes too (before ringbench reads the variable).
 # A pytest-xdist worker starts with COLUMNS=80; the tests expect the width a piped ringbench has in the
 # serial run (100, or what a test sets itself), which ringbench reads when present/terminal.py is imported.
 if os.environ.get("PYTEST_XDIST_WORKER"):
@@ -210,17 +210,24 @@ def zoo(fake, tmp_path, monkeypatch):
 
 
 class _ChecksFirstOnEachWorker:
-    """The drivers' own checks take minutes each (a JVM build, clippy, stress tests). pytest -n 2 --dist
-    worksteal gives each worker half the list, in order, and a worker that runs dry steals from the tail of
-    the other's: so half the checks go first in each half, and neither worker is left with all of them."""
+    """The drivers' own checks take minutes each (a JVM build, clippy, stress tests). pytest -n W --dist
+    worksteal gives each of the W workers one W-th of the list, in order, and a worker that runs dry steals
+    from the tail of another's: so each worker's share starts with one W-th of the checks, and no worker is
+    left with all of them."""
 
-    @pytest.hookimpl(trylast=True)  # after -m has deselected: the halves are of what runs
+    @pytest.hookimpl(trylast=True)  # after -m has deselected: the shares are of what runs
     def pytest_collection_modifyitems(self, config, items):
+        workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))  # set in each worker by xdist
         checks = [i for i in items if i.module.__name__ == "test_driver_checks"]
         rest = [i for i in items if i.module.__name__ != "test_driver_checks"]
-        first, second = checks[0::2], checks[1::2]
-        cut = max(len(items) // 2 - len(first), 0)
-        items[:] = first + rest[:cut] + second + rest[cut:]
+        share = len(items) / workers  # worksteal's initial split: W contiguous ranges of about this size
+        ordered: list = []
+        for w in range(workers):
+            mine = checks[w::workers]
+            take = max(round(share * (w + 1)) - len(ordered) - len(mine), 0)  # the rest fills the share
+            ordered += mine + rest[:take]
+            rest = rest[take:]
+        items[:] = ordered + rest
 
 
 def pytest_configure(config):
