@@ -22,10 +22,9 @@ from conftest import RingProcesses, nodes_drivers
 
 REPO = Path(__file__).resolve().parent.parent
 CLI = [sys.executable, "-m", "ringbench.cli"]
-# Generous for a loaded 2-core machine; on a quiet one the failure comes within about 0.2 s (BEAM).
+# Generous for a loaded 2-core machine: the failure comes within about 0.2 s on a quiet one (BEAM, CAF), and
+# within 0.6 s for every driver under a load average of 9 (2026-11-29), so these run beside other tests.
 WITHIN_S = 10.0
-# Each test waits on the wall clock for a failure within seconds: run one at a time (make test).
-pytestmark = pytest.mark.alone
 
 
 def _bytes_read(pid: int) -> int:
