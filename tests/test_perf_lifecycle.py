@@ -8,6 +8,7 @@ orchestrator waiting for its runner took); the figures themselves are never chec
 import json
 import os
 import signal
+import sqlite3
 import subprocess
 import time
 import uuid
@@ -103,6 +104,31 @@ def test_ctrl_c_stops_at_once_keeping_the_finished_snippets(tmp_path, env, runne
         assert run["status"] == "interrupted"
         first = SNIPPETS[runner][0]
         assert any(line.lstrip().startswith(first) for line in out.splitlines()), out
+
+
+def _recorded(db: Path) -> bool:
+    try:
+        return bool(db.exists() and q(db, "SELECT id FROM runs"))
+    except sqlite3.OperationalError:  # the store is being created
+        return False
+
+
+def test_ctrl_c_before_any_snippet_finished_prints_no_empty_table_and_the_show_command_once(tmp_path, env):
+    """Interrupted while its only snippet is measured: no table header with no rows under it, the warning
+    says none finished and names the command that shows the run, once."""
+    need("python")
+    db = tmp_path / "s.db"
+    proc = start(env, "-r", "python", "sum(xs)", "--init_runner", "xs = [1, 2]", "-d", 500, "-s", 60, "--db", db)
+    deadline = time.monotonic() + 120
+    while not _recorded(db):  # the run is recorded: its one cell is under way
+        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, (out, err)
+    assert "(interrupted)" in out and "QPS" not in out, out
+    assert "0 of 1 cells finished" in " ".join((out + err).split()), (out, err)
+    assert (out + err).count("ringbench show 1") == 1, (out, err)
 
 
 def test_a_killed_orchestrators_job_folder_is_swept_at_the_next_start(tmp_path, env):

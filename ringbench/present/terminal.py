@@ -483,6 +483,9 @@ def show_perf(run: Run, wide: bool = False) -> None:
     cells = ordered(run.cells, None)
     cols, body, notes = tables.perf_rows(cells, None, wide)
     out.print(shown(perf_title(run)), highlight=False)
+    if not body:  # interrupted before a snippet finished: no table, no legend; the warnings say what happened
+        print_warnings(run.warnings)
+        return
     details: list[str] = []
     if wide:  # the code whole, each snippet on lines of its own, #k in the table; the details under it
         cols, body, details = _perf_wide(cols, body)
