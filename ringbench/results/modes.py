@@ -19,8 +19,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, fields, replace
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from ..catalogue import workloads
 from ..catalogue.workloads import NS_PER_HOP, Metric, Workload
 from . import noise, sampling, stats
@@ -94,6 +92,8 @@ def unsettled(figures: Sequence[float], pct: float = SETTLE_PCT, window: int = S
     w = [float(x) for x in figures[-window:]]
     if len(w) < window:
         return f"{len(w)} of {window} iterations"
+    import numpy as np
+
     med = float(np.median(w))
     if med <= 0:
         return "no figure"
@@ -120,6 +120,8 @@ def drifted(window: Sequence[float], after: Sequence[float], pct: float = SETTLE
     w, a = [float(x) for x in window], [float(x) for x in after]
     if not w or not a:
         return None
+    import numpy as np
+
     med = float(np.median(w))
     if med <= 0:
         return None

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from .stats import cv
 
 
@@ -30,6 +28,8 @@ def rates(samples: list[dict]) -> list[float]:
 
 def describe_samples(samples: list[dict]) -> dict:
     """Summary of a continuous cell: hops per sample and time per hop over the counted intervals."""
+    import numpy as np
+
     iv = intervals(samples)
     hops = [h for h, _ in iv]
     total_hops, total_ns = sum(hops), sum(ns for _, ns in iv)
@@ -68,6 +68,8 @@ class Squeeze:
     stopped_because: str = "reached --max"
 
     def add(self, k: int, rates_: list[float]) -> bool:
+        import numpy as np
+
         mean = float(np.mean(rates_)) if rates_ else 0.0
         sd = float(np.std(rates_, ddof=1)) if len(rates_) > 1 else 0.0
         step = {"concurrency": k, "hops_per_s": mean, "sd": sd, "samples": len(rates_)}

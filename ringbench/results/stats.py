@@ -2,6 +2,10 @@
 
 Every figure ringbench shows is derived here from the stored raw records, so a
 table, an export and a comparison can never disagree.
+
+numpy and scipy are imported inside the functions that use them: every command imports this
+module, and one that computes no figure (`--help`, `history`, a run until its first warm-up)
+need not load them.
 """
 
 from __future__ import annotations
@@ -9,8 +13,10 @@ from __future__ import annotations
 import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 
 @dataclass(frozen=True)
@@ -23,6 +29,8 @@ class Summary:
 
 
 def summarize(values: Iterable[float]) -> Summary:
+    import numpy as np
+
     a = np.asarray(list(values), dtype=float)
     if a.size == 0:
         raise ValueError("no values to summarize")
@@ -36,11 +44,15 @@ CONFIDENCE = 0.95
 
 
 def _rng() -> np.random.Generator:
+    import numpy as np
+
     return np.random.default_rng(20261123)  # fixed: the same data always gives the same interval
 
 
 def bootstrap_median_ci(values: Iterable[float]) -> tuple[float, float]:
     """Percentile bootstrap 95 % interval of the median."""
+    import numpy as np
+
     a = np.asarray(list(values), dtype=float)
     if a.size < 2:
         return (float(a[0]), float(a[0])) if a.size else (float("nan"), float("nan"))
@@ -51,6 +63,8 @@ def bootstrap_median_ci(values: Iterable[float]) -> tuple[float, float]:
 
 def bootstrap_ratio_ci(num: Iterable[float], den: Iterable[float]) -> tuple[float, float]:
     """95 % interval of median(num) / median(den), resampling both sides independently."""
+    import numpy as np
+
     a, b = np.asarray(list(num), float), np.asarray(list(den), float)
     rng = _rng()
     ma = np.median(rng.choice(a, size=(BOOTSTRAP_RESAMPLES, a.size)), axis=1)
@@ -97,6 +111,7 @@ def compare(a: Iterable[float], b: Iterable[float]) -> Difference:
     test on the repeats (no assumption of normal timings; benchstat's choice), significant when
     p < 0.05, and only with at least MIN_REPEATS_FOR_TEST values on each side. The ratio of medians
     and its bootstrap 95 % interval say how large the difference is."""
+    import numpy as np
     from scipy.stats import mannwhitneyu
 
     a, b = list(a), list(b)
@@ -123,6 +138,8 @@ Groups = Sequence[Sequence[float]]
 
 def _padded(groups: Groups) -> tuple[np.ndarray, np.ndarray]:
     """The groups as rows of one array, padded with NaN, and each row's length."""
+    import numpy as np
+
     sizes = np.array([len(g) for g in groups])
     out = np.full((len(groups), int(sizes.max())), np.nan)
     for i, g in enumerate(groups):
@@ -133,6 +150,8 @@ def _padded(groups: Groups) -> tuple[np.ndarray, np.ndarray]:
 def _hierarchical_medians(groups: Groups, rng: np.random.Generator) -> np.ndarray:
     """BOOTSTRAP_RESAMPLES medians of the pooled values of a two-stage resample: processes drawn with
     replacement, then each drawn process's values drawn with replacement from its own."""
+    import numpy as np
+
     data, sizes = _padded(groups)
     p, width = data.shape
     chosen = rng.integers(p, size=(BOOTSTRAP_RESAMPLES, p))
@@ -152,6 +171,8 @@ def pooled(groups: Groups) -> list[float]:
 
 def hierarchical_median_ci(groups: Groups) -> tuple[float, float]:
     """95 % interval of the median of values grouped by driver process, processes resampled first."""
+    import numpy as np
+
     groups = _nonempty(groups)
     values = pooled(groups)
     if len(values) < 2:
@@ -162,11 +183,15 @@ def hierarchical_median_ci(groups: Groups) -> tuple[float, float]:
 
 def process_medians(groups: Groups) -> list[float]:
     """Each process's own median: the values the test compares."""
+    import numpy as np
+
     return [float(np.median(g)) for g in _nonempty(groups)]
 
 
 def process_spread(groups: Groups) -> float | None:
     """How far the processes' own medians lie apart, as a share of their median (None with one process)."""
+    import numpy as np
+
     meds = process_medians(groups)
     if len(meds) < 2 or np.median(meds) == 0:
         return None
@@ -175,6 +200,7 @@ def process_spread(groups: Groups) -> float | None:
 
 def welch_log_p(a: Sequence[float], b: Sequence[float]) -> float:
     """Two-sided p of Welch's t-test on the logarithms of two sets of positive values."""
+    import numpy as np
     from scipy.stats import ttest_ind
 
     la, lb = np.log(np.asarray(a, float)), np.log(np.asarray(b, float))
@@ -189,6 +215,8 @@ def compare_processes(a: Groups, b: Groups) -> Difference:
     """Is b different from a, with the fresh driver process as the unit? The ratio of the pooled
     medians, its interval from the two-stage bootstrap of each side, and Welch's t-test on the log of
     the per-process medians, only with at least MIN_PROCESSES_FOR_TEST processes a side."""
+    import numpy as np
+
     a, b = _nonempty(a), _nonempty(b)
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = float(np.median(pooled(b)) / np.median(pooled(a)))
@@ -208,6 +236,8 @@ def compare_processes(a: Groups, b: Groups) -> Difference:
 
 def cv(values: Iterable[float]) -> float:
     """Coefficient of variation (sample standard deviation / mean)."""
+    import numpy as np
+
     a = np.asarray(list(values), float)
     if a.size < 2 or a.mean() == 0:
         return 0.0
