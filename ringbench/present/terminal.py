@@ -9,10 +9,10 @@ import json
 import os
 import sys
 import time
+from typing import TYPE_CHECKING
 
 from rich import box
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 
@@ -23,6 +23,9 @@ from ..results.modes import MODES, Options, settled, squeeze_history
 from ..results.relative import ordered
 from . import tables
 from .text import shown
+
+if TYPE_CHECKING:
+    from rich.progress import Progress, ProgressColumn, TaskID
 
 # Tables are ruled with ASCII only: a line of box-drawing characters is three bytes a column, and
 # tools that count bytes (awk, mail, some CI logs) would see a 100-column table as 300 wide.
@@ -394,22 +397,24 @@ def _short_params(c: Cell) -> str:
 
 
 # -- progress ----------------------------------------------------------------------------------------
-class _Eta(ProgressColumn):
+# rich.progress is imported when a display begins: a command that measures nothing does not load it.
+def _eta_column(estimate_s: float) -> ProgressColumn:
     """Time left: the plan's own estimate until the first steps are done, then extrapolated from them."""
+    from rich.progress import ProgressColumn
 
-    def __init__(self, estimate_s: float):
-        super().__init__()
-        self.estimate_s = estimate_s
-        self.started = time.monotonic()
+    started = time.monotonic()
 
-    def render(self, task) -> Text:
-        done, total = task.completed, task.total or 0
-        spent = time.monotonic() - self.started
-        if done >= 2 and total:
-            left = spent / done * (total - done)
-        else:
-            left = max(self.estimate_s - spent, 0)
-        return Text(f"~{_duration(left)} left", style="progress.remaining")
+    class Eta(ProgressColumn):
+        def render(self, task) -> Text:
+            done, total = task.completed, task.total or 0
+            spent = time.monotonic() - started
+            if done >= 2 and total:
+                left = spent / done * (total - done)
+            else:
+                left = max(estimate_s - spent, 0)
+            return Text(f"~{_duration(left)} left", style="progress.remaining")
+
+    return Eta()
 
 
 def _duration(s: float) -> str:
@@ -432,12 +437,14 @@ class ProgressDisplay:
         if self.creating:
             err.print(f"creating the store {self.creating}", highlight=False)
         err.print(f"run {run_id}: {self.total} step(s), about {_duration(self.estimate_s)}", highlight=False)
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
         columns = [
             TextColumn("{task.description}", table_column=None),
             BarColumn(bar_width=10),
             MofNCompleteColumn(),
             TimeElapsedColumn(),
-            _Eta(self.estimate_s),
+            _eta_column(self.estimate_s),
         ]
         self.bar = Progress(*columns, console=err, transient=True)
         self.task = self.bar.add_task("starting", total=self.total)
