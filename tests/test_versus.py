@@ -475,8 +475,9 @@ def test_an_interrupted_comparison_keeps_the_ring_sizes_it_finished(fake, monkey
     assert "interrupted: 1 of 2 ring size(s) compared, stored as run 1" in err
     run = api.load(1, db)
     assert run.status == "interrupted" and [c.params["n"] for c in run.cells] == [100, 100]
-    advice = next(w.advice for w in run.warnings if w.kind == "interrupted")
-    assert advice.startswith("measure it again with its command")
+    warning = next(w for w in run.warnings if w.kind == "interrupted")
+    assert warning.advice == "measure it again with"  # its own command, not `show`, which would name itself
+    assert warning.hint == run.command and run.command.startswith("ringbench versus -r fake")
 
 
 def test_ctrl_c_leaves_no_program_running_and_exits_130(fake, db, tmp_path):

@@ -289,8 +289,9 @@ class Run:
                     self.status,
                     f"{why}: {done} of {planned} cells finished and stored (a cell is all or nothing: "
                     "the repeats of one under way are not kept)",
-                    "continue with" if resumable else "measure it again with its command, shown by",
-                    hint=self.hint("sweep --resume" if resumable else "show"),
+                    "continue with" if resumable else "measure it again with",
+                    # its own command where it was recorded: the show hint would name itself under `show`
+                    hint=self.hint("sweep --resume") if resumable else self.command or self.hint("show"),
                 )
             )
         return out
