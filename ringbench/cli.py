@@ -37,7 +37,7 @@ from .cli_own import (
     versus,
 )
 from .cli_own import perf_args as perf_args  # erlperf's argv as the command reads it (tests import it from here)
-from .present import PLOT_KINDS, exporting, terminal
+from .present import exporting, terminal
 from .present.terminal import err, out
 from .present.text import printable
 from .present.text import shown as escape  # stored text verbatim: no markup, control characters escaped
@@ -269,10 +269,24 @@ def import_(path, db):
     click.echo(f"imported {path} as run {run_id}; `ringbench show {run_id}{api.db_flag(db)}` prints it")
 
 
+class _PlotKind(click.Choice):
+    """`plot --kind`'s values, read from the chart registry when the option is parsed or its help shown: read
+    when the command line is built, they would load the charts' modules for every command."""
+
+    def __init__(self) -> None:  # no tuple of choices fixed here: `choices` reads them
+        self.case_sensitive = True
+
+    @property
+    def choices(self) -> tuple[str, ...]:  # type: ignore[override]  # read, never assigned
+        from .present import PLOT_KINDS
+
+        return ("auto", *PLOT_KINDS)
+
+
 @cli.command()
 @click.argument("run_id", type=int)
 @click.option(
-    "--kind", type=click.Choice(["auto", *PLOT_KINDS]), default="auto", show_default=True,
+    "--kind", type=_PlotKind(), default="auto", show_default=True,
     help="What to draw (auto: chosen from the run's workload and mode).",
 )  # fmt: skip
 @click.option("--out", "out_path", type=click.Path(dir_okay=False, path_type=Path), required=True,
