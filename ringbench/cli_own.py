@@ -210,8 +210,7 @@ def perf(argv):
     else:
         terminal.show_perf(run, wide)
     if run.status == "interrupted":
-        if as_json:  # the table's warnings, which name the command that shows the run, are not printed
-            err.print(escape(f"interrupted; {stored}"), highlight=False, soft_wrap=True)
+        err.print(escape(f"interrupted; {stored}"), highlight=False, soft_wrap=True)
         sys.exit(EXIT_INTERRUPTED)
     if run.status == "failed":
         why = next((c for c in run.cells if not c.ok), None)

@@ -114,8 +114,9 @@ def _recorded(db: Path) -> bool:
 
 
 def test_ctrl_c_before_any_snippet_finished_prints_no_empty_table_and_the_show_command_once(tmp_path, env):
-    """Interrupted while its only snippet is measured: no table header with no rows under it, the warning
-    says none finished and names the command that shows the run, once."""
+    """Interrupted while its only snippet is measured: no table header with no rows under it; the warning
+    says none finished and gives the command to measure it again, and the command that shows the run is
+    named once."""
     need("python")
     db = tmp_path / "s.db"
     proc = start(env, "-r", "python", "sum(xs)", "--init_runner", "xs = [1, 2]", "-d", 500, "-s", 60, "--db", db)
@@ -128,6 +129,7 @@ def test_ctrl_c_before_any_snippet_finished_prints_no_empty_table_and_the_show_c
     assert proc.returncode == 130, (out, err)
     assert "(interrupted)" in out and "QPS" not in out, out
     assert "0 of 1 cells finished" in " ".join((out + err).split()), (out, err)
+    assert "measure it again with: ringbench perf -r python" in " ".join(out.split()), out
     assert (out + err).count("ringbench show 1") == 1, (out, err)
 
 
