@@ -8,7 +8,8 @@ from __future__ import annotations
 import re
 import textwrap
 
-from .api import PERF_DEFAULT_RUNNER, InputError, perf_runners
+from . import api
+from .api import InputError
 
 PERF_HELP = """Benchmark your own code, erlperf's way: each CODE runs in a tight loop on a runtime's
 perf runner.
@@ -103,7 +104,8 @@ _RUNTIME_FLAG = "  -r, --runtime NAME    "
 
 def perf_help() -> str:
     """The help, its -r entry naming every perf runner the drivers' manifests list (`perf = NAME`)."""
-    listed = ", ".join(f"{n} (default)" if n == PERF_DEFAULT_RUNNER else n for n in perf_runners()) or "none found"
+    runners = api.perf_runners()
+    listed = ", ".join(f"{n} (default)" if n == api.PERF_DEFAULT_RUNNER else n for n in runners) or "none found"
     text = f"{listed}: a driver whose manifest names `perf` (ringbench runtimes); or its runtime id"
     lines = textwrap.wrap(text, 78 - len(_RUNTIME_FLAG))
     indent = " " * len(_RUNTIME_FLAG)

@@ -26,6 +26,8 @@ The API is a package of short modules, each re-exported here: `planning` (cells 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from ..catalogue import workloads
 from ..catalogue.drivers import FORMER_NAMES
 from ..harness.launch import interrupt_on_stop
@@ -54,19 +56,48 @@ from .importing import import_run
 from .installing import add_installation, installations
 from .lifecycle import RecordedRun
 from .measuring import measure, resume, resume_env_changes, wait_until_idle
-from .perf_run import (
-    ERLPERF_RUN_OPTIONS,
-    ERLPERF_SQUEEZE_OPTIONS,
-    PERF_DEFAULT_RUNNER,
-    PerfRow,
-    perf,
-    perf_rows,
-    perf_runner,
-    perf_runners,
-)
 from .planning import Estimate, estimate, plan, ranked_runtimes, resume_estimate
 from .stored import RANKS, Change, check_rank, compare, db_flag, history, load, run_json, with_baseline, with_rank
-from .versus_run import RunFailed, VersusPair, VersusRequest, versus, versus_pairs
+
+# `perf` and `versus` bring runners of their own (harness/perf.py, harness/versus.py) that no other command
+# needs: their names are imported on first use (`__getattr__`), so `--help`, `show` or `run` does not load them.
+_PERF_RUN = (
+    "ERLPERF_RUN_OPTIONS",
+    "ERLPERF_SQUEEZE_OPTIONS",
+    "PERF_DEFAULT_RUNNER",
+    "PerfRow",
+    "perf",
+    "perf_rows",
+    "perf_runner",
+    "perf_runners",
+)
+_VERSUS_RUN = ("RunFailed", "VersusPair", "VersusRequest", "versus", "versus_pairs")
+
+if TYPE_CHECKING:  # the same names, for the type checker
+    from .perf_run import (
+        ERLPERF_RUN_OPTIONS,
+        ERLPERF_SQUEEZE_OPTIONS,
+        PERF_DEFAULT_RUNNER,
+        PerfRow,
+        perf,
+        perf_rows,
+        perf_runner,
+        perf_runners,
+    )
+    from .versus_run import RunFailed, VersusPair, VersusRequest, versus, versus_pairs
+
+
+def __getattr__(name: str) -> Any:
+    if name in _PERF_RUN:
+        from . import perf_run
+
+        return getattr(perf_run, name)
+    if name in _VERSUS_RUN:
+        from . import versus_run
+
+        return getattr(versus_run, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "DEFAULT_DB",
