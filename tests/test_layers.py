@@ -9,6 +9,8 @@ cli        imports api, present and results'  value types (the command line)
 """
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -243,6 +245,28 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 def test_no_loop_of_imports_anywhere_in_the_package():
     """Inside a layer as across layers, and whether the import is at the top or hidden in a function."""
     assert cycles(import_graph()) == []
+
+
+# Loaded only by the commands that use them: every `ringbench` process starts with the CLI's imports, and the
+# tests start hundreds (numpy alone was ~60 ms of a start).
+HEAVY = ("numpy", "scipy", "matplotlib", "plotly", "rich.progress", "ringbench.harness.perf",
+         "ringbench.harness.versus", "ringbench.present.charts", "ringbench.results.analysis")  # fmt: skip
+
+
+def test_the_command_line_starts_without_statistics_plots_or_the_perf_and_versus_runners():
+    code = "import sys, ringbench.cli; print(' '.join(sys.modules))"
+    loaded = set(
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    )
+    assert "ringbench.cli" in loaded
+    assert sorted(m for m in loaded if m in HEAVY or m.split(".")[0] in HEAVY) == []
+
+
+def test_every_name_the_api_exports_resolves_those_loaded_on_first_use_too():
+    import ringbench.api as api
+
+    assert [n for n in api.__all__ if not hasattr(api, n)] == []
+    assert set(api._PERF_RUN) | set(api._VERSUS_RUN) <= set(api.__all__)
 
 
 def test_the_loop_finder_finds_a_loop_hidden_in_a_function(tmp_path, monkeypatch):
