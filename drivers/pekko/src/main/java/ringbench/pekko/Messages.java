@@ -64,6 +64,12 @@ final class Messages {
         Sum(long value) { this(value, 0); }
     }
 
+    /**
+     * A tree node's first message, from its parent (the root's from main): cover the leaves lo … lo+size-1
+     * with {@code fanout} children a node; {@code root}: answer main's ask, not a parent.
+     */
+    record Cover(int lo, int size, int fanout, boolean root) {}
+
     /** The kinds of ring process a node's host spawns (ring, trace, continuous mode's). */
     enum Kind { RING, TRACE, LOOP }
 

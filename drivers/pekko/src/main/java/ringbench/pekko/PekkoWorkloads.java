@@ -253,7 +253,7 @@ final class PekkoWorkloads implements Across.Spread {
     @Override
     public long tree(Params p, Meter meter) {
         meter.treeBegins();
-        ActorRef root = system.actorOf(TreeNode.props(0, p.n(), p.fanout(), null));
+        ActorRef root = TreeNode.root(system, p.n(), p.fanout());
         long sum = sum(ask(root, AwaitEnd.ASK));
         meter.treeEnds();
         retire(root);

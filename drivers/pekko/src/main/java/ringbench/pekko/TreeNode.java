@@ -1,67 +1,68 @@
 package ringbench.pekko;
 
-import org.apache.pekko.actor.AbstractActor;
 import org.apache.pekko.actor.ActorRef;
+import org.apache.pekko.actor.ActorRefFactory;
 import org.apache.pekko.actor.Props;
+import org.apache.pekko.actor.UntypedAbstractActor;
 import ringbench.pekko.Messages.AwaitEnd;
+import ringbench.pekko.Messages.Cover;
 import ringbench.pekko.Messages.Sum;
 
 /**
- * A tree process covering the leaves lo … lo+size-1. A leaf tells its parent its
- * ordinal and stops; an inner node spawns fanout children (its own, with
- * {@code getContext().actorOf}) over equal contiguous parts of its range, adds
- * the sums they tell it in whatever order they come, tells its parent the total
- * and stops. The root (no parent) answers main's {@link AwaitEnd} ask with the total,
- * whichever of the two comes first, and stays until main stops it (gracefulStop,
- * whose reply Pekko sends once every descendant has terminated).
+ * A tree process. Every node is made from one shared {@link #PROPS} and learns its leaves from its first
+ * message, a {@link Cover} (skynet's Start): a leaf tells its parent its ordinal and stops; an inner node
+ * spawns fanout children with {@code getContext().actorOf}, tells each its equal contiguous part, adds the
+ * sums they tell it in whatever order they come, tells its parent the total and stops. The root (covered
+ * by main) answers main's {@link AwaitEnd} ask with the total, whichever of the two comes first, and stays
+ * until main stops it (gracefulStop, whose reply Pekko sends once every descendant has terminated).
+ *
+ * <p>An {@link UntypedAbstractActor}: {@code onReceive(Object)}, Pekko's classic Java API, builds no
+ * {@code receiveBuilder} chain a node; with one Props for all and the range by message, a node allocates
+ * within 24 B of skynet's Scala node (drivers/pekko/README.md, the workloads' paragraph).
  */
-final class TreeNode extends AbstractActor {
-    private final int lo, size, fanout;
-    private final ActorRef parent; // null for the root
-    private ActorRef asker;        // the root's: main's ask
-    private boolean done;          // the root's: its total is known
+final class TreeNode extends UntypedAbstractActor {
+    static final Props PROPS = Props.create(TreeNode.class, TreeNode::new);
+
+    private int fanout, got;
+    private boolean root, done; // the root's: its total is known
+    private ActorRef asker;     // the root's: main's ask
     private long sum;
-    private int got;
 
-    TreeNode(int lo, int size, int fanout, ActorRef parent) {
-        this.lo = lo;
-        this.size = size;
-        this.fanout = fanout;
-        this.parent = parent;
-    }
-
-    static Props props(int lo, int size, int fanout, ActorRef parent) {
-        return Props.create(TreeNode.class, () -> new TreeNode(lo, size, fanout, parent));
+    /** Main's: spawn the root of a tree of n leaves under {@code factory} and tell it its leaves. */
+    static ActorRef root(ActorRefFactory factory, int n, int fanout) {
+        ActorRef root = factory.actorOf(PROPS);
+        root.tell(new Cover(0, n, fanout, true), ActorRef.noSender());
+        return root;
     }
 
     @Override
-    public void preStart() {
-        if (size == 1) {
-            report(lo);
-            return;
+    public void onReceive(Object message) {
+        if (message instanceof Sum s) {
+            sum += s.value();
+            if (++got == fanout) report(sum);
+        } else if (message instanceof Cover c) {
+            root = c.root();
+            fanout = c.fanout();
+            if (c.size() == 1) {
+                report(c.lo());
+                return;
+            }
+            final int part = c.size() / fanout;
+            final ActorRef self = getSelf();
+            for (int i = 0; i < fanout; i++) {
+                getContext().actorOf(PROPS).tell(new Cover(c.lo() + i * part, part, fanout, false), self);
+            }
+        } else if (message instanceof AwaitEnd) {
+            asker = getSender();
+            if (done) asker.tell(new Sum(sum), getSelf());
+        } else {
+            unhandled(message);
         }
-        final int part = size / fanout;
-        final ActorRef self = getSelf();
-        for (int i = 0; i < fanout; i++) getContext().actorOf(props(lo + i * part, part, fanout, self));
-    }
-
-    @Override
-    public Receive createReceive() {
-        return receiveBuilder()
-                .match(Sum.class, s -> {
-                    sum += s.value();
-                    if (++got == fanout) report(sum);
-                })
-                .match(AwaitEnd.class, a -> {
-                    asker = getSender();
-                    if (done) asker.tell(new Sum(sum), getSelf());
-                })
-                .build();
     }
 
     private void report(long value) {
-        if (parent != null) {
-            parent.tell(new Sum(value), getSelf());
+        if (!root) {
+            getContext().getParent().tell(new Sum(value), getSelf());
             getContext().stop(getSelf());
             return;
         }

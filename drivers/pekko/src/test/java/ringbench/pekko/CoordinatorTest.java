@@ -93,7 +93,7 @@ class CoordinatorTest {
     void theTreesRootAnswersItsAsk() {
         for (int[] t : new int[][] {{1, 10}, {10, 10}, {1000, 10}, {1024, 2}, {10000, 10}}) {
             int n = t[0];
-            ActorRef root = system.actorOf(TreeNode.props(0, n, t[1], null));
+            ActorRef root = TreeNode.root(system, n, t[1]);
             assertEquals((long) n * (n - 1) / 2, ((Sum) ask(root, AwaitEnd.ASK)).value());
             assertEquals(true, Patterns.gracefulStop(root, PATIENCE).toCompletableFuture().join());
         }
