@@ -441,9 +441,10 @@ def head_commit(out: Path | None = None) -> str:
 
     Changes to results files do not count as uncommitted changes: `out`, the file this run appends
     to, results/fidelity.jsonl, which a run with another --out leaves as it is, and docs/results.md,
-    which the scripts write their tables into (the comparisons' output, not what they measure)."""
+    and the pages under docs/results/, which the scripts write their tables into (the comparisons' output,
+    not what they measure)."""
     spec = ["--", "."]
-    outputs = {REPO / "results" / "fidelity.jsonl", REPO / "docs" / "results.md"}
+    outputs = {REPO / "results" / "fidelity.jsonl", REPO / "docs" / "results.md", REPO / "docs" / "results"}
     for f in outputs | ({out.resolve()} if out is not None else set()):
         if f.is_relative_to(REPO):
             spec.append(f":(exclude){f.relative_to(REPO)}")

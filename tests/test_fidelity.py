@@ -318,13 +318,17 @@ def test_the_results_files_do_not_make_the_commit_dirty(tmp_path, monkeypatch):
 
     git("init", "-q")
     (tmp_path / "results").mkdir()
+    (tmp_path / "docs" / "results").mkdir(parents=True)
     out, code = tmp_path / "results" / "fidelity.jsonl", tmp_path / "driver.c"
+    page = tmp_path / "docs" / "results" / "positions.md"  # a page scripts/results.py writes
     out.write_text("{}\n")
     code.write_text("int main;\n")
+    page.write_text("a table\n")
     git("add", ".")
     git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "x")
     monkeypatch.setattr(fidelity, "REPO", tmp_path)
     out.write_text("{}\n{}\n")  # the run's own appends
+    page.write_text("another table\n")  # written by scripts/results.py while this runs
     assert "uncommitted" not in fidelity.head_commit(out)
     assert "uncommitted" not in fidelity.head_commit(tmp_path / "elsewhere.jsonl")  # a run with another --out
     notes = tmp_path / "notes.md"
