@@ -99,8 +99,7 @@ func runtimeMem() int64 {
 
 // firstSpawn holds the memory read around the first spawn phase of this
 // driver process (contract section 3): before spawning, and after the one
-// forced collection of the process, which follows that first spawn phase (or
-// first tree). Every later iteration echoes these
+// collection that follows the spawn phase. Every later iteration echoes these
 // values, so a per-process figure is never read after a warm-up let the
 // runtime reuse freed goroutines and stacks.
 var firstSpawn struct {
@@ -132,17 +131,13 @@ func memoryBeforeSpawn() {
 	firstSpawn.rssBefore = readRSS()
 }
 
-// memoryAfterSpawn runs, on the first spawn phase (or first tree) of the
-// process only, its one forced collection (untimed, contract section 3),
-// then reads *_after while every process is alive and blocked in its first
-// receive. Later iterations force no collection: a forced one would leave the
-// heap shrunk and the next timed phase would pay to regrow it.
+// memoryAfterSpawn reads *_after on the first spawn phase only, after the
+// collection, while every process is alive and blocked in its first receive.
 func memoryAfterSpawn() {
 	if firstSpawn.after {
 		return
 	}
 	firstSpawn.after = true
-	runtime.GC()
 	firstSpawn.rssAfter = readRSS()
 	firstSpawn.memAfter = runtimeMem()
 }
