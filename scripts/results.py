@@ -780,6 +780,8 @@ def positions(pairs: list[tuple[str, int]]) -> str:
         drift = f"{'**drifts** ' if tr else ''}{change * 100:+.0f} % (q = {q_tr:.2f})"
         judged += par or tr
         caught += (par or tr) and not unsettled_windows.startswith("0 ")  # a verdict's cell the rule catches
+        if par or tr:  # whatever the rule said of the process, it did not hold still over 21-40
+            settles = f"{settles}, **not settled**"
         rows.append(
             f"| {rt} | {n:,} | {run} | {first} | {median} | {parity} | {drift} | {settles} | {unsettled_windows} |"
         )
@@ -789,7 +791,8 @@ def positions(pairs: list[tuple[str, int]]) -> str:
         "effect is the driver's (the machine has no notion of an iteration's parity); a drift may be the "
         "machine's, whose load changes over the quarter of an hour a variant's runs follow each other. The "
         f"settle rule calls {caught} of the {judged} cells with a verdict unsettled in "
-        f"at least one window of {POSITIONS_FROM}–40.\n\n"
+        f"at least one window of {POSITIONS_FROM}–40. A cell with a verdict is marked **not settled** "
+        "whatever the rule said of its first iterations.\n\n"
         "| variant | N | run | iterations 1 / 2 / 3, ns/hop | median of 21–40 | parity: even − odd | "
         "drift across 21–40 | settle rule: settled at | unsettled windows in 21–40 |\n"
         "|---|---:|---|---:|---:|---|---|---:|---|\n" + "\n".join(rows) + "\n"

@@ -210,3 +210,23 @@ def test_a_bench_in_the_store_is_written_with_what_moved_since_contract_3(docs, 
     assert "Awaits" not in moved.split("\n\n")[1]
     assert "| go/stock | 163 | 150 | 0.92 | 126 | 150 | 1.19 |" in moved
     assert "| erlang/stock | 252 | 250 | 0.99 | 256 | 250 | 0.98 |" in moved
+
+
+def test_a_position_cell_that_drifts_is_marked_not_settled_and_a_flat_one_is_not(monkeypatch):
+    """Whatever the settle rule said of a process's first iterations, a cell whose iterations 21-40 drift
+    (or alternate) is shown as not settled in the positions table."""
+    import random
+
+    rng = random.Random(7)
+    flat = [100.0 * (1 + rng.uniform(-0.01, 0.01)) for _ in range(40)]
+    drifting = flat[:20] + [100.0 * (1 - 0.015 * k) * (1 + rng.uniform(-0.01, 0.01)) for k in range(20)]
+
+    def cell(n, ns):
+        recs = [{"position": i + 1, "count": 1000, "run_ns": x * 1000} for i, x in enumerate(ns)]
+        return {"status": "ok", "params": {"n": n}, "records": recs}
+
+    monkeypatch.setattr(results, "cells", lambda run: [cell(1000, flat), cell(10000, drifting)])
+    rows = {line.split("|")[2].strip(): line for line in results.positions([("x/stock", 5)]).splitlines()
+            if line.startswith("| x/stock")}  # fmt: skip
+    assert "**drifts**" in rows["10,000"] and "**not settled**" in rows["10,000"]
+    assert "**drifts**" not in rows["1,000"] and "not settled" not in rows["1,000"]
