@@ -1,6 +1,6 @@
 -- | What is the contract rather than the idiom (docs/driver-contract.md, version 4): the verbs and
 -- the one option, parameters and bounds, the records, the errors, the iteration loop, the clocks,
--- the one collection between phases, the memory rule and the gate. The workloads are in
+-- the one forced collection of the process, the memory rule and the gate. The workloads are in
 -- Workloads.hs (written once over a Chan or an MVar) and Tree.hs. Nothing here runs inside a timed
 -- phase except the clock reads that bound it.
 module Contract
@@ -248,12 +248,13 @@ data Meter = Meter
   , marks :: IORef Span               -- the readings at the start of the current phase
   , before :: IORef Integer            -- rss before the first spawn (or tree)
   , memory :: IORef (Maybe [(String, Value)])
+  , firstLive :: IORef Integer         -- live bytes after the process's one forced collection
   , spawnEnd :: IORef (IO ())          -- run as a spawn phase ends (a test's look; 'atSpawnEnd')
   }
 
 newMeter :: IO Meter
 newMeter = Meter <$> newIORef noPhases <*> newIORef (Span 0 0 0 0) <*> newIORef 0 <*> newIORef Nothing
-                 <*> newIORef (return ())
+                 <*> newIORef 0 <*> newIORef (return ())
 
 -- | Set by a test: an action run as each spawn phase ends, just after its clocks stop (untimed),
 -- the instant the phase's boundary describes.
@@ -290,11 +291,16 @@ rememberBefore mt = do
     Nothing -> procStatus >>= writeIORef (before mt) . M.findWithDefault 0 "VmRSS"
     Just _ -> return ()
 
+-- | On the first spawn phase (or tree) of the process only: its one forced collection
+-- (performMajorGC, untimed), the live bytes it leaves, then rss_after. Later iterations force no
+-- collection: the next timed phase would pay to regrow what it freed.
 rememberAfter :: Meter -> [(String, Value)] -> IO ()
 rememberAfter mt extra = do
   known <- readIORef (memory mt)
   case known of
     Nothing -> do
+      performMajorGC
+      liveBytes >>= writeIORef (firstLive mt)
       st <- procStatus
       b <- readIORef (before mt)
       writeIORef (memory mt) (Just ([("rss_before", I b), ("rss_after", I (M.findWithDefault 0 "VmRSS" st))]
@@ -306,16 +312,16 @@ spawnBegins :: Meter -> IO ()
 spawnBegins mt = writeIORef (phases mt) noPhases >> rememberBefore mt >> mark mt
 
 -- | The spawn phase ends once every process has arrived at the gate: the clocks stop; then,
--- untimed, one full collection (performMajorGC) and the first spawn's rss_after.
+-- untimed, on the first spawn only, the collection and rss_after ('rememberAfter'). Every
+-- iteration's spawn_live_bytes is the first spawn's.
 spawnEnds :: Meter -> Int -> IO ()
 spawnEnds mt r = do
   Span t c v iv <- elapsed mt
   join (readIORef (spawnEnd mt))
-  performMajorGC
-  live <- liveBytes
+  rememberAfter mt []
+  live <- readIORef (firstLive mt)
   modifyIORef' (phases mt) (\p -> p { setupNs = t, setupCpu = c, setupVcsw = v, setupIvcsw = iv
                                      , readyCount = r, spawnLive = live })
-  rememberAfter mt []
 
 runBegins :: Meter -> IO ()
 runBegins = mark
@@ -335,12 +341,12 @@ treeBegins mt = do
     Just _ -> return ()
   mark mt
 
--- | The tree's phase ends: the peak (VmHWM) just after it, then the collection and rss_after.
+-- | The tree's phase ends: the peak (VmHWM) just after it, then (first tree only) the
+-- collection and rss_after.
 treeEnds :: Meter -> IO ()
 treeEnds mt = do
   runEnds mt
   peak <- M.findWithDefault 0 "VmHWM" <$> procStatus
-  performMajorGC
   rememberAfter mt [("rss_peak", I peak)]
 
 liveBytes :: IO Integer

@@ -136,9 +136,8 @@ func spawnBegins() mark {
 }
 
 // spawnEnds ends the spawn phase once every process has arrived at the gate:
-// it stops the clock, runs the iteration's one full collection (untimed,
-// contract section 3: a GC cycle started by spawning must not run into the
-// message phase) and reads the first spawn's *_after memory.
+// it stops the clock and, on the first spawn of the process only, runs the
+// one forced collection and reads *_after (memoryAfterSpawn, untimed).
 func (r *result) spawnEnds(t0 mark, ready int64) {
 	t1 := end()
 	if atSpawnEnd != nil {
@@ -147,7 +146,6 @@ func (r *result) spawnEnds(t0 mark, ready int64) {
 	r.setup = between(t0, t1)
 	r.ready = ready
 	r.peakGoroutines = runtime.NumGoroutine()
-	runtime.GC()
 	memoryAfterSpawn()
 }
 
@@ -162,13 +160,12 @@ func treeBegins() mark {
 }
 
 // treeEnds ends it once main has the root's sum: the clock stops, VmHWM is
-// read, then (untimed) the iteration's one collection and the first tree's
-// *_after memory.
+// read, then (untimed, first tree only) the process's one forced collection
+// and *_after memory (memoryAfterSpawn).
 func (r *result) treeEnds(t0 mark) {
 	t1 := end()
 	r.run = between(t0, t1)
 	peak := statusField("VmHWM")
-	runtime.GC()
 	if !firstSpawn.after {
 		firstSpawn.rssPeak = peak
 	}

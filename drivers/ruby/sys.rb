@@ -57,7 +57,9 @@ end
 
 # The marks of one iteration's phases, and the memory of the process's first spawn phase (or tree).
 # A phase's start reads the switches, then the CPU clock, then the wall clock; its end the reverse:
-# neither clock holds the getrusage call. Memory is read on the first spawn phase only and echoed.
+# neither clock holds the getrusage call. Memory is read on the first spawn phase (or tree) only,
+# *_after after the process's one forced collection (GC.start, untimed), and echoed; later
+# iterations force no collection.
 class Meter
   attr_reader :ready, :fields
 
@@ -84,7 +86,6 @@ class Meter
   def spawn_ends(ready)
     finish(:setup, end_mark)
     @ready = ready
-    GC.start # the one full collection between the phases (untimed)
     remember_after
   end
 
@@ -107,7 +108,6 @@ class Meter
   def tree_ends
     run_ends
     peak = @memory.nil? ? Sys.status['VmHWM'] : 0
-    GC.start
     remember_after(rss_peak: peak)
   end
 
@@ -137,6 +137,7 @@ class Meter
   def remember_after(extra = {})
     return unless @memory.nil?
 
+    GC.start # the process's one full collection, with its one memory reading (untimed)
     now = Sys.status
     @memory = { rss_before: @before['VmRSS'], rss_after: now['VmRSS'] }.merge(extra)
     @memory[:threads_before] = @before['Threads']

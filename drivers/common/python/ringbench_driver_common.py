@@ -8,7 +8,7 @@ imports it, and hands `serve` two functions:
   for what the variant cannot honestly serve).
 
 Everything else is here: the verbs and the `--variant=` option, parameters and bounds, the iteration
-loop, the clocks, the one collection between phases, the memory rule, the records, the collector
+loop, the clocks, the one forced collection per process, the memory rule, the records, the collector
 settings of `tuned` variants. Nothing here runs inside a timed phase except the clock reads that bound
 it. The module runs on CPython 3.11 and on PyPy 3.9 (standard library only, no newer syntax).
 """
@@ -377,13 +377,13 @@ def context_switches():
 class Meter:
     """The clocks of one iteration's phases, and the memory of the process's first spawn (or tree).
 
-    Ring-like workloads: spawn_begins / spawn_ends(ready) bound setup_ns; then, untimed, one full
-    collection (gc.collect()); run_begins / run_ends bound run_ns. The tree: tree_begins / tree_ends
-    bound run_ns; the peak is read just after, then the collection. Each mark reads the context
-    switches outside the clocks (before the CPU clock at a start, after it at an end), so the
-    getrusage call is in neither the wall nor the CPU figure. Memory is read around the first
-    spawn phase (or tree) of the process only, the warm-up's when there is one, and every later
-    iteration echoes those first values. The collector stays on throughout.
+    Ring-like workloads: spawn_begins / spawn_ends(ready) bound setup_ns; run_begins / run_ends
+    bound run_ns. The tree: tree_begins / tree_ends bound run_ns; the peak is read just after. Each
+    mark reads the context switches outside the clocks (before the CPU clock at a start, after it at
+    an end), so the getrusage call is in neither the wall nor the CPU figure. Memory is read around
+    the first spawn phase (or tree) of the process only, the warm-up's when there is one, *_after
+    after the process's one forced collection (gc.collect(), untimed); every later iteration echoes
+    those first values and forces no collection. The collector stays on throughout.
     """
 
     def __init__(self, threads=False):
@@ -404,6 +404,7 @@ class Meter:
 
     def _remember_after(self, **extra):
         if self.memory is None:
+            gc.collect()  # the process's one forced collection, with its one memory reading
             now = proc_status()
             mem = {"rss_before": self._before["VmRSS"], "rss_after": now["VmRSS"]}
             mem.update(extra)
@@ -429,7 +430,6 @@ class Meter:
         self.setup_ivcsw = cs1[1] - self._cs0[1]
         self.ready = ready
         self.gc_spawn = _gc_delta(self._gc0, _gc_counts())
-        gc.collect()
         self._remember_after()
 
     def run_begins(self):
@@ -457,7 +457,6 @@ class Meter:
     def tree_ends(self):
         self.run_ends()
         peak = proc_status()["VmHWM"] if self.memory is None else 0
-        gc.collect()
         self._remember_after(rss_peak=peak)
 
 
@@ -659,8 +658,8 @@ def result_record(workload, iteration, p, count, meter):
 
 
 def stats_record(workload, iteration, meter, rt):
-    """The cyclic collector's work inside each timed phase (the untimed collection after it is not
-    counted), its settings, and whatever the driver adds."""
+    """The cyclic collector's work inside each timed phase (the process's one untimed forced
+    collection is not counted), its settings, and whatever the driver adds."""
     rec = {"type": "stats", "workload": workload, "iteration": iteration}
     for phase, delta in (("spawn", meter.gc_spawn), ("run", meter.gc_run)):
         for gen, (collections, collected) in enumerate(delta or ()):

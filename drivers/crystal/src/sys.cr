@@ -105,7 +105,7 @@ module Ringbench
     (s.heap_size - s.free_bytes).to_i64
   end
 
-  # Memory read around the first spawn phase of this driver process
+  # Memory read around the first spawn phase (or tree) of this driver process
   # (contract section 3); every later iteration echoes these values.
   class FirstSpawn
     property before = false
@@ -126,9 +126,13 @@ module Ringbench
     FIRST.rss_before = rss
   end
 
+  # On the first spawn phase (or tree) only: the process's one forced
+  # collection (GC.collect, Boehm's GC_gcollect; untimed), then *_after. Later
+  # iterations force none: the next timed phase would pay to regrow the heap.
   def self.memory_after_spawn : Nil
     return if FIRST.after
     FIRST.after = true
+    GC.collect
     FIRST.rss_after = rss
     FIRST.mem_after = runtime_mem
   end

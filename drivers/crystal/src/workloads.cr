@@ -9,8 +9,8 @@ module Ringbench
     property fibers_peak = 0_i64 # at the end of the spawn phase (tree: 0, no such instant)
 
     # Ends the spawn phase once every process has arrived at the gate: stops the
-    # clock, then (untimed) the iteration's one full collection (GC.collect,
-    # Boehm's GC_gcollect) and the first spawn's *_after memory.
+    # clock, then (untimed, first spawn of the process only) the process's one
+    # full collection and *_after memory (memory_after_spawn).
 
     def spawn_ends(t0 : Mark, ready : Int64) : Nil
       t1 = Ringbench.end_mark
@@ -18,17 +18,15 @@ module Ringbench
       @setup = Ringbench.between(t0, t1)
       @ready = ready
       @fibers_peak = Ringbench.fiber_count
-      GC.collect
       Ringbench.memory_after_spawn
     end
 
     # Ends a tree's one timed phase: the clock stops, VmHWM is read, then
-    # (untimed) the collection and the first tree's *_after memory.
+    # (untimed, first tree only) the one collection and *_after memory.
     def tree_ends(t0 : Mark) : Nil
       t1 = Ringbench.end_mark
       @run = Ringbench.between(t0, t1)
       peak = Ringbench.status_field("VmHWM")
-      GC.collect
       FIRST.rss_peak = peak unless FIRST.after
       Ringbench.memory_after_spawn
     end

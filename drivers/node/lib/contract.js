@@ -244,7 +244,9 @@ function resetPeakRss() {
   fs.writeFileSync('/proc/self/clear_refs', '5');
 }
 
-// The one full collection between phases: V8's gc(), exposed by --expose-gc (driver.toml).
+// The one forced collection of the process: V8's gc(), exposed by --expose-gc (driver.toml).
+// It runs once, after the first spawn phase (or tree), just before *_after is read; later
+// iterations force none (a forced collection shrinks the heap the next timed phase regrows).
 function collect() {
   globalThis.gc();
 }
@@ -266,10 +268,11 @@ const now = process.hrtime.bigint;
 // ---------------------------------------------------------------- phases and memory rule (section 3)
 
 // The clocks of one iteration's phases, and the memory of the process's first spawn (or tree).
-// Ring-like workloads: spawnBegins / spawnEnds(ready) bound setup_ns; then, untimed, gc(); runBegins
-// / runEnds bound run_ns. The tree: treeBegins / treeEnds bound run_ns; the peak is read just after,
-// then gc(). Memory is read around the first spawn phase (or tree) of the process only, and every
-// later iteration echoes those values. The collector stays on throughout.
+// Ring-like workloads: spawnBegins / spawnEnds(ready) bound setup_ns; runBegins / runEnds bound
+// run_ns. The tree: treeBegins / treeEnds bound run_ns; the peak is read just after. Memory is read
+// around the first spawn phase (or tree) of the process only, *_after after the process's one
+// forced collection, gc() (rememberAfter, untimed); every later iteration echoes those values and
+// forces no collection. The collector stays on throughout.
 export class Meter {
   constructor() {
     this.memory = null; // {rss_before, ...} of the first spawn phase or tree
@@ -294,6 +297,7 @@ export class Meter {
 
   rememberAfter(extra) {
     if (this.memory === null) {
+      collect();
       const st = procStatus();
       this.memory = {
         rss_before: this.before.VmRSS, rss_after: st.VmRSS, ...extra,
@@ -318,7 +322,6 @@ export class Meter {
     this.setupVcsw = u1.vcsw - this.u0.vcsw;
     this.setupIvcsw = u1.ivcsw - this.u0.ivcsw;
     this.ready = ready;
-    collect();
     this.rememberAfter({});
   }
 
@@ -349,7 +352,6 @@ export class Meter {
   treeEnds() {
     this.runEnds();
     const peak = this.memory === null ? procStatus().VmHWM : 0;
-    collect();
     this.rememberAfter({ rss_peak: peak });
   }
 }
