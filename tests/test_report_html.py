@@ -560,3 +560,18 @@ def test_a_finding_marks_an_unsettled_figure_as_its_row_does(tmp_path):
     assert "100~" in quoted and "130" in quoted and "100" not in quoted
     rows = list(csv.DictReader(io.StringIO(exporting.to_csv(run))))
     assert {r["runtime"]: r["settled"] for r in rows} == {"go": "False", "erlang": "True"}
+
+
+def test_the_summary_counts_each_kind_of_warning_once_whatever_its_texts():
+    """Not-settled warnings name each process's own move, so their texts differ: the summary's state line
+    still gives one count for the kind (the cells any of them names), not one clause a text."""
+    from ringbench.present.report import summary
+
+    warned = [
+        {"short": "not settled", "cells": [("a · 1 core · N = 1k", ""), ("b · 1 core · N = 1k", "")]},
+        {"short": "not settled", "cells": [("b · 1 core · N = 1k", ""), ("c · 1 core · N = 1k", "")]},
+        {"short": "noisy (CV 6.0 %)", "cells": [("a · 1 core · N = 1k", "CV 6.0 %")]},
+    ]
+    line = summary.state([], warned)
+    assert line.count("not settled") == 1 and "3 of 0 cells: not settled" in line
+    assert "1 of 0 cells: noisy (CV 6.0 %)" in line

@@ -473,8 +473,13 @@ def state(cells: list[Cell], warned: list[dict]) -> str:
     ]
     if reps:  # too few fresh processes to test: a warning of its own (warned), naming its cells
         bits.append(f"{'–'.join(map(str, (reps[0], reps[-1])) if len(reps) > 1 else str(reps[0]))} repeats per cell")
+    # one count a kind: warnings of one kind whose texts differ (each not-settled process names its own move)
+    # share their short form here, where the list under Warnings gives each its line
+    by_short: dict[str, set[str]] = {}
     for g in warned:
-        bits.append(f"{len(g['cells'])} of {len(ok)} cells: {e(g['short'])}")
+        by_short.setdefault(g["short"], set()).update(label for label, _ in g["cells"])
+    for short, labels in by_short.items():
+        bits.append(f"{len(labels)} of {len(ok)} cells: {e(short)}")
     return "; ".join(bits) + "."
 
 
