@@ -127,16 +127,23 @@ private fun measure(
 }
 
 /**
+ * Dispatchers.Default's threads: each may be carrying one process from its arrival at the gate to
+ * its suspension in the receive when main wakes (the arrival that woke main, and one on each other
+ * thread that arrived just before it; seen: 2 of 1,000 on 2 CPUs).
+ */
+private val CARRIERS = maxOf(2, Runtime.getRuntime().availableProcessors())
+
+/**
  * As main woke from the gate every process had started (dispatched = begun = n: none waiting to
- * start) and at most one was running (the arrival that woke main, on its way to its receive): the
- * rest were suspended, and a process's only suspension before its first message is its receive.
+ * start) and at most one a thread was running (an arrival on its way to its receive): the rest
+ * were suspended, and a process's only suspension before its first message is its receive.
  */
 private fun assertAllInTheirReceive(
     what: String,
     n: Int,
     l: Look,
 ) {
-    assertTrue(l.dispatched == n && l.begun == n && l.running <= 1, "$what: as main woke $l, n = $n")
+    assertTrue(l.dispatched == n && l.begun == n && l.running <= CARRIERS, "$what: as main woke $l, n = $n")
 }
 
 /**
