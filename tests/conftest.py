@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 # A test that names no store writes into one of this test process's own, never into the checkout's
-# (results/) nor into one another worker of `pytest -n 3` writes too (before ringbench reads the variable).
+# (results/) nor into one another worker of `pytest -n 2` writes too (before ringbench reads the variable).
 # A pytest-xdist worker starts with COLUMNS=80; the tests expect the width a piped ringbench has in the
 # serial run (100, or what a test sets itself), which ringbench reads when present/terminal.py is imported.
 if os.environ.get("PYTEST_XDIST_WORKER"):
