@@ -740,10 +740,33 @@ def settle_columns(ns: list[float]) -> tuple[str, str]:
     return (str(at) if at else "not within 40"), f"{bold}{flagged} of {len(windows)}{bold}"
 
 
-def positions(pairs: list[tuple[str, int]]) -> str:
+class PositionCell(NamedTuple):
+    """One cell of the positions check: its process's iterations judged over POSITIONS_FROM..40."""
+
+    rt: str
+    n: int
+    run: int
+    first: str
+    median: str
+    tests: tuple[float, float, float, float]  # parity difference, its p, drift, its p (position_tests)
+    settle: tuple[str, str]  # settle_columns
+    q_parity: float = 1.0
+    q_drift: float = 1.0
+
+    @property
+    def alternates(self) -> bool:
+        return self.q_parity < 0.05 and abs(self.tests[0]) > 0.05
+
+    @property
+    def drifts(self) -> bool:
+        return self.q_drift < 0.05 and abs(self.tests[2]) > 0.05
+
+
+def judged_positions(pairs: list[tuple[str, int]]) -> tuple[list[PositionCell], list[str]]:
+    """The positions runs' cells with their verdicts, and a row for each cell that could not be judged."""
     from scipy.stats import false_discovery_control
 
-    measured: list[tuple[str, int, int, str, str, tuple[float, float, float, float], tuple[str, str]]] = []
+    measured: list[PositionCell] = []
     rows: list[str] = []
     for rt, run in pairs:
         for c in cells(run):
@@ -755,7 +778,7 @@ def positions(pairs: list[tuple[str, int]]) -> str:
             tail = ns[POSITIONS_FROM - 1 :]
             first = " / ".join(fmt(x) for x in ns[:3])
             measured.append(
-                (
+                PositionCell(
                     rt,
                     c["params"]["n"],
                     run,
@@ -767,23 +790,29 @@ def positions(pairs: list[tuple[str, int]]) -> str:
             )
     # Two tests a cell over the whole table: q, the Benjamini-Hochberg adjusted p, keeps the share of
     # false verdicts among those made near 5 % (raw p < 0.05 would make ~5 % of all the tests a verdict).
-    q = false_discovery_control([p for *_, t, _ in measured for p in (t[1], t[3])]) if measured else []
+    q = false_discovery_control([p for c in measured for p in (c.tests[1], c.tests[3])]) if measured else []
+    judged = [c._replace(q_parity=float(q[2 * i]), q_drift=float(q[2 * i + 1])) for i, c in enumerate(measured)]
+    return judged, rows
+
+
+def positions(pairs: list[tuple[str, int]]) -> str:
+    measured, rows = judged_positions(pairs)
     flagged = {"parity": 0, "drift": 0}
     caught = judged = 0
-    for i, (rt, n, run, first, median, (diff, _, change, _), (settles, unsettled_windows)) in enumerate(measured):
-        q_par, q_tr = q[2 * i], q[2 * i + 1]
-        par = q_par < 0.05 and abs(diff) > 0.05
-        tr = q_tr < 0.05 and abs(change) > 0.05
+    for c in measured:
+        (diff, _, change, _), (settles, unsettled_windows) = c.tests, c.settle
+        par, tr = c.alternates, c.drifts
         flagged["parity"] += par
         flagged["drift"] += tr
-        parity = f"{'**alternates** ' if par else ''}{diff * 100:+.0f} % (q = {q_par:.2f})"
-        drift = f"{'**drifts** ' if tr else ''}{change * 100:+.0f} % (q = {q_tr:.2f})"
+        parity = f"{'**alternates** ' if par else ''}{diff * 100:+.0f} % (q = {c.q_parity:.2f})"
+        drift = f"{'**drifts** ' if tr else ''}{change * 100:+.0f} % (q = {c.q_drift:.2f})"
         judged += par or tr
         caught += (par or tr) and not unsettled_windows.startswith("0 ")  # a verdict's cell the rule catches
         if par or tr:  # whatever the rule said of the process, it did not hold still over 21-40
             settles = f"{settles}, **not settled**"
         rows.append(
-            f"| {rt} | {n:,} | {run} | {first} | {median} | {parity} | {drift} | {settles} | {unsettled_windows} |"
+            f"| {c.rt} | {c.n:,} | {c.run} | {c.first} | {c.median} | {parity} | {drift} | {settles} | "
+            f"{unsettled_windows} |"
         )
     return (
         f"Of {len(measured)} cells measured, {flagged['parity']} alternate with the iteration's parity and "
@@ -792,11 +821,57 @@ def positions(pairs: list[tuple[str, int]]) -> str:
         "machine's, whose load changes over the quarter of an hour a variant's runs follow each other. The "
         f"settle rule calls {caught} of the {judged} cells with a verdict unsettled in "
         f"at least one window of {POSITIONS_FROM}–40. A cell with a verdict is marked **not settled** "
-        "whatever the rule said of its first iterations.\n\n"
+        f"whatever the rule said of its first iterations, here and (marked {POSITIONS_MARK}) in every table "
+        "of these pages that shows the same variant at the same N on one core.\n\n"
         "| variant | N | run | iterations 1 / 2 / 3, ns/hop | median of 21–40 | parity: even − odd | "
         "drift across 21–40 | settle rule: settled at | unsettled windows in 21–40 |\n"
         "|---|---:|---|---:|---:|---|---|---:|---|\n" + "\n".join(rows) + "\n"
     )
+
+
+# The positions check's verdicts carried to the other tables: a variant that drifted or alternated over
+# iterations 21-40 of one cold process is marked wherever a table shows it at that N on one core.
+POSITIONS_MARK = "§"
+POSITIONS_NOTE = (
+    f"{POSITIONS_MARK} not settled in the positions check at this N on one core (iterations 21–40 of one cold "
+    "process drift or alternate: [positions](positions.md))."
+)
+
+
+def positions_unsettled(text: str) -> set[tuple[str, int]]:
+    """(variant, N) of each row the positions section marks **not settled**."""
+    rows = [split_row(line) for line in text.splitlines() if line.startswith("| ") and "**not settled**" in line]
+    return {(r[0], int(n)) for r in rows if (n := number(r[1])) is not None}
+
+
+def mark_unsettled(text: str, unsettled: set[tuple[str, int]], n: int | None = None, cores: str | None = None) -> str:
+    """`text` with the first cell of each table row marked POSITIONS_MARK where its variant, at its N on one
+    core and one node, is in `unsettled`, and the note under each table with a mark; N and the cores come from the
+    table's N and Cores columns, else from `n` and `cores` (a section measured at one N and core count).
+    Marks and notes already in `text` are written afresh."""
+    out: list[str] = []
+    columns: list[str] = []
+    marked = False
+    for line in [*text.replace(f"\n\n{POSITIONS_NOTE}", "").splitlines(), ""]:  # "" ends the last table
+        if not line.startswith("|"):
+            if marked:
+                out += ["", POSITIONS_NOTE]
+            columns, marked = [], False
+        else:
+            first, *rest = [x.strip() for x in line.strip().strip("|").split("|")]
+            rt = first.removesuffix(f" {POSITIONS_MARK}")
+            if not columns:
+                columns = [first, *rest]
+            elif not set(line) <= set("|-: "):
+                row = dict(zip(columns[1:], rest, strict=False))
+                found = number(row.get("N", ""))
+                at_n = int(found) if found is not None else n
+                one_node = row.get("nodes", "1") in ("1", "–")  # a ring across nodes is another cell
+                mark = row.get("Cores", cores) == "1" and one_node and (rt, at_n) in unsettled
+                line = line.replace(f"| {first} |", f"| {rt}{f' {POSITIONS_MARK}' if mark else ''} |", 1)
+                marked |= mark
+        out.append(line)
+    return "\n".join(out[:-1]) + ("\n" if text.endswith("\n") else "")
 
 
 # -- the settle rule, simulated (issue 39) --------------------------------------------------------
@@ -1660,6 +1735,10 @@ def render(commit: str, runtimes: list[dict]) -> dict[Path, str]:
                 "from the measurement in the driver's README or from the orchestrator's refusal.\n\n"
                 + growth(runs["ring-10k"], runs["ring-1m"])
             )
+    unsettled = positions_unsettled(sections.get("positions", ""))
+    for name in sections:
+        if name != "positions":  # the steady check is measured at N = 1,000 on one core, its table says neither
+            sections[name] = mark_unsettled(sections[name], unsettled, *((1000, "1") if name == "steady" else ()))
     sections["faults"] = f"## {FAULTS_HEADING}\n\n{FAULTS}"
     built = [r for r in runtimes if r["built"]]
     sections["versions"] = (

@@ -230,3 +230,32 @@ def test_a_position_cell_that_drifts_is_marked_not_settled_and_a_flat_one_is_not
             if line.startswith("| x/stock")}  # fmt: skip
     assert "**drifts**" in rows["10,000"] and "**not settled**" in rows["10,000"]
     assert "**drifts**" not in rows["1,000"] and "not settled" not in rows["1,000"]
+
+
+def test_a_cell_the_positions_check_flags_is_marked_in_every_table_showing_it_and_only_there():
+    """The positions verdict (variant, N, one core) carries to other tables: a row of the same variant at
+    the same N on one core and one node is marked, others are not; marking twice changes nothing, and a
+    variant no longer flagged loses its mark and the note."""
+    positions = (
+        "| variant | N | run | a | b | c | d | settle | e |\n|---|---:|---|---|---|---|---|---|---|\n"
+        "| x/stock | 1,000 | 5 | 1 | 1 | 1 | **drifts** | 10, **not settled** | 2 of 11 |\n"
+        "| x/stock | 10,000 | 5 | 1 | 1 | 1 | flat | 10 | 0 of 11 |\n"
+    )
+    unsettled = results.positions_unsettled(positions)
+    assert unsettled == {("x/stock", 1000)}
+    bench = (
+        "Intro.\n\n| Runtime | hop | Cores | N | nodes | ns/hop |\n|---|---|---:|---:|---:|---:|\n"
+        "| x/stock | mbox | 1 | 1,000 | 1 | 5 |\n| x/stock | mbox | all | 1,000 | 1 | 4 |\n"
+        "| x/stock | mbox | 1 | 10,000 | 1 | 6 |\n| x/stock | mbox | 1 | 1,000 | 2 | 9 |\n"
+        "| y/stock | mbox | 1 | 1,000 | 1 | 7 |\n\nAfter.\n"
+    )
+    marked = results.mark_unsettled(bench, unsettled)
+    rows = [line for line in marked.splitlines() if line.startswith("| x/") or line.startswith("| y/")]
+    assert [r.split("|")[1].strip() for r in rows] == ["x/stock §", "x/stock", "x/stock", "x/stock", "y/stock"]
+    assert marked.count(results.POSITIONS_NOTE) == 1 and marked.endswith("\nAfter.\n")
+    assert marked.index(results.POSITIONS_NOTE) < marked.index("After.")
+    assert results.mark_unsettled(marked, unsettled) == marked
+    assert results.mark_unsettled(marked, set()) == bench
+    steady = "| variant | runs | default ns/hop |\n|---|---|---:|\n| x/stock | 1–10 | 5 |\n"
+    assert "| x/stock § |" in results.mark_unsettled(steady, unsettled, 1000, "1")
+    assert "§" not in results.mark_unsettled(steady, unsettled, 10000, "1")
