@@ -23,7 +23,8 @@ Squeeze has no bare loop (–).
 
 Each round runs every case with the three, one after the other, the order reversed every other round
 (ABC CBA); a case's figure is the median over rounds of each one's time per iteration (erlperf's Time
-column; ringbench's stored time/iter; timeit's best-of-5 per loop, which is a minimum where ringbench
+column, or in timed mode its median sample over the loop (`-r extended`): its timed Time is whole ns;
+ringbench's stored time/iter; timeit's best-of-5 per loop, which is a minimum where ringbench
 gives a median, as the table says). Run it on a quiet machine: the timings are the point.
 """
 
@@ -113,21 +114,28 @@ def erlperf_argv(ebin: Path, args: list[str]) -> list[str]:
 _UNITS = {"ns": 1.0, "us": 1e3, "µs": 1e3, "ms": 1e6, "s": 1e9}
 
 
-def parse_erlperf(out: str) -> tuple[dict[str, float], int | None]:
-    """erlperf's table: {code: ns per iteration} and the first row's || (the peak's workers in squeeze)."""
+def parse_erlperf(out: str, loop: int | None = None) -> tuple[dict[str, float], int | None]:
+    """erlperf's table: {code: ns per iteration} and the first row's || (the peak's workers in squeeze).
+
+    The basic report's Time column, or with `loop` (timed mode, run with `-r extended`) the Median
+    sample's duration over the loop: in timed mode erlperf computes its Time as whole nanoseconds, the
+    total divided with `div` (erlperf.erl, process_result), so 4.49 ns prints "4 ns", 11 % off, where
+    the median sample ("449 ms" for 100M iterations) keeps three digits. The extended report cuts the
+    code to its first 15 characters."""
     lines = out.splitlines()
-    head = next((i for i, x in enumerate(lines) if x.startswith("Code") and "Time" in x), None)
+    head = next((i for i, x in enumerate(lines) if x.startswith("Code") and ("Time" in x or "Median" in x)), None)
     if head is None:
         raise RuntimeError(f"no table in erlperf's output:\n{out}")
+    column = re.split(r"\s{2,}", lines[head].strip()).index("Median" if loop else "Time")
     times, peak = {}, None
     for line in lines[head + 1 :]:
         cols = re.split(r"\s{2,}", line.strip())
-        if len(cols) < 4:
+        if len(cols) <= column:
             continue
-        m = re.fullmatch(r"([0-9.]+)\s*(ns|us|µs|ms|s)", cols[3])
+        m = re.fullmatch(r"([0-9.]+)\s*(ns|us|µs|ms|s)", cols[column])
         if not m:
             continue
-        times[cols[0]] = float(m.group(1)) * _UNITS[m.group(2)]
+        times[cols[0]] = float(m.group(1)) * _UNITS[m.group(2)] / (loop or 1)
         peak = peak if peak is not None else int(cols[1])
     return times, peak
 
@@ -327,11 +335,14 @@ def run_other(case: Case, ebin: Path | None) -> tuple[list[str], dict[str, float
         out = subprocess.run(argv, capture_output=True, text=True, check=True).stdout
         return argv, {case.other[-1]: parse_timeit(out)}, None  # its statement is its last argument
     assert ebin is not None
-    argv = erlperf_argv(ebin, case.other)
+    loop = parse_loop(case.other[case.other.index("-l") + 1]) if "-l" in case.other else None
+    argv = erlperf_argv(ebin, case.other + (["-r", "extended"] if loop else []))
     p = subprocess.run(argv, capture_output=True, text=True)
     if p.returncode != 0 or "Code" not in p.stdout:
         raise RuntimeError(f"erlperf failed: {p.stdout}{p.stderr}")
-    times, peak = parse_erlperf(p.stdout)
+    times, peak = parse_erlperf(p.stdout, loop)
+    if loop:  # the extended report's code is cut short: the case's codes, by what it kept of them
+        times = {next(c for c in case.ours if c.startswith(k)): t for k, t in times.items()}
     return argv, times, peak
 
 
@@ -552,6 +563,8 @@ def report(chosen: list[Case], commands: list[str], markdown: bool) -> None:
             print("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
     print("\nerlperf's and ringbench's figures are medians of samples; timeit's is its best of 5 repeats (a")
     print("minimum), and against it ringbench's is its best sample. Each cell: the median over the rounds.")
+    print("erlperf's timed mode (-l) is read from its median sample over the loop (`-r extended`): its Time")
+    print("column there is whole nanoseconds, the total divided with `div`, so 4.49 ns would read 4.")
     print("timeit turns Python's garbage collector off while it times; ringbench perf, as erlperf, leaves the")
     print("runtime's collector on: the \"GC on\" rows turn it on in timeit's setup (`-s 'import gc; gc.enable()'`).")
     print("The bare loop: the snippet in a plain compiled loop (Erlang: erlc, timer:tc in the -eval process,")

@@ -371,3 +371,20 @@ def test_the_python_bare_loop_is_a_for_loop_with_the_setup_as_locals(tmp_path):
     path.write_text(source)
     out = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, check=True).stdout
     assert 1e6 <= float(out) < 2e7  # a millisecond an iteration, in ns
+
+
+def test_erlperf_s_timed_figure_is_read_from_its_median_sample_not_its_whole_nanoseconds():
+    """erlperf's timed Time column is whole nanoseconds (4.49 prints 4 ns); the extended report's median
+    sample over the loop keeps three digits (its code cut to 15 characters, which run_other matches back)."""
+    pv = _perf_versus()
+    basic = (
+        "Code                             ||        QPS       Time\n"
+        "erlang:unique_integer().          1     250 Mi       4 ns\n"
+    )
+    assert pv.parse_erlperf(basic) == ({"erlang:unique_integer().": 4.0}, 1)
+    extended = (
+        "Code               ||   Samples       Avg   StdDev    Median      P99  Iteration\n"
+        "erlang:unique_i     1         3    452 ms    4.46%    449 ms   499 ms       4 ns\n"
+    )
+    times, peak = pv.parse_erlperf(extended, 100_000_000)
+    assert peak == 1 and times == {"erlang:unique_i": pytest.approx(4.49)}
