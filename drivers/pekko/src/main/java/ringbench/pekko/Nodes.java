@@ -2,6 +2,7 @@ package ringbench.pekko;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
+import java.lang.management.ManagementFactory;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import ringbench.driver.Meter;
@@ -99,8 +100,10 @@ final class Nodes {
     /** This node's view (contract section 10), in the order of {@link NodeView#FIELDS}. */
     static NodeView view(String name, long inRing) {
         long elapsed = System.nanoTime() - viewNs, cpu = Meter.cpu();
-        Runtime rt = Runtime.getRuntime();
+        // The heap's used bytes in one reading: totalMemory() - freeMemory() reads twice, and a heap that
+        // grows between the two made it negative (-162 MB in a fresh-clone test run under load).
+        long heapUsed = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
         return new NodeView(name, new long[] {inRing, elapsed, LAPS.get(), Math.max(0, cpu - viewCpu),
-            elapsed * cores, DIST_IN.sum(), DIST_OUT.sum(), rt.totalMemory() - rt.freeMemory(), inRing, cpu});
+            elapsed * cores, DIST_IN.sum(), DIST_OUT.sum(), heapUsed, inRing, cpu});
     }
 }
