@@ -11,6 +11,10 @@ from conftest import live_processes_with
 from ringbench import api
 from ringbench.harness import launch
 
+# The exception a finalizer cannot raise is what these tests make: Python prints and drops it, and pytest
+# would report each one as a warning of the whole run.
+pytestmark = pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+
 
 class _StopInFinalizer:
     def __init__(self, sig):
