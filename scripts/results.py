@@ -858,7 +858,7 @@ def mark_unsettled(text: str, unsettled: set[tuple[str, int]], n: int | None = N
                 out += ["", POSITIONS_NOTE]
             columns, marked = [], False
         else:
-            first, *rest = [x.strip() for x in line.strip().strip("|").split("|")]
+            first, *rest = split_row(line)
             rt = first.removesuffix(f" {POSITIONS_MARK}")
             if not columns:
                 columns = [first, *rest]
