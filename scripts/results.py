@@ -822,7 +822,7 @@ def positions(pairs: list[tuple[str, int]]) -> str:
         f"settle rule calls {caught} of the {judged} cells with a verdict unsettled in "
         f"at least one window of {POSITIONS_FROM}–40. A cell with a verdict is marked **not settled** "
         f"whatever the rule said of its first iterations, here and (marked {POSITIONS_MARK}) in every table "
-        "of these pages that shows the same variant at the same N on one core.\n\n"
+        "of these pages that shows the same variant at the same N on one core and one node.\n\n"
         "| variant | N | run | iterations 1 / 2 / 3, ns/hop | median of 21–40 | parity: even − odd | "
         "drift across 21–40 | settle rule: settled at | unsettled windows in 21–40 |\n"
         "|---|---:|---|---:|---:|---|---|---:|---|\n" + "\n".join(rows) + "\n"
@@ -830,7 +830,7 @@ def positions(pairs: list[tuple[str, int]]) -> str:
 
 
 # The positions check's verdicts carried to the other tables: a variant that drifted or alternated over
-# iterations 21-40 of one cold process is marked wherever a table shows it at that N on one core.
+# iterations 21-40 of one cold process is marked wherever a table shows it at that N on one core and one node.
 POSITIONS_MARK = "§"
 POSITIONS_NOTE = (
     f"{POSITIONS_MARK} not settled in the positions check at this N on one core (iterations 21–40 of one cold "
