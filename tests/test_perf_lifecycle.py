@@ -261,3 +261,30 @@ def test_a_runner_that_never_returns_finished_no_iteration(tmp_path, env, runner
     assert shown.exit_code == 0, shown.output
     words = " ".join(shown.stdout.split())
     assert "0 iterations in all" in words and "1 iterations in all" not in words, shown.stdout
+
+
+def test_a_second_ctrl_c_that_skips_the_job_folders_removal_still_leaves_no_folder(monkeypatch):
+    """A second Ctrl-C can land after the first, while the runtime is being stopped and before its job
+    folder goes (a fresh-clone CI run left ringbench-perf-<pid>-* behind): the command removes what is left
+    of its own folders as it ends. Here the removal in `close` is cut short as that Ctrl-C would cut it."""
+    need("python")
+    original = perf_harness._Process._remove_files
+
+    def cut_short(self):
+        self.cluster.close()
+        raise KeyboardInterrupt  # the second Ctrl-C, before the folder went
+
+    req = perf_harness.plan(["pass"], "python", samples=1, sample_ms=50, warmup=0)
+    folders = []
+    monkeypatch.setattr(perf_harness._Process, "_remove_files", cut_short)
+    made = perf_harness.tempfile.mkdtemp
+
+    def remembered(**kw):
+        folders.append(made(**kw))
+        return folders[-1]
+
+    monkeypatch.setattr(perf_harness.tempfile, "mkdtemp", remembered)
+    with pytest.raises(KeyboardInterrupt):
+        perf_harness.measure(req, lambda cell: None)
+    monkeypatch.setattr(perf_harness._Process, "_remove_files", original)
+    assert folders and not any(os.path.exists(f) for f in folders)

@@ -444,6 +444,7 @@ class _Process:
             except cluster.ClusterError as e:
                 raise BadCode(str(e)) from None
             self.folder = tempfile.mkdtemp(prefix=f"{TEMP_PREFIX}{os.getpid()}-")
+            _FOLDERS.add(self.folder)
             self.job_path = os.path.join(self.folder, "job.json")
         try:
             self.how = launch.driver_process(req.driver, req.cores, max(req.max_workers, 2), req.clean_env, path)
@@ -498,6 +499,7 @@ class _Process:
         """The cluster file (nodes on other hosts) and the job's folder."""
         self.cluster.close()
         _remove(self.folder)
+        _FOLDERS.discard(self.folder)
 
     @property
     def stderr_tail(self) -> str:
@@ -521,6 +523,24 @@ def signals_held():
         yield
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
+# This process's job folders not yet removed: a second Ctrl-C that lands while the first is handled, before
+# `_Process.close` holds the signals, skips it; `_left_removed` removes them as the command ends.
+_FOLDERS: set[str] = set()
+
+
+@contextlib.contextmanager
+def _left_removed():
+    """The job folders made in the block and still there when it ends, removed (signals held)."""
+    before = set(_FOLDERS)
+    try:
+        yield
+    finally:
+        with signals_held():
+            for folder in _FOLDERS - before:
+                _remove(folder)
+                _FOLDERS.discard(folder)
 
 
 def _sweep_stale() -> None:
@@ -930,6 +950,11 @@ class _Run:
 
 def check(req: Request) -> None:
     """Compile and check every snippet in one short runtime process (mode `check`); BadCode if one is wrong."""
+    with _left_removed():
+        _check(req)
+
+
+def _check(req: Request) -> None:
     numbered = list(enumerate(req.snippets, 1))
     proc = _Process(req, req.job(numbered, "check"), lambda line: None)
     ready = False
@@ -964,13 +989,14 @@ def measure(
     as failed; the snippets after it are not run). `on_event(what, details)` reports progress (phase,
     sample, step, result, stats, finished); `on_stderr(line)` passes on what the snippets print."""
     numbered = list(enumerate(req.snippets, 1))
-    if not req.isolated:
-        _Run(req, numbered, 1, sink, on_ready, on_event, on_stderr).go()
-        return
-    check(req)
-    on_ready()
-    for launch_no, item in enumerate(numbered, 1):
-        _Run(req, [item], launch_no, sink, lambda: None, on_event, on_stderr).go()
+    with _left_removed():
+        if not req.isolated:
+            _Run(req, numbered, 1, sink, on_ready, on_event, on_stderr).go()
+            return
+        check(req)
+        on_ready()
+        for launch_no, item in enumerate(numbered, 1):
+            _Run(req, [item], launch_no, sink, lambda: None, on_event, on_stderr).go()
 
 
 __all__ = ["BadCode", "Failed", "Request", "Snippet", "check", "measure", "parse_count", "plan"]
